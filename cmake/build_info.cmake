@@ -1,0 +1,35 @@
+# Writes build_info.hpp with the git commit and dirty flag of the source tree and the build's
+# compiler and flags; rewritten only when something changed, so it costs no rebuild otherwise.
+execute_process(COMMAND git -C ${SOURCE_DIR} rev-parse HEAD OUTPUT_VARIABLE commit
+                OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  set(commit "unknown")
+endif()
+execute_process(COMMAND git -C ${SOURCE_DIR} status --porcelain --untracked-files=no OUTPUT_VARIABLE status
+                OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(status STREQUAL "")
+  set(dirty false)
+else()
+  set(dirty true)
+endif()
+string(STRIP "${CXX_FLAGS}" CXX_FLAGS)
+string(STRIP "${CUDA_FLAGS}" CUDA_FLAGS)
+set(content "// Generated at build time by cmake/build_info.cmake. Do not edit.
+#pragma once
+namespace nsb {
+inline constexpr const char* kGitCommit = \"${commit}\";
+inline constexpr bool kGitDirty = ${dirty};
+inline constexpr const char* kCompiler = \"${COMPILER}\";
+inline constexpr const char* kCxxFlags = \"${CXX_FLAGS}\";
+inline constexpr const char* kCudaCompiler = \"${CUDA_COMPILER}\";
+inline constexpr const char* kCudaFlags = \"${CUDA_FLAGS}\";
+inline constexpr const char* kCudaArchitectures = \"${CUDA_ARCHS}\";
+inline constexpr const char* kBuildType = \"${BUILD_TYPE}\";
+}  // namespace nsb
+")
+if(EXISTS ${OUTPUT})
+  file(READ ${OUTPUT} old)
+endif()
+if(NOT old STREQUAL content)
+  file(WRITE ${OUTPUT} "${content}")
+endif()

@@ -1,0 +1,192 @@
+// nsbench command line: run a case with a recipe, list variants, verify variants.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "device.hpp"
+#include "models.hpp"
+#include "recipe.hpp"
+#include "run.hpp"
+#include "stage_bench.hpp"
+#include "verify.hpp"
+
+namespace {
+
+std::string join_args(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+bool parse_grid(const std::string& s, nsb::CaseOptions& c) {
+  int nx, ny, nz;
+  char x1, x2;
+  std::istringstream in(s);
+  if (!(in >> nx >> x1 >> ny >> x2 >> nz) || x1 != 'x' || x2 != 'x' || !in.eof()) return false;
+  c.nx = nx, c.ny = ny, c.nz = nz;
+  return true;
+}
+
+int cmd_list(const std::string& stage, const std::string& tag) {
+  std::string tk, tv;
+  if (!tag.empty()) {
+    const auto eq = tag.find('=');
+    if (eq == std::string::npos) throw std::runtime_error("--tag wants KEY=VALUE, e.g. memory=shared");
+    tk = tag.substr(0, eq), tv = tag.substr(eq + 1);
+  }
+  nsb::StageKind filter = nsb::StageKind::count;
+  if (!stage.empty() && !nsb::parse_stage(stage, filter)) throw std::runtime_error("unknown stage '" + stage + "'");
+  for (const nsb::Variant& v : nsb::Registry::instance().all()) {
+    if (!stage.empty() && v.stage != filter) continue;
+    if (!tk.empty() && (!v.tags.count(tk) || v.tags.at(tk) != tv)) continue;
+    std::printf("%-40s %-10s", v.id().c_str(), nsb::backend_name(v.backend));
+    for (auto& [k, val] : v.tags) std::printf(" %s=%s", k.c_str(), val.c_str());
+    if (v.determinism != nsb::Determinism::deterministic) std::printf(" [order-dependent]");
+    if (v.synchronizes) std::printf(" [synchronizes]");
+    std::printf("\n    tunings:");
+    for (const nsb::Tuning& t : v.tunings) std::printf(" %s", t.name.c_str());
+    std::printf("\n");
+  }
+  std::printf("\nrecipes:\n");
+  for (const nsb::Recipe& r : nsb::builtin_recipes()) std::printf("  %-18s %s\n", r.name.c_str(), r.description.c_str());
+  std::printf("\nflops per point (counted from the shared formulas): momentum %.0f (Euler) / %.0f (AB2), divergence "
+              "%.0f, pressure %.0f, correction %.0f\n",
+              nsb::flops_per_point(nsb::StageKind::momentum, nsb::TimeScheme::euler),
+              nsb::flops_per_point(nsb::StageKind::momentum, nsb::TimeScheme::adams_bashforth2),
+              nsb::flops_per_point(nsb::StageKind::divergence, nsb::TimeScheme::euler),
+              nsb::flops_per_point(nsb::StageKind::pressure, nsb::TimeScheme::euler),
+              nsb::flops_per_point(nsb::StageKind::correction, nsb::TimeScheme::euler));
+  return 0;
+}
+
+int cmd_verify(const nsb::VerifyOptions& o) {
+  const bool have_gpu = nsb::device::count() > 0;
+  if (!have_gpu && !o.include_cpu) {
+    std::printf("verify: SKIPPED GPU variants: %s\n", nsb::device::unavailable_reason().c_str());
+    return 0;
+  }
+  nsb::VerifyOptions opt = o;
+  if (!have_gpu) std::printf("verify: no GPU (%s); checking CPU variants only\n", nsb::device::unavailable_reason().c_str());
+  int failed = 0, total = 0;
+  for (const nsb::VerifyResult& r : nsb::verify_variants(opt)) {
+    ++total;
+    failed += !r.pass;
+    std::printf("%-4s %-38s %-18s %-6s %-8s %-4s max rel diff %.2e (tol %.1e)%s%s%s\n", r.pass ? "ok" : "FAIL",
+                r.id.c_str(), r.tuning.c_str(), r.precision.c_str(), r.grid.c_str(), r.scheme.c_str(), r.max_rel_diff,
+                r.tolerance, r.deterministic_checked ? (r.bitwise_repeatable ? " bitwise-repeatable" : " NOT-repeatable") : "",
+                r.message.empty() ? "" : "  ", r.message.c_str());
+  }
+  std::printf("verify: %d passed, %d failed\n", total - failed, failed);
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "nsbench: benchmark and study harness for GPU incompressible Navier-Stokes solvers.\n"
+      "Every stage of the projection solver (momentum, velocity_bc, divergence, pressure, pressure_bc,\n"
+      "correction, reduce) has several implementations ('variants'); a recipe picks one per stage.\n\n"
+      "Examples:\n"
+      "  nsbench run --case cavity --grid 64x4x64 --re 100 --until-steady --steps 40000\n"
+      "  nsbench run --backend cuda --recipe thibault-optimal --grid 256x32x256 --steps 200\n"
+      "  nsbench run --backend cuda --recipe thibault-global --stage pressure=jacobi_shared_zloop:bx16_by8_sz2\n"
+      "  nsbench list --stage pressure        nsbench verify"};
+  app.require_subcommand(1);
+
+  nsb::RunOptions ro;
+  std::string grid = "64x4x64", scheme = "euler";
+  auto* run = app.add_subcommand("run", "run a case and print (and optionally write) the timed result");
+  run->add_option("--case", ro.case_options.name, "cavity | channel | taylor_green")->capture_default_str();
+  run->add_option("--grid", grid, "interior cells NXxNYxNZ (cavity: lid on the top z plane, span in y)")
+      ->capture_default_str();
+  run->add_option("--re", ro.case_options.re, "Reynolds number")->capture_default_str();
+  run->add_option("--dt", ro.case_options.dt, "time step (default: --safety x the stable explicit step)");
+  run->add_option("--safety", ro.case_options.safety, "fraction of the stable time step")->capture_default_str();
+  run->add_option("--gamma", ro.case_options.gamma, "upwind blend weight of advection (thesis GAMMA)")
+      ->capture_default_str();
+  run->add_option("--scheme", scheme, "euler | ab2 (Adams-Bashforth 2)")->capture_default_str();
+  run->add_option("--backend", ro.backend, "cpu_serial | cpu_omp | cuda")->capture_default_str();
+  run->add_option("--threads", ro.solver.threads, "OpenMP threads for cpu_omp (0: all cores)");
+  run->add_option("--precision", ro.precision, "float | double")->capture_default_str();
+  run->add_option("--recipe", ro.recipe,
+                  "named choice of variants (nsbench list shows them); default by backend: cpu-serial, "
+                  "cpu-omp, thibault-optimal");
+  run->add_option("--stage", ro.stage_overrides, "override one stage: STAGE=VARIANT[:TUNING] (repeatable)");
+  run->add_option("--steps", ro.steps, "timed steps, or the step cap with --until-steady")->capture_default_str();
+  run->add_option("--warmup", ro.warmup, "untimed steps before timing")->capture_default_str();
+  run->add_flag("--until-steady", ro.until_steady, "stop when RMS(u^{n+1}-u^n)/(dt U) < --steady-tol");
+  run->add_option("--steady-tol", ro.steady_tol, "steady-state threshold")->capture_default_str();
+  run->add_option("--jacobi-iterations", ro.solver.jacobi_iterations,
+                  "Jacobi sweeps per step (thesis: 20), or the cap with --jacobi-tol")
+      ->capture_default_str();
+  run->add_option("--jacobi-tol", ro.solver.jacobi_tol,
+                  "iterate until RMS residual <= tol * RMS(div/dt) (0: fixed count)")
+      ->capture_default_str();
+  run->add_option("--check-every", ro.solver.check_every, "sweeps between residual checks")->capture_default_str();
+  bool no_check = false, quiet = false;
+  run->add_flag("--no-check", no_check, "skip the comparison with the CPU reference (GPU runs)");
+  run->add_option("--json", ro.json_path, "write the full result (schema nsbench.run/1) to this file");
+  run->add_flag("--quiet", quiet, "no progress lines");
+
+  std::string list_stage, list_tag;
+  auto* list = app.add_subcommand("list", "list stages, variants with tags and tunings, recipes, flop counts");
+  list->add_option("--stage", list_stage, "only this stage");
+  list->add_option("--tag", list_tag, "only variants with this tag, KEY=VALUE (memory=shared, cta=1d, ...)");
+
+  nsb::VerifyOptions vo;
+  auto* verify = app.add_subcommand("verify", "check every GPU variant x tuning against the CPU reference");
+  verify->add_option("--stage", vo.stage, "only this stage");
+  verify->add_option("--variant", vo.variant, "only this variant name");
+  verify->add_flag("--cpu", vo.include_cpu, "also check cpu_omp against cpu_serial");
+
+  nsb::StageBenchOptions so;
+  std::string stages_grid = "256x256x256";
+  auto* stages = app.add_subcommand("stages", "time every GPU stage variant x tuning on its own (random fields)");
+  stages->add_option("--grid", stages_grid, "interior cells NXxNYxNZ")->capture_default_str();
+  stages->add_option("--precision", so.precision, "float | double")->capture_default_str();
+  stages->add_option("--stage", so.stage, "only this stage");
+  stages->add_option("--variant", so.variant, "only this variant name");
+  stages->add_option("--samples", so.samples, "timed calls per variant x tuning")->capture_default_str();
+  stages->add_option("--warmup", so.warmup, "untimed calls first")->capture_default_str();
+  stages->add_option("--json", so.json_path, "write every row with raw samples (schema nsbench.stages/1)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (*run) {
+      if (!parse_grid(grid, ro.case_options))
+        throw std::runtime_error("bad --grid '" + grid + "': expected NXxNYxNZ, e.g. 128x4x128");
+      if (scheme == "euler") ro.solver.scheme = nsb::TimeScheme::euler;
+      else if (scheme == "ab2") ro.solver.scheme = nsb::TimeScheme::adams_bashforth2;
+      else throw std::runtime_error("unknown --scheme '" + scheme + "'; known: euler ab2");
+      ro.check = !no_check;
+      ro.progress = !quiet;
+      ro.command_line = join_args(argc, argv);
+      const auto result = nsb::run(ro);
+      nsb::print_summary(result);
+      if (!ro.json_path.empty()) std::printf("  result written to %s\n", ro.json_path.c_str());
+      const auto& ref = result["checks"]["reference"];
+      return ref["performed"].get<bool>() && !ref["pass"].get<bool>() ? 2 : 0;
+    }
+    if (*list) return cmd_list(list_stage, list_tag);
+    if (*stages) {
+      nsb::CaseOptions tmp;
+      if (!parse_grid(stages_grid, tmp)) throw std::runtime_error("bad --grid '" + stages_grid + "'");
+      so.grid = nsb::Grid{tmp.nx, tmp.ny, tmp.nz, double(tmp.nx), double(tmp.ny), double(tmp.nz)};
+      so.command_line = join_args(argc, argv);
+      nsb::bench_stages(so);
+      return 0;
+    }
+    if (*verify) return cmd_verify(vo);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nsbench: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,29 @@
+// Work models: the fewest bytes each stage must move through memory and the floating-point
+// operations it does, per call. Flop counts are not typed in: they are counted by running the shared
+// per-point formulas once on an operation-counting number type (models.cpp), so they follow the
+// formulas if those change. Bytes count each input read once and each output written once (the
+// streaming minimum a perfect cache would reach), in the solver's precision.
+#pragma once
+
+#include <cstddef>
+
+#include "stage.hpp"
+
+namespace nsb {
+
+struct WorkModel {
+  double points = 0;  // grid points the call updates
+  double bytes = 0;   // minimal bytes moved
+  double flops = 0;   // floating-point operations as written in the formulas
+};
+
+// Flops per updated point of one stage (0 for pure copies such as boundary conditions).
+// upwind: the momentum advection carries the upwind blend terms (gamma != 0).
+double flops_per_point(StageKind s, TimeScheme scheme, bool upwind = false);
+
+// Model of one call of stage s on grid g over z-levels zr with elements of elem_bytes.
+// For reduce, `two_inputs` says whether a second field is subtracted.
+WorkModel work_model(StageKind s, const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind = false,
+                     bool two_inputs = true);
+
+}  // namespace nsb

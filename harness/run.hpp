@@ -1,0 +1,43 @@
+// A run: case + grid + precision + recipe + steps -> timings, checks, metadata, one JSON result.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cases.hpp"
+#include "projection_solver.hpp"
+
+namespace nsb {
+
+struct RunOptions {
+  CaseOptions case_options;
+  std::string precision = "double";  // "float" | "double"
+  std::string backend = "cpu_serial";  // cpu_serial | cpu_omp | cuda
+  std::string recipe;                  // empty: the backend's default recipe
+  std::vector<std::string> stage_overrides;
+  SolverOptions solver;
+  int steps = 100;            // timed steps (a fixed count), or the cap with until_steady
+  int warmup = 5;             // untimed steps first (excluded from statistics)
+  bool until_steady = false;  // run until the velocity change per unit time falls below steady_tol
+  double steady_tol = 1e-5;   // RMS(u^{n+1} - u^n) / (dt U) threshold
+  int steady_check_every = 50;
+  bool check = true;          // compare with the CPU reference after the run (GPU backends)
+  std::string json_path;      // write the result here ("" = don't)
+  std::string command_line;
+  bool progress = true;       // progress lines on stderr for long runs
+};
+
+// Runs and returns the JSON result (also written to json_path). Throws std::exception with a
+// message naming the problem for bad options, unknown variants, missing GPU or memory.
+nlohmann::json run(const RunOptions& o);
+
+// Prints the human summary of a result.
+void print_summary(const nlohmann::json& result);
+
+// Machine and build metadata for results (also used by the micro-benchmarks).
+nlohmann::json machine_metadata(int threads_used);
+nlohmann::json build_metadata();
+
+}  // namespace nsb

@@ -1,0 +1,26 @@
+// `nsbench stages`: every GPU stage variant x tuning timed on its own, on random fields of a given
+// grid: CUDA events around each call, warm-up, median and IQR over many samples, the modelled bytes
+// and flops turned into GB/s and GFLOPS, the fraction of this GPU's measured copy bandwidth, and the
+// kernels' registers. This is the per-variant table behind the recipes.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "grid.hpp"
+
+namespace nsb {
+
+struct StageBenchOptions {
+  Grid grid{256, 256, 256, 1, 1, 1};
+  std::string precision = "float";
+  std::string stage, variant;  // filters ("" = all)
+  int samples = 30, warmup = 3;
+  std::string json_path;
+  std::string command_line;
+};
+
+nlohmann::json bench_stages(const StageBenchOptions& o);
+
+}  // namespace nsb

@@ -1,0 +1,30 @@
+// `nsbench verify`: every registered variant x tuning x precision against the serial CPU reference,
+// one stage call on random (never zero) inputs on odd-sized grids. Every array is compared after the
+// call, the ones a stage must not touch included, so stray writes are caught too.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+
+namespace nsb {
+
+struct VerifyResult {
+  std::string id, tuning, precision, grid, scheme;
+  bool pass = false;
+  double max_rel_diff = 0, tolerance = 0;
+  bool deterministic_checked = false, bitwise_repeatable = false;
+  std::string message;  // failure reason or note
+};
+
+struct VerifyOptions {
+  std::string stage;      // "" = every stage
+  std::string variant;    // "" = every variant
+  bool include_cpu = false;  // also check cpu_omp against cpu_serial
+  unsigned seed = 12345;
+};
+
+std::vector<VerifyResult> verify_variants(const VerifyOptions& o);
+
+}  // namespace nsb

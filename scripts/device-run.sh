@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The one call to make on a GPU machine: build, verify every variant, run the GPU tests, benchmark
+# every stage variant and every recipe, and leave logs and result files under $OUT.
+#
+#   scripts/device-run.sh [all|verify|bench|recipes]...     (default: all)
+#
+# Results go to $OUT/results/ and are also packed into $OUT/results.tar.gz (the device tool brings
+# back only a few files). Needs no network: it builds from what is installed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+FINAL=$OUT
+OUT=$FINAL/work  # everything goes here and comes back packed as $FINAL/results.tar.gz
+mkdir -p "$OUT/results"
+export NCCL_NVLS_ENABLE=0  # never NVLink multicast on shared machines
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(all)
+want() { for s in "${steps[@]}"; do [ "$s" = all ] || [ "$s" = "$1" ] && return 0; done; return 1; }
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$OUT/summary.log"; }
+status=0
+
+log "machine"
+{ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv; nvcc --version | tail -1;
+  cmake --version | head -1; nproc; } 2>&1 | tee "$OUT/machine.txt"
+
+log "build"
+BUILD=${BUILD:-build-device}
+if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSB_WERROR=ON && cmake --build "$BUILD" -j"$(nproc)"; } \
+    >"$OUT/build.log" 2>&1; then
+  tail -50 "$OUT/build.log"
+  log "BUILD FAILED"
+  exit 1
+fi
+NSB=$BUILD/nsbench
+
+if want verify; then
+  log "nsbench verify"
+  $NSB verify >"$OUT/verify.log" 2>&1 || status=1
+  grep -E "FAIL|verify:" "$OUT/verify.log" | tail -20
+  log "GPU tests (ctest)"
+  (cd "$BUILD" && ctest --output-on-failure -j4) >"$OUT/ctest.log" 2>&1 || status=1
+  tail -5 "$OUT/ctest.log"
+fi
+
+if want bench; then
+  for grid in 256x32x256 256x256x256 512x512x512; do
+    for prec in float double; do
+      log "nsbench stages $grid $prec"
+      $NSB stages --grid $grid --precision $prec --samples ${SAMPLES:-30} \
+        --json "$OUT/results/stages_${grid}_${prec}.json" >"$OUT/stages_${grid}_${prec}.log" 2>&1 || status=1
+      tail -3 "$OUT/stages_${grid}_${prec}.log"
+    done
+  done
+fi
+
+if want recipes; then
+  for recipe in thibault-global thibault-optimal modern; do
+    for prec in float double; do
+      log "cavity 256x32x256 $recipe $prec"
+      $NSB run --backend cuda --recipe $recipe --precision $prec --grid 256x32x256 --re 1000 --steps 200 \
+        --warmup 20 --quiet --json "$OUT/results/run_cavity_256x32x256_${recipe}_${prec}.json" \
+        >"$OUT/run_${recipe}_${prec}.log" 2>&1 || status=1
+      grep -E "time per step|reference check|error" "$OUT/run_${recipe}_${prec}.log"
+    done
+  done
+  log "cavity Re 100 to steady state on the GPU (Ghia check)"
+  $NSB run --backend cuda --recipe thibault-optimal --grid 64x4x64 --re 100 --until-steady --steady-tol 1e-4 \
+    --steps 40000 --warmup 0 --quiet --json "$OUT/results/run_cavity_64x4x64_re100_steady_gpu.json" \
+    >"$OUT/run_ghia_gpu.log" 2>&1 || status=1
+  grep -E "validation|reference check|time per step" "$OUT/run_ghia_gpu.log"
+fi
+
+log "done (status $status)"
+tar -czf "$FINAL/results.tar.gz" -C "$OUT" .
+cp "$OUT/summary.log" "$FINAL/summary.log"
+exit $status

@@ -1,0 +1,83 @@
+// GPU tests, generated over the registry: every GPU variant x tuning x precision against the CPU
+// reference (nsbench verify), every GPU recipe against the CPU solver after N steps, and the cavity
+// on the GPU reaching the CPU's Ghia deviation. Without a GPU every test reports itself skipped.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "device.hpp"
+#include "test_support.hpp"
+#include "verify.hpp"
+
+namespace nsb {
+namespace {
+
+#define NSB_REQUIRE_GPU()                                                                 \
+  if (device::count() == 0) {                                                             \
+    std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());    \
+    GTEST_SKIP() << device::unavailable_reason();                                         \
+  }
+
+TEST(Gpu, EveryVariantMatchesTheReference) {
+  NSB_REQUIRE_GPU();
+  int checked = 0;
+  for (const VerifyResult& r : verify_variants({})) {
+    ++checked;
+    EXPECT_TRUE(r.pass) << r.id << ":" << r.tuning << " " << r.precision << " " << r.grid << " " << r.scheme
+                        << ": max rel diff " << r.max_rel_diff << " (tol " << r.tolerance << ") " << r.message;
+  }
+  int expected = 0;
+  for (const Variant& v : Registry::instance().all())
+    if (v.backend == Backend::cuda) expected += int(v.tunings.size()) * 2 * 2 * (v.stage == StageKind::momentum ? 2 : 1);
+  EXPECT_EQ(checked, expected);
+  std::printf("%d variant x tuning x precision x grid checks\n", checked);
+}
+
+template <class T>
+void recipe_matches_cpu(const std::string& recipe, double tol) {
+  CaseOptions o;
+  o.name = "cavity", o.nx = 33, o.ny = 5, o.nz = 33, o.re = 400;
+  const Case c = make_case(o);
+  SolverOptions so;
+  so.scheme = TimeScheme::adams_bashforth2;
+  const auto gpu = test::run_case<T>(c, recipe, 40, so);
+  const auto cpu = test::run_case<T>(c, "cpu-omp", 40, so);
+  double du = 0, dp = 0, pscale = 0;
+  for (std::size_t i = 0; i < cpu.state.u.size(); ++i) {
+    du = std::max(du, std::abs(double(gpu.state.u[i]) - double(cpu.state.u[i])));
+    dp = std::max(dp, std::abs(double(gpu.state.p[i]) - double(cpu.state.p[i])));
+    pscale = std::max(pscale, std::abs(double(cpu.state.p[i])));
+  }
+  std::printf("%s %s, 40 AB2 steps of a 33x5x33 cavity: max |du| %.2e, max |dp|/|p| %.2e\n", recipe.c_str(),
+              sizeof(T) == 4 ? "float" : "double", du, dp / pscale);
+  EXPECT_LE(du, tol) << recipe;
+  EXPECT_LE(dp / pscale, tol) << recipe;
+}
+
+TEST(Gpu, EveryRecipeMatchesTheCpuSolver) {
+  NSB_REQUIRE_GPU();
+  for (const Recipe& r : builtin_recipes()) {
+    if (resolve(r, {}).backend != Backend::cuda) continue;
+    recipe_matches_cpu<float>(r.name, 2e-4);
+    recipe_matches_cpu<double>(r.name, 1e-10);
+  }
+}
+
+TEST(Gpu, CavityReachesTheCpuGhiaDeviation) {
+  NSB_REQUIRE_GPU();
+  CaseOptions o;
+  o.name = "cavity", o.nx = 64, o.ny = 4, o.nz = 64, o.re = 100;
+  const Case c = make_case(o);
+  const auto gpu = test::run_case<double>(c, "modern", 40000, {}, 1e-4);
+  const auto cpu = test::run_case<double>(c, "cpu-omp", 40000, {}, 1e-4);
+  ASSERT_TRUE(gpu.steady);
+  EXPECT_EQ(gpu.steps, cpu.steps);
+  const Validation vg = validate(c, gpu.state), vc = validate(c, cpu.state);
+  std::printf("Ghia max deviation: GPU %.6f, CPU %.6f (%d steps)\n", vg.max_error, vc.max_error, gpu.steps);
+  EXPECT_NEAR(vg.max_error, vc.max_error, 1e-9);
+  EXPECT_LT(vg.max_error, 0.02);
+}
+
+}  // namespace
+}  // namespace nsb

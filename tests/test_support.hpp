@@ -1,0 +1,28 @@
+// Helpers shared by the tests: run a case on a backend for some steps, compare states.
+#pragma once
+
+#include <string>
+
+#include "projection_solver.hpp"
+#include "validation.hpp"
+
+namespace nsb::test {
+
+template <class T>
+struct Outcome {
+  HostState<T> state;
+  int steps = 0;
+  double last_change = 0;
+  bool steady = false;
+};
+
+// Runs case c with the named recipe for `steps` steps, or until the RMS velocity change per unit time
+// falls below steady_tol (checked every 50 steps) when steady_tol > 0.
+template <class T>
+Outcome<T> run_case(const Case& c, const std::string& recipe, int steps, SolverOptions o = {}, double steady_tol = 0);
+
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);
+double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b);
+double max_abs(const std::vector<double>& a);
+
+}  // namespace nsb::test

@@ -1,0 +1,66 @@
+// momentum/shared_zloop: the thesis's shared-memory momentum kernel (Sec. 3.2.4, App. C.3.2). Each
+// bx x by block stages a (bx+2) x (by+2) x (sz+2) tile of u, v and w in shared memory, then every
+// thread computes sz levels of its column from the tile. Neighbour reads hit shared memory; the halo
+// costs (bx+2)(by+2)(sz+2) / (bx by sz) extra global reads per point (3.4x for 16x16x2).
+#include "common/tiles.cuh"
+#include "point_ops.hpp"
+
+namespace nsb {
+namespace {
+
+template <class T, bool Upwind>
+__global__ void momentum_tile_kernel(MomentumPoint<T, Upwind> op, int k_begin, int k_end, int sz) {
+  extern __shared__ unsigned char smem[];
+  const Grid g = op.g;
+  const int tx = blockDim.x + 2, ty = blockDim.y + 2, tz = sz + 2;
+  const int box = tx * ty * tz;
+  T* su = reinterpret_cast<T*>(smem);
+  T* sv = su + box;
+  T* sw = sv + box;
+  const int i0 = 1 + int(blockIdx.x * blockDim.x), j0 = 1 + int(blockIdx.y * blockDim.y);
+  const int k0 = k_begin + int(blockIdx.z) * sz;
+  load_box(su, op.f.u, g, i0 - 1, j0 - 1, k0 - 1, tx, ty, tz);
+  load_box(sv, op.f.v, g, i0 - 1, j0 - 1, k0 - 1, tx, ty, tz);
+  load_box(sw, op.f.w, g, i0 - 1, j0 - 1, k0 - 1, tx, ty, tz);
+  __syncthreads();
+  const int i = i0 + int(threadIdx.x), j = j0 + int(threadIdx.y);
+  if (i > g.nx || j > g.ny) return;
+  for (int kk = 0; kk < sz && k0 + kk < k_end; ++kk) {
+    const int c = (threadIdx.x + 1) + (threadIdx.y + 1) * tx + (kk + 1) * tx * ty;
+    const PointAt<T> u{su + c, tx, tx * ty}, v{sv + c, tx, tx * ty}, w{sw + c, tx, tx * ty};
+    op.compute(g.idx(i, j, k0 + kk), u, v, w);
+  }
+}
+
+template <class T>
+void run(const StageCall<T>& c) {
+  const Tuning& t = c.tuning;
+  check_block(t.bx * t.by, "momentum/shared_zloop");
+  const int levels = c.zr.levels();
+  if (levels <= 0) return;
+  const int sz = t.sz > 0 ? t.sz : levels;
+  const bool upwind = momentum_upwind(c);
+  const std::size_t shared = 3 * std::size_t(t.bx + 2) * (t.by + 2) * (sz + 2) * sizeof(T);
+  allow_shared(upwind ? (const void*)&momentum_tile_kernel<T, true> : (const void*)&momentum_tile_kernel<T, false>, shared, t, "momentum/shared_zloop");
+  const dim3 grid(ceil_div(c.grid.nx, t.bx), ceil_div(c.grid.ny, t.by), ceil_div(levels, sz));
+  if (upwind)
+    momentum_tile_kernel<T, true><<<grid, dim3(t.bx, t.by), shared, stream_of(c.exec)>>>(MomentumPoint<T, true>(c), c.zr.k_begin, c.zr.k_end, sz);
+  else
+    momentum_tile_kernel<T, false><<<grid, dim3(t.bx, t.by), shared, stream_of(c.exec)>>>(MomentumPoint<T, false>(c), c.zr.k_begin, c.zr.k_end, sz);
+  NSB_LAUNCHED("momentum_tile_kernel");
+}
+
+const Registrar reg{Variant{
+    .stage = StageKind::momentum,
+    .name = "shared_zloop",
+    .backend = Backend::cuda,
+    .tags = {{"memory", "shared"}, {"cta", "2d"}},
+    .tunings = tunings_2d({{16, 16}, {8, 8}, {16, 8}, {32, 4}, {32, 8}}, 2),
+    .run_float = &run<float>,
+    .run_double = &run<double>,
+    .kernels = {{"momentum_tile_kernel<float>", (const void*)&momentum_tile_kernel<float, false>, 4},
+                {"momentum_tile_kernel<double>", (const void*)&momentum_tile_kernel<double, false>, 8}},
+}};
+
+}  // namespace
+}  // namespace nsb
