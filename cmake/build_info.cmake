@@ -2,15 +2,25 @@
 # compiler and flags; rewritten only when something changed, so it costs no rebuild otherwise.
 execute_process(COMMAND git -C ${SOURCE_DIR} rev-parse HEAD OUTPUT_VARIABLE commit
                 OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  set(commit "unknown")
-endif()
 execute_process(COMMAND git -C ${SOURCE_DIR} status --porcelain --untracked-files=no OUTPUT_VARIABLE status
                 OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(status STREQUAL "")
   set(dirty false)
 else()
   set(dirty true)
+endif()
+if(NOT rc EQUAL 0)
+  # A copy of the tree without .git (a GPU machine): scripts/stamp-source.sh leaves "<commit> <dirty>".
+  if(EXISTS ${SOURCE_DIR}/SOURCE_COMMIT)
+    file(READ ${SOURCE_DIR}/SOURCE_COMMIT stamp)
+    string(STRIP "${stamp}" stamp)
+    string(REPLACE " " ";" stamp "${stamp}")
+    list(GET stamp 0 commit)
+    list(GET stamp 1 dirty)
+  else()
+    set(commit "unknown")
+    set(dirty false)
+  endif()
 endif()
 string(STRIP "${CXX_FLAGS}" CXX_FLAGS)
 string(STRIP "${CUDA_FLAGS}" CUDA_FLAGS)

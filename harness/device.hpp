@@ -38,6 +38,13 @@ void fill_bytes(void* dst, int value, std::size_t bytes, void* stream);
 // in [0.5, 1.5): never zero, reproducible from the seed. Generated on the GPU, so large fields are quick.
 void fill_random(void* dst, std::size_t n, int elem_bytes, unsigned long long seed, void* stream);
 
+// CUDA graphs: record the work a stream is given between capture_begin and capture_end (nothing
+// runs), then replay it with one launch.
+void capture_begin(void* stream);
+void* capture_end(void* stream);  // the instantiated graph
+void graph_launch(void* graph_exec, void* stream);
+void graph_destroy(void* graph_exec);
+
 void* stream_create();
 void stream_destroy(void* s);
 void stream_sync(void* s);

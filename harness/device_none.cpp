@@ -22,6 +22,10 @@ void copy_to_host(void*, const void*, std::size_t) { no_cuda(); }
 void copy_device(void*, const void*, std::size_t, void*) { no_cuda(); }
 void fill_bytes(void*, int, std::size_t, void*) { no_cuda(); }
 void fill_random(void*, std::size_t, int, unsigned long long, void*) { no_cuda(); }
+void capture_begin(void*) { no_cuda(); }
+void* capture_end(void*) { no_cuda(); }
+void graph_launch(void*, void*) { no_cuda(); }
+void graph_destroy(void*) {}
 void* stream_create() { no_cuda(); }
 void stream_destroy(void*) {}
 void stream_sync(void*) { no_cuda(); }

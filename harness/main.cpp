@@ -125,6 +125,10 @@ int main(int argc, char** argv) {
                   "iterate until RMS residual <= tol * RMS(div/dt) (0: fixed count)")
       ->capture_default_str();
   run->add_option("--check-every", ro.solver.check_every, "sweeps between residual checks")->capture_default_str();
+  run->add_option("--launch", ro.launch,
+                  "stream: launch every kernel each step (per-stage timing); graph: replay a CUDA graph of two "
+                  "steps (whole-step timing only; shows what launch overhead costs)")
+      ->capture_default_str();
   bool no_check = false, quiet = false;
   run->add_flag("--no-check", no_check, "skip the comparison with the CPU reference (GPU runs)");
   run->add_option("--json", ro.json_path, "write the full result (schema nsbench.run/1) to this file");

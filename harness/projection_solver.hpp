@@ -194,6 +194,11 @@ class ProjectionSolver {
   }
 
   void set_timer(SectionTimer* t) { timer_ = t; }
+  // Graph mode: the work of `steps` steps was recorded once and is replayed; the counters follow.
+  void replayed(int steps) {
+    step_ += steps;
+    time_ += steps * case_.dt;
+  }
   int step_index() const { return step_; }
   double time() const { return time_; }
   int last_jacobi_iterations() const { return last_iterations_; }

@@ -109,11 +109,24 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
   solver.load(start);
   solver.set_timer(timer.get());
 
-  // Warm-up: module load, first touch, clocks; not recorded.
+  // Warm-up: module load, first touch, clocks; not recorded. Graph mode needs one plain step first, so
+  // that the recorded steps are not the first (Adams-Bashforth's first step is Euler).
+  const bool graph = o.launch == "graph";
   timer->enabled = false;
-  for (int s = 0; s < o.warmup; ++s) solver.step();
+  for (int s = 0; s < std::max(o.warmup, graph ? 1 : 0); ++s) solver.step();
+  void* graph_exec = nullptr;
+  if (graph) {
+    // Two steps bring every swapped pointer (u/u*, p/p_new) back to where it was, so one recording of
+    // two steps replays for ever. Recording runs nothing: the step counters are wound back after it.
+    device::capture_begin(solver.stream());
+    solver.step();
+    solver.step();
+    graph_exec = device::capture_end(solver.stream());
+    solver.replayed(-2);
+  }
   solver.sync();
   timer->enabled = true;
+  const int chunk = graph ? 2 : 1;  // steps per timed sample
 
   const auto wall0 = std::chrono::steady_clock::now();
   auto last_report = wall0;
@@ -121,15 +134,24 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
   double change = NAN;
   bool steady = false;
   std::string stop_reason = "fixed step count";
-  for (; timed < o.steps; ++timed) {
-    solver.step();
-    if (o.until_steady && (timed + 1) % o.steady_check_every == 0) {
+  const int check_every = std::max(1, o.steady_check_every / chunk);
+  for (int sample = 0; timed < o.steps; ++sample) {
+    if (graph) {
+      timer->set_step(timed);
+      timer->begin(kStepSection);
+      device::graph_launch(graph_exec, solver.stream());
+      timer->end(kStepSection);
+      solver.replayed(2);
+    } else {
+      solver.step();
+    }
+    timed += chunk;
+    if (o.until_steady && (sample + 1) % check_every == 0) {
       timer->enabled = false;  // the monitor is not part of the scheme's cost
       change = solver.change_rms() / (c.dt * c.u_ref);
       timer->enabled = true;
       if (change < o.steady_tol) {
         steady = true;
-        ++timed;
         stop_reason = "steady: velocity change per unit time below --steady-tol";
         break;
       }
@@ -138,14 +160,15 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
     if (o.progress && std::chrono::duration<double>(now - last_report).count() > 5) {
       last_report = now;
       const double el = std::chrono::duration<double>(now - wall0).count();
-      std::fprintf(stderr, "  step %d/%d  t = %.4g  elapsed %.0f s, at most %.0f s left%s\n", timed + 1, o.steps,
-                   solver.time(), el, el / (timed + 1) * (o.steps - timed - 1),
+      std::fprintf(stderr, "  step %d/%d  t = %.4g  elapsed %.0f s, at most %.0f s left%s\n", timed, o.steps,
+                   solver.time(), el, el / timed * (o.steps - timed),
                    std::isnan(change) ? "" : ("  change " + std::to_string(change)).c_str());
     }
   }
   if (o.until_steady && !steady) stop_reason = "step cap reached before steady state (raise --steps)";
   solver.sync();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  device::graph_destroy(graph_exec);
 
   // Statistics per section: every call, and per step (a stage may run several times in a step).
   const std::vector<Sample>& samples = timer->samples();
@@ -182,12 +205,15 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
       if (ceiling > 0) st["achieved"]["fraction_of_copy_bandwidth"] = bw / ceiling;
       st["raw_seconds"] = per_call[k];
       flops_per_step += m.flops * calls;
+    } else if (graph) {  // no per-stage samples: count the calls a step makes
+      const double calls = kind == StageKind::pressure ? so.jacobi_iterations : kind == StageKind::reduce ? 0 : 1;
+      flops_per_step += work_model(kind, c.grid, ZRange::interior(c.grid), elem, so.scheme, c.gamma != 0).flops * calls;
     }
     stages[stage_name(kind)] = st;
   }
   std::vector<double> step_times;
   for (const Sample& s : samples)
-    if (s.section == kStepSection) step_times.push_back(s.seconds);
+    if (s.section == kStepSection) step_times.push_back(s.seconds / chunk);
   const Summary step = summarize(step_times);
 
   result["run"] = {
@@ -198,6 +224,7 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
       {"backend", backend_name(rr.backend)},
       {"recipe", rr.name},
       {"threads", threads},
+      {"launch", graph ? "graph" : "stream"},
       {"re", c.u_ref / c.nu},
       {"nu", c.nu},
       {"dt", c.dt},
@@ -218,8 +245,10 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
                       {"flops_per_step", flops_per_step},
                       {"gflops", step.median > 0 ? flops_per_step / step.median * 1e-9 : 0.0},
                       {"stages", stages},
-                      {"method", gpu ? "CUDA events on the solver stream around each stage and each step"
-                                     : "steady_clock around each stage and each step"}};
+                      {"method", graph ? "CUDA events around each replay of a CUDA graph of two steps, halved; "
+                                         "per-stage times are not taken in graph mode (use --launch stream)"
+                                       : gpu ? "CUDA events on the solver stream around each stage and each step"
+                                             : "steady_clock around each stage and each step"}};
 
   // Checks: physics validation of the final state, projection quality, and (GPU) the CPU reference.
   const HostState<T> fin = solver.save();
@@ -337,6 +366,12 @@ json run(const RunOptions& o) {
   if (o.warmup < 0) throw std::runtime_error("--warmup must not be negative");
   if (o.solver.jacobi_iterations < 1) throw std::runtime_error("--jacobi-iterations must be at least 1");
   if (o.solver.check_every < 1) throw std::runtime_error("--check-every must be at least 1");
+  if (o.launch != "stream" && o.launch != "graph")
+    throw std::runtime_error("unknown --launch '" + o.launch + "'; known: stream graph");
+  if (o.launch == "graph" && b != Backend::cuda) throw std::runtime_error("--launch graph needs --backend cuda");
+  if (o.launch == "graph" && o.solver.jacobi_tol > 0)
+    throw std::runtime_error("--launch graph needs a fixed Jacobi count: the tolerance mode reads the residual "
+                             "back to the host, which a graph cannot record");
   if (b == Backend::cuda && device::count() == 0)
     throw std::runtime_error("--backend cuda: " + device::unavailable_reason());
   std::string recipe = o.recipe;
@@ -354,10 +389,11 @@ json run(const RunOptions& o) {
 void print_summary(const json& r) {
   const json& run = r["run"];
   const json& g = run["grid"];
-  std::printf("nsbench run: case %s, grid %dx%dx%d, %s, backend %s, recipe %s, threads %d\n",
+  std::printf("nsbench run: case %s, grid %dx%dx%d, %s, backend %s (%s launches), recipe %s, threads %d\n",
               run["case"].get<std::string>().c_str(), g["nx"].get<int>(), g["ny"].get<int>(), g["nz"].get<int>(),
               run["precision"].get<std::string>().c_str(), run["backend"].get<std::string>().c_str(),
-              run["recipe"].get<std::string>().c_str(), run["threads"].get<int>());
+              run["launch"].get<std::string>().c_str(), run["recipe"].get<std::string>().c_str(),
+              run["threads"].get<int>());
   std::printf("  Re %.6g, dt %.4g, %s, Jacobi %d sweeps/step%s; %d timed steps after %d warm-up (%s), t = %.4g\n",
               run["re"].get<double>(), run["dt"].get<double>(), run["scheme"].get<std::string>().c_str(),
               run["jacobi"]["last_iterations"].get<int>(),

@@ -24,6 +24,7 @@ struct RunOptions {
   double steady_tol = 1e-5;   // RMS(u^{n+1} - u^n) / (dt U) threshold
   int steady_check_every = 50;
   bool check = true;          // compare with the CPU reference after the run (GPU backends)
+  std::string launch = "stream";  // "stream": every kernel launched each step; "graph": CUDA-graph replay
   std::string json_path;      // write the result here ("" = don't)
   std::string command_line;
   bool progress = true;       // progress lines on stderr for long runs

@@ -64,6 +64,13 @@ if want recipes; then
       grep -E "time per step|reference check|error" "$OUT/run_${recipe}_${prec}.log"
     done
   done
+  for recipe in thibault-global thibault-optimal modern; do
+    log "cavity 256x32x256 $recipe float, CUDA-graph replay"
+    $NSB run --backend cuda --recipe $recipe --precision float --grid 256x32x256 --re 1000 --steps 100 --warmup 10 \
+      --launch graph --quiet --json "$OUT/results/run_cavity_256x32x256_${recipe}_float_graph.json" \
+      >"$OUT/run_${recipe}_float_graph.log" 2>&1 || status=1
+    grep -E "time per step|reference check|error" "$OUT/run_${recipe}_float_graph.log"
+  done
   log "cavity Re 100 to steady state on the GPU (Ghia check)"
   $NSB run --backend cuda --recipe thibault-optimal --grid 64x4x64 --re 100 --until-steady --steady-tol 1e-4 \
     --steps 40000 --warmup 0 --quiet --json "$OUT/results/run_cavity_64x4x64_re100_steady_gpu.json" \

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "device.hpp"
+#include "run.hpp"
 #include "test_support.hpp"
 #include "verify.hpp"
 
@@ -61,6 +62,29 @@ TEST(Gpu, EveryRecipeMatchesTheCpuSolver) {
     if (resolve(r, {}).backend != Backend::cuda) continue;
     recipe_matches_cpu<float>(r.name, 2e-4);
     recipe_matches_cpu<double>(r.name, 1e-10);
+  }
+}
+
+TEST(Gpu, GraphReplayMatchesTheReference) {
+  NSB_REQUIRE_GPU();
+  for (const char* precision : {"float", "double"}) {
+    RunOptions o;
+    o.case_options.nx = o.case_options.nz = 48;
+    o.case_options.ny = 6;
+    o.backend = "cuda";
+    o.recipe = "modern";
+    o.precision = precision;
+    o.solver.scheme = TimeScheme::adams_bashforth2;
+    o.launch = "graph";
+    o.steps = 10;
+    o.warmup = 0;
+    o.progress = false;
+    const nlohmann::json r = run(o);
+    EXPECT_EQ(r["run"]["launch"], "graph");
+    EXPECT_EQ(r["run"]["timed_steps"], 10);
+    EXPECT_EQ(r["timing"]["step"]["count"], 5u);  // one sample per replay of two steps
+    EXPECT_TRUE(r["checks"]["reference"]["pass"].get<bool>()) << r["checks"]["reference"].dump();
+    EXPECT_EQ(r["checks"]["reference"]["steps"], 11);  // the plain first step and ten replayed
   }
 }
 

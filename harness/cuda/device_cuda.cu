@@ -111,6 +111,25 @@ void fill_random(void* dst, std::size_t n, int elem_bytes, unsigned long long se
   NSB_LAUNCHED("fill_random_kernel");
 }
 
+void capture_begin(void* stream) {
+  NSB_CUDA(cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeThreadLocal));
+}
+void* capture_end(void* stream) {
+  cudaGraph_t graph;
+  NSB_CUDA(cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph));
+  cudaGraphExec_t exec;
+  const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  NSB_CUDA(e);
+  return exec;
+}
+void graph_launch(void* exec, void* stream) {
+  NSB_CUDA(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec), static_cast<cudaStream_t>(stream)));
+}
+void graph_destroy(void* exec) {
+  if (exec) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
+}
+
 void* stream_create() {
   cudaStream_t s;
   NSB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
