@@ -27,6 +27,15 @@ Recipe gpu(const std::string& name, const std::string& desc, const std::string& 
   set(StageKind::reduce, reduce);
   return r;
 }
+Recipe best_h200() {
+  Recipe r = gpu("best", "fastest measured variant per stage on an H200 (results/harness/nvidia-h200)",
+                 "global_2d_zloop:bx64_by4_sz16", "jacobi_global_2d_zloop:bx64_by4_sz16", "global_2d:bx64_by4_sz16",
+                 "buffer_two_pass:b256");
+  r.stage[std::size_t(StageKind::correction)] = {"global_1d", "b256"};
+  r.stage[std::size_t(StageKind::velocity_bc)] = {"global_2d", "bx8_by8"};
+  r.stage[std::size_t(StageKind::pressure_bc)] = {"global_2d", "bx16_by16"};
+  return r;
+}
 }  // namespace
 
 const std::vector<Recipe>& builtin_recipes() {
@@ -42,6 +51,9 @@ const std::vector<Recipe>& builtin_recipes() {
       gpu("modern",
           "z-marching momentum (3-plane shared ring) and register-column Jacobi, 32-wide blocks",
           "shared_zmarch", "jacobi_register_zmarch", "global_2d", "cub"),
+      // The fastest variant and tuning of each stage in results/harness/nvidia-h200/stages_*_float.json
+      // (H200, float, 256x32x256 and 512^3): wide, shallow 2D blocks walking z in global memory.
+      best_h200(),
   };
   return recipes;
 }

@@ -55,7 +55,7 @@ if want bench; then
 fi
 
 if want recipes; then
-  for recipe in thibault-global thibault-optimal modern; do
+  for recipe in ${RECIPES:-thibault-global thibault-optimal modern best}; do
     for prec in float double; do
       log "cavity 256x32x256 $recipe $prec"
       $NSB run --backend cuda --recipe $recipe --precision $prec --grid 256x32x256 --re 1000 --steps 100 \
@@ -64,13 +64,14 @@ if want recipes; then
       grep -E "time per step|reference check|error" "$OUT/run_${recipe}_${prec}.log"
     done
   done
-  for recipe in thibault-global thibault-optimal modern; do
+  for recipe in ${RECIPES:-thibault-global thibault-optimal modern best}; do
     log "cavity 256x32x256 $recipe float, CUDA-graph replay"
     $NSB run --backend cuda --recipe $recipe --precision float --grid 256x32x256 --re 1000 --steps 100 --warmup 10 \
       --launch graph --quiet --json "$OUT/results/run_cavity_256x32x256_${recipe}_float_graph.json" \
       >"$OUT/run_${recipe}_float_graph.log" 2>&1 || status=1
     grep -E "time per step|reference check|error" "$OUT/run_${recipe}_float_graph.log"
   done
+  [ -n "${RECIPES:-}" ] && { log "done (status $status)"; tar -czf "$FINAL/results.tar.gz" -C "$OUT" .; exit $status; }
   log "cavity Re 100 to steady state on the GPU (Ghia check)"
   $NSB run --backend cuda --recipe thibault-optimal --grid 64x4x64 --re 100 --until-steady --steady-tol 1e-4 \
     --steps 40000 --warmup 0 --quiet --json "$OUT/results/run_cavity_64x4x64_re100_steady_gpu.json" \

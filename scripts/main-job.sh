@@ -15,7 +15,7 @@ $NSB run --case cavity --grid 64x4x64 --re 100 --backend cpu_omp --until-steady 
 if $NSB verify | tail -1 | grep -q SKIPPED; then
   echo "main job: no GPU here, GPU runs skipped"
 else
-  for recipe in thibault-global thibault-optimal modern; do
+  for recipe in thibault-global thibault-optimal modern best; do
     $NSB run --backend cuda --recipe "$recipe" --case cavity --grid 256x32x256 --re 1000 --steps 200 --warmup 20 \
       --quiet --json "$out/cavity_256x32x256_${recipe}_$stamp.json"
   done

@@ -73,7 +73,7 @@ TEST(Recipe, ResolvesAndOverridesStages) {
   EXPECT_THROW(find_recipe("nope"), std::runtime_error);
   if (device::built_with_cuda()) {
     // Every GPU recipe resolves; mixing a GPU stage into a CPU recipe is refused.
-    for (const char* name : {"thibault-global", "thibault-optimal", "modern"})
+    for (const char* name : {"thibault-global", "thibault-optimal", "modern", "best"})
       EXPECT_EQ(resolve(find_recipe(name), {}).backend, Backend::cuda) << name;
     EXPECT_THROW(resolve(find_recipe("cpu-serial"), {"momentum=global_1d"}), std::runtime_error);
     const ResolvedRecipe t = resolve(find_recipe("thibault-global"), {"pressure=jacobi_shared_zloop:bx16_by8_sz2"});
