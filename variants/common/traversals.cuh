@@ -59,16 +59,28 @@ inline void check_block(int threads, const char* what) {
                              " threads is impossible (1..1024)");
 }
 
+// Launch geometry of every z-walking 2D variant (global, shared tiles, z-marching): bx x by blocks over
+// x-y, sz levels per block along z (sz = 0: the whole z range). empty() when there is nothing to do.
+struct ZWalk {
+  dim3 grid, block;
+  int sz = 0;
+  bool empty() const { return sz <= 0; }
+};
+template <class T>
+ZWalk z_walk(const StageCall<T>& c, const char* variant) {
+  const Tuning& t = c.tuning;
+  check_block(t.bx * t.by, variant);
+  const int levels = c.zr.levels();
+  if (levels <= 0) return {};
+  const int sz = t.sz > 0 ? t.sz : levels;
+  return {dim3(ceil_div(c.grid.nx, t.bx), ceil_div(c.grid.ny, t.by), ceil_div(levels, sz)), dim3(t.bx, t.by), sz};
+}
+
 template <class Op, class T>
 void launch_zloop_2d(const Op& op, const StageCall<T>& c) {
-  const Tuning& t = c.tuning;
-  check_block(t.bx * t.by, "2D traversal");
-  const int levels = c.zr.levels();
-  if (levels <= 0) return;
-  const int sz = t.sz > 0 ? t.sz : levels;
-  const dim3 block(t.bx, t.by);
-  const dim3 grid(ceil_div(c.grid.nx, t.bx), ceil_div(c.grid.ny, t.by), ceil_div(levels, sz));
-  zloop_2d_kernel<<<grid, block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin, c.zr.k_end, sz);
+  const ZWalk w = z_walk(c, "2D traversal");
+  if (w.empty()) return;
+  zloop_2d_kernel<<<w.grid, w.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin, c.zr.k_end, w.sz);
   NSB_LAUNCHED("zloop_2d_kernel");
 }
 
@@ -141,7 +153,9 @@ inline std::vector<Tuning> thesis_and_modern_shapes(int sz) {
 // Tunings of the z-walking 2D traversal: the thesis shapes with SIZE_Z = 2, and deeper columns.
 inline std::vector<Tuning> zloop_shapes() {
   std::vector<Tuning> t = thesis_and_modern_shapes(2);
-  for (const char* name : {"bx32_by8_sz8", "bx32_by4_sz16", "bx64_by4_sz16"}) t.push_back(parse_tuning(name));
+  for (const char* name : {"bx32_by8_sz8", "bx32_by4_sz16", "bx64_by4_sz16", "bx64_by4_sz32", "bx128_by2_sz16",
+                           "bx128_by2_sz32", "bx256_by1_sz32"})
+    t.push_back(parse_tuning(name));
   return t;
 }
 inline std::vector<Tuning> flat_sizes() {

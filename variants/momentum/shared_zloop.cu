@@ -35,18 +35,16 @@ __global__ void momentum_tile_kernel(MomentumPoint<T, Upwind> op, int k_begin, i
 template <class T>
 void run(const StageCall<T>& c) {
   const Tuning& t = c.tuning;
-  check_block(t.bx * t.by, "momentum/shared_zloop");
-  const int levels = c.zr.levels();
-  if (levels <= 0) return;
-  const int sz = t.sz > 0 ? t.sz : levels;
+  const ZWalk walk = z_walk(c, "momentum/shared_zloop");
+  if (walk.empty()) return;
+  const int sz = walk.sz;
   const bool upwind = momentum_upwind(c);
   const std::size_t shared = 3 * std::size_t(t.bx + 2) * (t.by + 2) * (sz + 2) * sizeof(T);
   allow_shared(upwind ? (const void*)&momentum_tile_kernel<T, true> : (const void*)&momentum_tile_kernel<T, false>, shared, t, "momentum/shared_zloop");
-  const dim3 grid(ceil_div(c.grid.nx, t.bx), ceil_div(c.grid.ny, t.by), ceil_div(levels, sz));
   if (upwind)
-    momentum_tile_kernel<T, true><<<grid, dim3(t.bx, t.by), shared, stream_of(c.exec)>>>(MomentumPoint<T, true>(c), c.zr.k_begin, c.zr.k_end, sz);
+    momentum_tile_kernel<T, true><<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(MomentumPoint<T, true>(c), c.zr.k_begin, c.zr.k_end, sz);
   else
-    momentum_tile_kernel<T, false><<<grid, dim3(t.bx, t.by), shared, stream_of(c.exec)>>>(MomentumPoint<T, false>(c), c.zr.k_begin, c.zr.k_end, sz);
+    momentum_tile_kernel<T, false><<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(MomentumPoint<T, false>(c), c.zr.k_begin, c.zr.k_end, sz);
   NSB_LAUNCHED("momentum_tile_kernel");
 }
 

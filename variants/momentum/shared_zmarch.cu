@@ -42,18 +42,16 @@ __global__ void momentum_zmarch_kernel(MomentumPoint<T, Upwind> op, int k_begin,
 template <class T>
 void run(const StageCall<T>& c) {
   const Tuning& t = c.tuning;
-  check_block(t.bx * t.by, "momentum/shared_zmarch");
-  const int levels = c.zr.levels();
-  if (levels <= 0) return;
-  const int sz = t.sz > 0 ? t.sz : levels;
+  const ZWalk walk = z_walk(c, "momentum/shared_zmarch");
+  if (walk.empty()) return;
+  const int sz = walk.sz;
   const bool upwind = momentum_upwind(c);
   const std::size_t shared = 9 * std::size_t(t.bx + 2) * (t.by + 2) * sizeof(T);
   allow_shared(upwind ? (const void*)&momentum_zmarch_kernel<T, true> : (const void*)&momentum_zmarch_kernel<T, false>, shared, t, "momentum/shared_zmarch");
-  const dim3 grid(ceil_div(c.grid.nx, t.bx), ceil_div(c.grid.ny, t.by), ceil_div(levels, sz));
   if (upwind)
-    momentum_zmarch_kernel<T, true><<<grid, dim3(t.bx, t.by), shared, stream_of(c.exec)>>>(MomentumPoint<T, true>(c), c.zr.k_begin, c.zr.k_end, sz);
+    momentum_zmarch_kernel<T, true><<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(MomentumPoint<T, true>(c), c.zr.k_begin, c.zr.k_end, sz);
   else
-    momentum_zmarch_kernel<T, false><<<grid, dim3(t.bx, t.by), shared, stream_of(c.exec)>>>(MomentumPoint<T, false>(c), c.zr.k_begin, c.zr.k_end, sz);
+    momentum_zmarch_kernel<T, false><<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(MomentumPoint<T, false>(c), c.zr.k_begin, c.zr.k_end, sz);
   NSB_LAUNCHED("momentum_zmarch_kernel");
 }
 

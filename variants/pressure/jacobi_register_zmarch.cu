@@ -71,13 +71,11 @@ __global__ void jacobi_zmarch_kernel(JacobiPoint<T> op, int k_begin, int k_end, 
 template <class T>
 void run(const StageCall<T>& c) {
   const Tuning& t = c.tuning;
-  check_block(t.bx * t.by, "pressure/jacobi_register_zmarch");
-  const int levels = c.zr.levels();
-  if (levels <= 0) return;
-  const int sz = t.sz > 0 ? t.sz : levels;
+  const ZWalk walk = z_walk(c, "pressure/jacobi_register_zmarch");
+  if (walk.empty()) return;
+  const int sz = walk.sz;
   const std::size_t shared = std::size_t(t.bx + 2) * (t.by + 2) * sizeof(T);
-  const dim3 grid(ceil_div(c.grid.nx, t.bx), ceil_div(c.grid.ny, t.by), ceil_div(levels, sz));
-  jacobi_zmarch_kernel<T><<<grid, dim3(t.bx, t.by), shared, stream_of(c.exec)>>>(JacobiPoint<T>(c), c.zr.k_begin,
+  jacobi_zmarch_kernel<T><<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(JacobiPoint<T>(c), c.zr.k_begin,
                                                                                 c.zr.k_end, sz);
   NSB_LAUNCHED("jacobi_zmarch_kernel");
 }
