@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 jobs=${JOBS:-$(nproc)}
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CI:+-DNSB_WERROR=ON} "$@" >"$BUILD.configure.log" 2>&1 || {
-  cat "$BUILD.configure.log"
+mkdir -p "$BUILD"
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CI:+-DNSB_WERROR=ON} "$@" >"$BUILD/configure.log" 2>&1 || {
+  cat "$BUILD/configure.log"
   exit 1
 }
-grep -E "nsbench: CUDA" "$BUILD.configure.log" || true
+grep -E "nsbench: CUDA" "$BUILD/configure.log" || true
 cmake --build "$BUILD" -j"$jobs"
