@@ -152,6 +152,7 @@ int main(int argc, char** argv) {
   stages->add_option("--precision", so.precision, "float | double")->capture_default_str();
   stages->add_option("--stage", so.stage, "only this stage");
   stages->add_option("--variant", so.variant, "only this variant name");
+  stages->add_option("--tuning", so.tuning, "only this tuning (e.g. for a profiler run of one kernel)");
   stages->add_option("--samples", so.samples, "timed calls per variant x tuning")->capture_default_str();
   stages->add_option("--warmup", so.warmup, "untimed calls first")->capture_default_str();
   stages->add_option("--json", so.json_path, "write every row with raw samples (schema nsbench.stages/1)");

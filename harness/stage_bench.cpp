@@ -73,6 +73,7 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
                                                 : std::vector<TimeScheme>{TimeScheme::euler};
     for (const TimeScheme scheme : schemes)
     for (const Tuning& t : v.tunings) {
+      if (!o.tuning.empty() && o.tuning != t.name) continue;
       call.tuning = t;
       call.prm.scheme = scheme;
       const char* scheme_name = scheme == TimeScheme::euler ? "euler" : "ab2";

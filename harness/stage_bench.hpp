@@ -15,7 +15,7 @@ namespace nsb {
 struct StageBenchOptions {
   Grid grid{256, 256, 256, 1, 1, 1};
   std::string precision = "float";
-  std::string stage, variant;  // filters ("" = all)
+  std::string stage, variant, tuning;  // filters ("" = all)
   int samples = 30, warmup = 3;
   std::string json_path;
   std::string command_line;

@@ -88,6 +88,24 @@ TEST(Gpu, GraphReplayMatchesTheReference) {
   }
 }
 
+TEST(Gpu, TooLargeAGridSaysHowMuchMemoryItNeeds) {
+  NSB_REQUIRE_GPU();
+  RunOptions o;
+  o.case_options.nx = o.case_options.ny = o.case_options.nz = 1300;  // 9 double fields: ~158 GB
+  o.backend = "cuda";
+  o.steps = 1;
+  o.progress = false;
+  try {
+    run(o);
+    FAIL() << "a 1300^3 double run did not fail";
+  } catch (const std::runtime_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("needs"), std::string::npos) << m;
+    EXPECT_NE(m.find("MiB are free"), std::string::npos) << m;
+    std::printf("%s\n", m.c_str());
+  }
+}
+
 TEST(Gpu, CavityReachesTheCpuGhiaDeviation) {
   NSB_REQUIRE_GPU();
   CaseOptions o;
