@@ -277,7 +277,9 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
   if (gpu && o.check) {
     // The CPU reference from the same initial state for the same number of steps.
     const ResolvedRecipe cpu = resolve(cpu_recipe(Backend::cpu_omp), {});
-    ProjectionSolver<T> reference(c, cpu, so, nullptr);
+    SolverOptions reference_options = so;
+    reference_options.threads = 0;  // every core: the reference of a large GPU run is the slow part
+    ProjectionSolver<T> reference(c, cpu, reference_options, nullptr);
     reference.load(start);
     for (int s = 0; s < fin.step; ++s) reference.step();
     const HostState<T> r = reference.save();
