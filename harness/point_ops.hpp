@@ -13,10 +13,18 @@ template <class T>
 bool momentum_upwind(const StageCall<T>& c) {
   return c.prm.gamma != T(0);
 }
+template <class T, bool Upwind>
+struct MomentumPoint;
+// Calls f with the momentum point operation the call needs (with or without the upwind terms).
+template <class T, class F>
+void with_momentum_point(const StageCall<T>& c, F&& f) {
+  if (momentum_upwind(c)) f(MomentumPoint<T, true>(c));
+  else f(MomentumPoint<T, false>(c));
+}
 
 // Upwind: whether the advection has the upwind blend (gamma != 0); variants pick the instance with
 // momentum_upwind(call) so the common central case carries none of its arithmetic.
-template <class T, bool Upwind = false>
+template <class T, bool Upwind>
 struct MomentumPoint {
   Grid g;
   FieldPtrs<T> f;

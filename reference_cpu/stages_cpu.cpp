@@ -35,8 +35,7 @@ void for_each_face_line(const Grid& g, const Exec& e, const Line& line) {
 
 template <class T>
 void momentum(const StageCall<T>& c) {
-  if (momentum_upwind(c)) for_each_point(c.grid, c.zr, c.exec, MomentumPoint<T, true>(c));
-  else for_each_point(c.grid, c.zr, c.exec, MomentumPoint<T, false>(c));
+  with_momentum_point(c, [&](const auto& op) { for_each_point(c.grid, c.zr, c.exec, op); });
 }
 template <class T>
 void divergence(const StageCall<T>& c) { for_each_point(c.grid, c.zr, c.exec, DivergencePoint<T>(c)); }

@@ -8,8 +8,11 @@ For every stage, the fastest tuning of each memory kind (tag memory=global|share
 each block shape among global-memory variants (tag cta=1d|2d). Ratios are times: shared/global < 1
 means shared memory is faster. Momentum uses the Euler rows (the thesis's cavity).
 """
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import print_tables  # noqa: E402
 
 
 def fastest(rows, **tags):
@@ -54,14 +57,7 @@ def table(result):
 
 
 def main(paths):
-    if not paths:
-        print(__doc__)
-        return 2
-    for p in paths:
-        with open(p) as f:
-            print(table(json.load(f)))
-        print()
-    return 0
+    return print_tables(paths, table, __doc__)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,11 @@ For each file (one grid and precision) and each stage variant (and time scheme),
 fastest tuning: median time, IQR, achieved GB/s from the modelled bytes, fraction of the measured
 device-to-device copy bandwidth, registers. Numbers come from the files only.
 """
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import print_tables  # noqa: E402
 
 
 def best_rows(result):
@@ -43,14 +46,7 @@ def table(result):
 
 
 def main(paths):
-    if not paths:
-        print(__doc__)
-        return 2
-    for p in paths:
-        with open(p) as f:
-            print(table(json.load(f)))
-        print()
-    return 0
+    return print_tables(paths, table, __doc__)
 
 
 if __name__ == "__main__":

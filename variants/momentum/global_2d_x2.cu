@@ -8,8 +8,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  if (momentum_upwind(c)) launch_zloop_2d_x2(MomentumPoint<T, true>(c), c);
-  else launch_zloop_2d_x2(MomentumPoint<T, false>(c), c);
+  with_momentum_point(c, [&](const auto& op) { launch_zloop_2d_x2(op, c); });
 }
 
 const Registrar reg{Variant{

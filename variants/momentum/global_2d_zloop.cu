@@ -7,8 +7,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  if (momentum_upwind(c)) launch_zloop_2d(MomentumPoint<T, true>(c), c);
-  else launch_zloop_2d(MomentumPoint<T, false>(c), c);
+  with_momentum_point(c, [&](const auto& op) { launch_zloop_2d(op, c); });
 }
 
 const Registrar reg{Variant{
