@@ -25,6 +25,10 @@ struct Properties {
 };
 Properties properties(int dev = 0);
 
+// Throws std::runtime_error "<what> needs N MiB of GPU memory (<detail>); M MiB are free" when fewer
+// than `bytes` are free, so a run that cannot fit says so before it allocates anything.
+void require_free(std::size_t bytes, const std::string& what, const std::string& detail);
+
 // Allocation throws std::runtime_error with the bytes asked for and the bytes free when it fails.
 void* alloc(std::size_t bytes, const char* what);
 void free(void* p);

@@ -17,6 +17,7 @@ Properties properties(int) { no_cuda(); }
 void* alloc(std::size_t, const char*) { no_cuda(); }
 void free(void*) {}
 std::size_t free_bytes() { return 0; }
+void require_free(std::size_t, const std::string&, const std::string&) { no_cuda(); }
 void copy_to_device(void*, const void*, std::size_t) { no_cuda(); }
 void copy_to_host(void*, const void*, std::size_t) { no_cuda(); }
 void copy_device(void*, const void*, std::size_t, void*) { no_cuda(); }

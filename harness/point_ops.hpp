@@ -26,6 +26,7 @@ void with_momentum_point(const StageCall<T>& c, F&& f) {
 // momentum_upwind(call) so the common central case carries none of its arithmetic.
 template <class T, bool Upwind>
 struct MomentumPoint {
+  using value_type = T;
   Grid g;
   FieldPtrs<T> f;
   MomentumCoef<T> cu, cv, cw;

@@ -92,13 +92,10 @@ class ProjectionSolver {
     const std::size_t n = g.padded_points();
     if (dev) {  // say what the whole run needs, not only which array did not fit
       const int fields = o.scheme == TimeScheme::adams_bashforth2 ? 12 : 9;
-      const std::size_t need = fields * n * sizeof(T) + (std::size_t(64) << 20);
-      const std::size_t free = device::free_bytes();
-      if (need > free)
-        throw std::runtime_error("grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" +
-                                 std::to_string(g.nz) + " needs " + std::to_string(need >> 20) + " MiB of GPU memory (" +
-                                 std::to_string(fields) + " fields of " + std::to_string((n * sizeof(T)) >> 20) +
-                                 " MiB and 64 MiB of scratch); " + std::to_string(free >> 20) + " MiB are free");
+      device::require_free(fields * n * sizeof(T) + kReduceScratchBytes,
+                           "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
+                           std::to_string(fields) + " fields of " + std::to_string((n * sizeof(T)) >> 20) +
+                               " MiB and the reduction scratch");
     }
     const char* names[] = {"u", "v", "w", "u*", "v*", "w*", "p", "p_new", "div"};
     buf_.reserve(12);  // the field pointers below must stay put
@@ -107,7 +104,7 @@ class ProjectionSolver {
       for (const char* h : {"hu", "hv", "hw"}) buf_.emplace_back(n, dev, h);
     if (dev) {
       stream_ = device::stream_create();
-      scratch_bytes_ = std::size_t(64) << 20;
+      scratch_bytes_ = kReduceScratchBytes;
       scratch_ = device::alloc(scratch_bytes_, "reduction scratch");
       reduce_out_ = static_cast<double*>(device::alloc(sizeof(double), "reduction result"));
     } else {

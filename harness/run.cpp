@@ -115,14 +115,14 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
   const bool graph = o.launch == "graph";
   timer->enabled = false;
   for (int s = 0; s < std::max(o.warmup, graph ? 1 : 0); ++s) solver.step();
-  void* graph_exec = nullptr;
+  std::unique_ptr<void, void (*)(void*)> graph_exec(nullptr, device::graph_destroy);  // freed on any exit
   if (graph) {
     // Two steps bring every swapped pointer (u/u*, p/p_new) back to where it was, so one recording of
     // two steps replays for ever. Recording runs nothing: the step counters are wound back after it.
     device::capture_begin(solver.stream());
     solver.step();
     solver.step();
-    graph_exec = device::capture_end(solver.stream());
+    graph_exec.reset(device::capture_end(solver.stream()));
     solver.replayed(-2);
   }
   solver.sync();
@@ -140,7 +140,7 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
     if (graph) {
       timer->set_step(timed);
       timer->begin(kStepSection);
-      device::graph_launch(graph_exec, solver.stream());
+      device::graph_launch(graph_exec.get(), solver.stream());
       timer->end(kStepSection);
       solver.replayed(2);
     } else {
@@ -169,7 +169,6 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
   if (o.until_steady && !steady) stop_reason = "step cap reached before steady state (raise --steps)";
   solver.sync();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  device::graph_destroy(graph_exec);
 
   // Statistics per section: every call, and per step (a stage may run several times in a step).
   const std::vector<Sample>& samples = timer->samples();

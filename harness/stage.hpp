@@ -68,6 +68,9 @@ GridCoef<T> make_grid_coef(const Grid& g) {
   return GridCoef<T>{T(dxi), T(dyi), T(dzi), T(dxi * dxi), T(dyi * dyi), T(dzi * dzi), T(b)};
 }
 
+// Device scratch every GPU solver and benchmark hands its reduce stage (per-block partials, CUB temp).
+constexpr std::size_t kReduceScratchBytes = std::size_t(64) << 20;
+
 struct Exec {
   Backend backend = Backend::cpu_serial;
   int threads = 1;             // cpu_omp

@@ -17,11 +17,9 @@ template <class T>
 nlohmann::json bench_typed(const StageBenchOptions& o) {
   const Grid g = o.grid;
   const std::size_t n = g.padded_points();
-  const std::size_t need = 12 * n * sizeof(T) + (std::size_t(64) << 20);
-  if (need > device::free_bytes())
-    throw std::runtime_error("grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
-                             " needs " + std::to_string(need >> 20) + " MiB of GPU memory for 12 fields; " +
-                             std::to_string(device::free_bytes() >> 20) + " MiB free");
+  device::require_free(12 * n * sizeof(T) + kReduceScratchBytes,
+                       "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
+                       "12 fields and the reduction scratch");
   nlohmann::json result;
   result["schema"] = "nsbench.stages/1";
   result["command_line"] = o.command_line;
@@ -42,7 +40,7 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
     p.push_back(fields.back().get());
     device::fill_random(p.back(), n, sizeof(T), 1000 + i, stream);
   }
-  const std::size_t scratch_bytes = std::size_t(64) << 20;
+  const std::size_t scratch_bytes = kReduceScratchBytes;
   void* scratch = device::alloc(scratch_bytes, "stage-bench scratch");
   double* out = static_cast<double*>(device::alloc(sizeof(double), "stage-bench result"));
 

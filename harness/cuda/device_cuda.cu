@@ -58,6 +58,13 @@ std::size_t free_bytes() {
   return f;
 }
 
+void require_free(std::size_t bytes, const std::string& what, const std::string& detail) {
+  const std::size_t f = free_bytes();
+  if (bytes > f)
+    throw std::runtime_error(what + " needs " + std::to_string(bytes >> 20) + " MiB of GPU memory (" + detail + "); " +
+                             std::to_string(f >> 20) + " MiB are free");
+}
+
 void* alloc(std::size_t bytes, const char* what) {
   void* p = nullptr;
   const cudaError_t e = cudaMalloc(&p, bytes);

@@ -8,8 +8,9 @@
 namespace nsb {
 namespace {
 
-template <class T, bool Upwind>
-__global__ void momentum_tile_kernel(MomentumPoint<T, Upwind> op, int k_begin, int k_end, int sz) {
+template <class Op>
+__global__ void momentum_tile_kernel(Op op, int k_begin, int k_end, int sz) {
+  using T = typename Op::value_type;
   extern __shared__ unsigned char smem[];
   const Grid g = op.g;
   const int tx = blockDim.x + 2, ty = blockDim.y + 2, tz = sz + 2;
@@ -38,13 +39,12 @@ void run(const StageCall<T>& c) {
   const ZWalk walk = z_walk(c, "momentum/shared_zloop");
   if (walk.empty()) return;
   const int sz = walk.sz;
-  const bool upwind = momentum_upwind(c);
   const std::size_t shared = 3 * std::size_t(t.bx + 2) * (t.by + 2) * (sz + 2) * sizeof(T);
-  allow_shared(upwind ? (const void*)&momentum_tile_kernel<T, true> : (const void*)&momentum_tile_kernel<T, false>, shared, t, "momentum/shared_zloop");
-  if (upwind)
-    momentum_tile_kernel<T, true><<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(MomentumPoint<T, true>(c), c.zr.k_begin, c.zr.k_end, sz);
-  else
-    momentum_tile_kernel<T, false><<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(MomentumPoint<T, false>(c), c.zr.k_begin, c.zr.k_end, sz);
+  with_momentum_point(c, [&](const auto& op) {
+    const void* kernel = (const void*)&momentum_tile_kernel<std::decay_t<decltype(op)>>;
+    allow_shared(kernel, shared, t, "momentum/shared_zloop");
+    momentum_tile_kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, sz);
+  });
   NSB_LAUNCHED("momentum_tile_kernel");
 }
 
@@ -56,8 +56,8 @@ const Registrar reg{Variant{
     .tunings = tunings_2d({{16, 16}, {8, 8}, {16, 8}, {32, 4}, {32, 8}}, 2),
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = {{"momentum_tile_kernel<float>", (const void*)&momentum_tile_kernel<float, false>, 4},
-                {"momentum_tile_kernel<double>", (const void*)&momentum_tile_kernel<double, false>, 8}},
+    .kernels = {{"momentum_tile_kernel<float>", (const void*)&momentum_tile_kernel<MomentumPoint<float, false>>, 4},
+                {"momentum_tile_kernel<double>", (const void*)&momentum_tile_kernel<MomentumPoint<double, false>>, 8}},
 }};
 
 }  // namespace

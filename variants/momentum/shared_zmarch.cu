@@ -8,8 +8,9 @@
 namespace nsb {
 namespace {
 
-template <class T, bool Upwind>
-__global__ void momentum_zmarch_kernel(MomentumPoint<T, Upwind> op, int k_begin, int k_end, int sz) {
+template <class Op>
+__global__ void momentum_zmarch_kernel(Op op, int k_begin, int k_end, int sz) {
+  using T = typename Op::value_type;
   extern __shared__ unsigned char smem[];
   const Grid g = op.g;
   const int tx = blockDim.x + 2, ty = blockDim.y + 2, plane = tx * ty;
@@ -45,13 +46,12 @@ void run(const StageCall<T>& c) {
   const ZWalk walk = z_walk(c, "momentum/shared_zmarch");
   if (walk.empty()) return;
   const int sz = walk.sz;
-  const bool upwind = momentum_upwind(c);
   const std::size_t shared = 9 * std::size_t(t.bx + 2) * (t.by + 2) * sizeof(T);
-  allow_shared(upwind ? (const void*)&momentum_zmarch_kernel<T, true> : (const void*)&momentum_zmarch_kernel<T, false>, shared, t, "momentum/shared_zmarch");
-  if (upwind)
-    momentum_zmarch_kernel<T, true><<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(MomentumPoint<T, true>(c), c.zr.k_begin, c.zr.k_end, sz);
-  else
-    momentum_zmarch_kernel<T, false><<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(MomentumPoint<T, false>(c), c.zr.k_begin, c.zr.k_end, sz);
+  with_momentum_point(c, [&](const auto& op) {
+    const void* kernel = (const void*)&momentum_zmarch_kernel<std::decay_t<decltype(op)>>;
+    allow_shared(kernel, shared, t, "momentum/shared_zmarch");
+    momentum_zmarch_kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, sz);
+  });
   NSB_LAUNCHED("momentum_zmarch_kernel");
 }
 
@@ -64,8 +64,8 @@ const Registrar reg{Variant{
                 parse_tuning("bx64_by4_sz32"), parse_tuning("bx32_by8_sz0"), parse_tuning("bx16_by16_sz32")},
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = {{"momentum_zmarch_kernel<float>", (const void*)&momentum_zmarch_kernel<float, false>, 4},
-                {"momentum_zmarch_kernel<double>", (const void*)&momentum_zmarch_kernel<double, false>, 8}},
+    .kernels = {{"momentum_zmarch_kernel<float>", (const void*)&momentum_zmarch_kernel<MomentumPoint<float, false>>, 4},
+                {"momentum_zmarch_kernel<double>", (const void*)&momentum_zmarch_kernel<MomentumPoint<double, false>>, 8}},
 }};
 
 }  // namespace
