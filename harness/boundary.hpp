@@ -6,6 +6,8 @@
 //    component gets ghost = 2*U_wall - interior, so the face average equals the wall velocity.
 //  - free_slip (symmetry plane): normal component zero as for a wall; tangential ghost = interior.
 //  - periodic: ghost = the interior value on the opposite side, for every field.
+//  - neighbour: the face is cut by the domain decomposition; the ghost layer is filled by the halo
+//    exchange from the neighbouring rank, so the ghost rules leave it (and the face value) alone.
 // Pressure: homogeneous Neumann (ghost = interior) on walls and free-slip planes, periodic copies.
 //
 // Faces are applied axis by axis, x then y then z, each sweep covering the whole padded face (ghost
@@ -17,7 +19,7 @@
 
 namespace nsb {
 
-enum class FaceType : int { wall = 0, free_slip = 1, periodic = 2 };
+enum class FaceType : int { wall = 0, free_slip = 1, periodic = 2, neighbour = 3 };
 
 struct FaceBC {
   FaceType type = FaceType::wall;
@@ -72,6 +74,7 @@ NSB_HD inline void velocity_bc_line(T* const vel[3], const Grid& g, const Bounda
   auto at = [&](int along) { return face_index(g, axis, along, t1, t2); };
   const FaceRule<T>& lo = r.face[axis][0];
   const FaceRule<T>& hi = r.face[axis][1];
+  const bool set_lo = lo.type != int(FaceType::neighbour), set_hi = hi.type != int(FaceType::neighbour);
   for (int c = 0; c < 3; ++c) {
     T* f = vel[c];
     if (lo.type == int(FaceType::periodic)) {
@@ -80,16 +83,15 @@ NSB_HD inline void velocity_bc_line(T* const vel[3], const Grid& g, const Bounda
       continue;
     }
     if (c == axis) {  // normal component: zero through the wall
-      f[at(0)] = T(0);
-      f[at(n)] = T(0);
-      f[at(n + 1)] = T(0);
+      if (set_lo) f[at(0)] = T(0);
+      if (set_hi) f[at(n)] = T(0), f[at(n + 1)] = T(0);
     } else {
       const T lo_sign = lo.type == int(FaceType::wall) ? T(-1) : T(1);
       const T hi_sign = hi.type == int(FaceType::wall) ? T(-1) : T(1);
       const T lo_wall = lo.type == int(FaceType::wall) ? T(2) * lo.wall[c] : T(0);
       const T hi_wall = hi.type == int(FaceType::wall) ? T(2) * hi.wall[c] : T(0);
-      f[at(0)] = lo_wall + lo_sign * f[at(1)];
-      f[at(n + 1)] = hi_wall + hi_sign * f[at(n)];
+      if (set_lo) f[at(0)] = lo_wall + lo_sign * f[at(1)];
+      if (set_hi) f[at(n + 1)] = hi_wall + hi_sign * f[at(n)];
     }
   }
 }
@@ -102,8 +104,8 @@ NSB_HD inline void pressure_bc_line(T* p, const Grid& g, const BoundaryRules<T>&
     p[at(0)] = p[at(n)];
     p[at(n + 1)] = p[at(1)];
   } else {
-    p[at(0)] = p[at(1)];
-    p[at(n + 1)] = p[at(n)];
+    if (r.face[axis][0].type != int(FaceType::neighbour)) p[at(0)] = p[at(1)];
+    if (r.face[axis][1].type != int(FaceType::neighbour)) p[at(n + 1)] = p[at(n)];
   }
 }
 

@@ -15,6 +15,9 @@ int count();
 // Why count() is 0, for messages ("no CUDA driver", "no GPU", ...).
 std::string unavailable_reason();
 
+// Makes `dev` the calling thread's current GPU (every later call of this thread uses it).
+void set_device(int dev);
+
 struct Properties {
   std::string name;
   int sm_count = 0, cc_major = 0, cc_minor = 0;

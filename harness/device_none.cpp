@@ -13,6 +13,7 @@ namespace nsb::device {
 bool built_with_cuda() { return false; }
 int count() { return 0; }
 std::string unavailable_reason() { return "nsbench was built without CUDA"; }
+void set_device(int) { no_cuda(); }
 Properties properties(int) { no_cuda(); }
 void* alloc(std::size_t, const char*) { no_cuda(); }
 void free(void*) {}

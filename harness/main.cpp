@@ -2,10 +2,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "device.hpp"
+#include "halo.hpp"
 #include "models.hpp"
+#include "mpi_driver.hpp"
 #include "recipe.hpp"
 #include "run.hpp"
 #include "stage_bench.hpp"
@@ -36,9 +39,9 @@ int cmd_list(const std::string& stage, const std::string& tag) {
     tk = tag.substr(0, eq), tv = tag.substr(eq + 1);
   }
   nsb::StageKind filter = nsb::StageKind::count;
-  if (!stage.empty() && !nsb::parse_stage(stage, filter)) throw std::runtime_error("unknown stage '" + stage + "'");
+  if (!stage.empty() && stage != "halo" && !nsb::parse_stage(stage, filter)) throw std::runtime_error("unknown stage '" + stage + "'");
   for (const nsb::Variant& v : nsb::Registry::instance().all()) {
-    if (!stage.empty() && v.stage != filter) continue;
+    if (!stage.empty() && (stage == "halo" || v.stage != filter)) continue;
     if (!tk.empty() && (!v.tags.count(tk) || v.tags.at(tk) != tv)) continue;
     std::printf("%-40s %-10s", v.id().c_str(), nsb::backend_name(v.backend));
     for (auto& [k, val] : v.tags) std::printf(" %s=%s", k.c_str(), val.c_str());
@@ -47,6 +50,16 @@ int cmd_list(const std::string& stage, const std::string& tag) {
     std::printf("\n    tunings:");
     for (const nsb::Tuning& t : v.tunings) std::printf(" %s", t.name.c_str());
     std::printf("\n");
+  }
+  if (stage.empty() || stage == "halo") {
+    std::printf("\nhalo exchange variants (--halo NAME[:TUNING] with --ranks N or under mpirun):\n");
+    for (const nsb::HaloVariant& v : nsb::HaloRegistry::instance().all()) {
+      std::printf("%-40s %-10s driver=%s", v.id().c_str(), nsb::backend_name(v.backend), v.driver.c_str());
+      for (auto& [k, val] : v.tags) std::printf(" %s=%s", k.c_str(), val.c_str());
+      std::printf("\n    tunings:");
+      for (const nsb::Tuning& t : v.tunings) std::printf(" %s", t.name.c_str());
+      std::printf("\n");
+    }
   }
   std::printf("\nrecipes:\n");
   for (const nsb::Recipe& r : nsb::builtin_recipes()) std::printf("  %-18s %s\n", r.name.c_str(), r.description.c_str());
@@ -83,7 +96,16 @@ int cmd_verify(const nsb::VerifyOptions& o) {
 
 }  // namespace
 
+int run_main(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  nsb::mpi::init(&argc, &argv);  // only when started by mpirun
+  const int rc = run_main(argc, argv);
+  nsb::mpi::finalize();
+  return rc;
+}
+
+int run_main(int argc, char** argv) {
   CLI::App app{
       "nsbench: benchmark and study harness for GPU incompressible Navier-Stokes solvers.\n"
       "Every stage of the projection solver (momentum, velocity_bc, divergence, pressure, pressure_bc,\n"
@@ -92,6 +114,8 @@ int main(int argc, char** argv) {
       "  nsbench run --case cavity --grid 64x4x64 --re 100 --until-steady --steps 40000\n"
       "  nsbench run --backend cuda --recipe thibault-optimal --grid 256x32x256 --steps 200\n"
       "  nsbench run --backend cuda --recipe thibault-global --stage pressure=jacobi_shared_zloop:bx16_by8_sz2\n"
+      "  nsbench run --backend cuda --grid 512x512x512 --ranks 2 --halo p2p_async_overlap   (2 GPUs, threads)\n"
+      "  mpirun -np 2 nsbench run --backend cuda --grid 512x512x512 --halo nccl              (2 GPUs, MPI)\n"
       "  nsbench list --stage pressure        nsbench verify"};
   app.require_subcommand(1);
 
@@ -129,8 +153,17 @@ int main(int argc, char** argv) {
                   "stream: launch every kernel each step (per-stage timing); graph: replay a CUDA graph of two "
                   "steps (whole-step timing only; shows what launch overhead costs)")
       ->capture_default_str();
+  run->add_option("--ranks", ro.ranks,
+                  "split the grid into this many z-slabs, one host thread (and GPU, round robin) each; under "
+                  "mpirun the rank count is -np instead")
+      ->capture_default_str();
+  run->add_option("--halo", ro.halo,
+                  "halo exchange variant NAME[:TUNING] between ranks (nsbench list --stage halo); default: "
+                  "p2p_sync (GPU, threads), mpi_host_staged (GPU, MPI), shared_memory_copy / mpi_sendrecv (CPU)");
   bool no_check = false, quiet = false;
-  run->add_flag("--no-check", no_check, "skip the comparison with the CPU reference (GPU runs)");
+  run->add_flag("--no-check", no_check,
+                "skip the correctness check: against the CPU reference (one GPU) or the same recipe on one rank "
+                "(several ranks)");
   run->add_option("--json", ro.json_path, "write the full result (schema nsbench.run/1) to this file");
   run->add_flag("--quiet", quiet, "no progress lines");
 
@@ -173,7 +206,12 @@ int main(int argc, char** argv) {
       ro.check = !no_check;
       ro.progress = !quiet;
       ro.command_line = join_args(argc, argv);
+      if (!nsb::mpi::built_with_mpi() && std::getenv("OMPI_COMM_WORLD_SIZE") &&
+          std::string(std::getenv("OMPI_COMM_WORLD_SIZE")) != "1")
+        throw std::runtime_error("started by mpirun, but this nsbench was built without MPI: the processes would "
+                                 "run independent copies (install libopenmpi-dev and rebuild, or use --ranks N)");
       const auto result = nsb::run(ro);
+      if (result.is_null()) return 0;  // an MPI rank other than 0: rank 0 reports
       nsb::print_summary(result);
       if (!ro.json_path.empty()) std::printf("  result written to %s\n", ro.json_path.c_str());
       const auto& ref = result["checks"]["reference"];

@@ -9,6 +9,10 @@
 //   ghost cells of u^{n+1}                     velocity_bc
 //
 // Each stage is whichever variant the recipe chose; the solver only owns the arrays and the order.
+//
+// In a decomposed run each rank runs this solver on its z-slab (case.grid is the slab's grid) with a
+// halo variant: ghost planes are exchanged after the predictor, after every Jacobi sweep and after the
+// correction, before the ghost rules (thesis transfers 0-5); reductions are summed over the ranks.
 #pragma once
 
 #include <algorithm>
@@ -20,6 +24,7 @@
 
 #include "cases.hpp"
 #include "device.hpp"
+#include "halo.hpp"
 #include "nvtx.hpp"
 #include "recipe.hpp"
 #include "timer.hpp"
@@ -82,10 +87,22 @@ struct SolverOptions {
   int threads = 0;             // cpu_omp threads (0: all)
 };
 
+// A rank of a decomposed run: its place in the decomposition and how it talks to the others.
+struct RankSetup {
+  std::vector<Slab> slabs;
+  int rank = 0;
+  Communicator* comm = nullptr;
+  const HaloVariant* halo = nullptr;  // null: one rank, no exchange
+  Tuning halo_tuning;
+  int device = -1;
+};
+
 template <class T>
 class ProjectionSolver {
  public:
-  ProjectionSolver(const Case& c, const ResolvedRecipe& r, SolverOptions o, SectionTimer* timer)
+  // `c` is the rank's own case (its slab's grid and boundary rules) when `rank` is given.
+  ProjectionSolver(const Case& c, const ResolvedRecipe& r, SolverOptions o, SectionTimer* timer,
+                   const RankSetup* rank = nullptr)
       : case_(c), recipe_(r), opt_(o), timer_(timer) {
     const Grid& g = c.grid;
     const bool dev = r.backend == Backend::cuda;
@@ -123,8 +140,20 @@ class ProjectionSolver {
     p.dt = T(c.dt), p.nu = T(c.nu), p.gamma = T(c.gamma), p.scheme = o.scheme;
     for (int a = 0; a < 3; ++a) p.force[a] = T(c.force[a]);
     p.coef = make_grid_coef<T>(g);
+
+    global_points_ = double(g.interior_points());
+    if (rank && rank->slabs.size() > 1) {
+      comm_ = rank->comm;
+      global_points_ = comm_->allreduce_sum(global_points_);
+      HaloContext hc{g, rank->slabs, rank->rank, rank->comm, rank->device, stream_, rank->halo_tuning};
+      halo_ = rank->halo->factory<T>()(hc);
+      std::vector<T*> arrays;
+      for (const Buffer<T>& b : buf_) arrays.push_back(b.get());
+      halo_->attach(arrays);
+    }
   }
   ~ProjectionSolver() {
+    halo_.reset();  // before the stream it may use
     if (recipe_.backend == Backend::cuda) {
       device::free(scratch_);
       device::free(reduce_out_);
@@ -171,11 +200,11 @@ class ProjectionSolver {
     begin(kStepSection);
     FieldPtrs<T>& f = call_.f;
 
-    run(StageKind::momentum);
+    run_and_exchange(StageKind::momentum, {f.us, f.vs, f.ws}, kHaloPredictorSection);
     run(StageKind::velocity_bc);
     run(StageKind::divergence);
     solve_pressure();
-    run(StageKind::correction);
+    run_and_exchange(StageKind::correction, {f.us, f.vs, f.ws}, kHaloCorrectionSection);
     run(StageKind::velocity_bc);
     std::swap(f.u, f.us), std::swap(f.v, f.vs), std::swap(f.w, f.ws);
 
@@ -190,14 +219,14 @@ class ProjectionSolver {
   double change_rms() {
     const FieldPtrs<T>& f = call_.f;
     const double s = reduce(f.u, f.us) + reduce(f.v, f.vs) + reduce(f.w, f.ws);
-    return std::sqrt(s / (3.0 * double(case_.grid.interior_points())));
+    return std::sqrt(s / (3.0 * global_points_));
   }
   // RMS of div u over the interior of the current velocity (projection quality).
   double divergence_rms() {
     std::swap(call_.f.u, call_.f.us), std::swap(call_.f.v, call_.f.vs), std::swap(call_.f.w, call_.f.ws);
     run_untimed(StageKind::divergence);
     std::swap(call_.f.u, call_.f.us), std::swap(call_.f.v, call_.f.vs), std::swap(call_.f.w, call_.f.ws);
-    return std::sqrt(reduce(call_.f.div, nullptr) / double(case_.grid.interior_points()));
+    return std::sqrt(reduce(call_.f.div, nullptr) / global_points_);
   }
 
   void set_timer(SectionTimer* t) { timer_ = t; }
@@ -216,21 +245,22 @@ class ProjectionSolver {
     if (recipe_.backend == Backend::cuda) device::stream_sync(stream_);
   }
   void* stream() const { return stream_; }
+  const HaloExchange<T>* halo() const { return halo_.get(); }
 
  private:
   void solve_pressure() {
     FieldPtrs<T>& f = call_.f;
     const bool tolerance = opt_.jacobi_tol > 0;
     double rhs_rms = 0;
-    if (tolerance) rhs_rms = std::sqrt(reduce(f.div, nullptr) / double(case_.grid.interior_points())) / case_.dt;
+    if (tolerance) rhs_rms = std::sqrt(reduce(f.div, nullptr) / global_points_) / case_.dt;
     const double b = double(call_.prm.coef.jacobi_b);
     last_iterations_ = 0;
     last_residual_ = 0;
     for (int it = 1; it <= opt_.jacobi_iterations; ++it) {
-      run(StageKind::pressure);
+      run_and_exchange(StageKind::pressure, {f.p_new}, kHaloPressureSection);
       const bool check = tolerance && (it % opt_.check_every == 0 || it == opt_.jacobi_iterations);
       // p_new - p = B * (lap p - div/dt): the residual of the sweep's input, read before the swap.
-      if (check) last_residual_ = std::sqrt(reduce(f.p_new, f.p) / double(case_.grid.interior_points())) / b;
+      if (check) last_residual_ = std::sqrt(reduce(f.p_new, f.p) / global_points_) / b;
       std::swap(f.p, f.p_new);
       run(StageKind::pressure_bc);
       last_iterations_ = it;
@@ -254,6 +284,34 @@ class ProjectionSolver {
     rs.variant->fn<T>()(call_);
     end(int(s));
   }
+  // A compute stage whose output's ghost planes come from the neighbours. An overlapping exchange
+  // computes the two edge planes first, sends them while the interior is computed, and waits last:
+  // its timed section is then the exposed part of the exchange only.
+  void run_and_exchange(StageKind s, const std::vector<T*>& fields, int halo_section) {
+    if (!halo_) return run(s);
+    const int nz = case_.grid.nz;
+    if (halo_->overlaps() && nz >= 3) {
+      const ResolvedStage& rs = recipe_[s];
+      NvtxRange range(rs.variant->id().c_str());
+      begin(int(s));
+      call_.tuning = rs.tuning;
+      for (ZRange zr : {ZRange{1, 2}, ZRange{nz, nz + 1}}) call_.zr = zr, rs.variant->fn<T>()(call_);
+      halo_->start(fields);
+      call_.zr = ZRange{2, nz}, rs.variant->fn<T>()(call_);
+      call_.zr = ZRange::interior(case_.grid);
+      end(int(s));
+      NvtxRange halo_range("halo");
+      begin(halo_section);
+      halo_->finish();
+      end(halo_section);
+      return;
+    }
+    run(s);
+    NvtxRange halo_range("halo");
+    begin(halo_section);
+    halo_->exchange(fields);
+    end(halo_section);
+  }
   void run_untimed(StageKind s) {
     const ResolvedStage& rs = recipe_[s];
     call_.tuning = rs.tuning;
@@ -265,11 +323,12 @@ class ProjectionSolver {
     call_.reduce_b = b;
     call_.reduce_out = reduce_out_;
     run(StageKind::reduce);
-    if (recipe_.backend != Backend::cuda) return host_result_;
-    double r = 0;
-    device::stream_sync(stream_);
-    device::copy_to_host(&r, reduce_out_, sizeof r);
-    return r;
+    double r = host_result_;
+    if (recipe_.backend == Backend::cuda) {
+      device::stream_sync(stream_);
+      device::copy_to_host(&r, reduce_out_, sizeof r);
+    }
+    return comm_ ? comm_->allreduce_sum(r) : r;
   }
   const Buffer<T>& buffer_of(const T* p) const {
     for (const Buffer<T>& b : buf_)
@@ -288,6 +347,9 @@ class ProjectionSolver {
   std::size_t scratch_bytes_ = 0;
   double* reduce_out_ = nullptr;
   double host_result_ = 0;
+  double global_points_ = 0;       // interior cells of the whole (undecomposed) grid
+  Communicator* comm_ = nullptr;   // decomposed runs: sums reductions over the ranks
+  std::unique_ptr<HaloExchange<T>> halo_;
   int step_ = 0;
   double time_ = 0;
   int last_iterations_ = 0;

@@ -9,12 +9,15 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <stdexcept>
 #include <thread>
 
 #include "build_info.hpp"  // generated each build: git commit, compiler, flags
+#include "decomposition.hpp"
 #include "models.hpp"
+#include "mpi_driver.hpp"
 #include "stats.hpp"
 #include "validation.hpp"
 
@@ -77,109 +80,254 @@ double solver_tolerance() {
   return sizeof(T) == 4 ? 2e-4 : 1e-10;
 }
 
+// Raw timings of one rank: every call of every section, their sums per step, and the step times.
+struct RankTimes {
+  std::map<int, std::vector<double>> per_call;
+  std::map<int, std::vector<double>> per_step;
+  std::vector<double> step;
+};
+
+RankTimes collect_times(const std::vector<Sample>& samples, int chunk) {
+  RankTimes t;
+  std::map<int, std::map<int, double>> sums;
+  for (const Sample& s : samples) {
+    if (s.section == kStepSection) {
+      t.step.push_back(s.seconds / chunk);
+      continue;
+    }
+    t.per_call[s.section].push_back(s.seconds);
+    sums[s.section][s.step] += s.seconds;
+  }
+  for (auto& [section, by_step] : sums)
+    for (auto& [step, sec] : by_step) t.per_step[section].push_back(sec);
+  return t;
+}
+
+json times_json(const RankTimes& t) {
+  json j = {{"step", t.step}, {"per_call", json::object()}, {"per_step", json::object()}};
+  for (auto& [k, v] : t.per_call) j["per_call"][std::to_string(k)] = v;
+  for (auto& [k, v] : t.per_step) j["per_step"][std::to_string(k)] = v;
+  return j;
+}
+
+RankTimes times_from_json(const json& j) {
+  RankTimes t;
+  t.step = j["step"].get<std::vector<double>>();
+  for (auto& [k, v] : j["per_call"].items()) t.per_call[std::stoi(k)] = v.get<std::vector<double>>();
+  for (auto& [k, v] : j["per_step"].items()) t.per_step[std::stoi(k)] = v.get<std::vector<double>>();
+  return t;
+}
+
+// A decomposed step is as slow as its slowest rank: element by element, the maximum over the ranks.
+RankTimes slowest_rank(const std::vector<RankTimes>& ranks) {
+  auto max_of = [](std::vector<double>& into, const std::vector<double>& v) {
+    if (into.empty()) into = v;
+    into.resize(std::min(into.size(), v.size()));
+    for (std::size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], v[i]);
+  };
+  RankTimes out;
+  for (const RankTimes& r : ranks) {
+    max_of(out.step, r.step);
+    for (auto& [k, v] : r.per_call) max_of(out.per_call[k], v);
+    for (auto& [k, v] : r.per_step) max_of(out.per_step[k], v);
+  }
+  return out;
+}
+
+// Where this rank sits in the run: how the ranks talk, its slab, its halo variant and its GPU.
+struct RankEnv {
+  Communicator* comm = nullptr;
+  std::vector<Slab> slabs;
+  const HaloVariant* halo = nullptr;
+  Tuning halo_tuning;
+  int device = -1;
+  bool oversubscribed = false;  // more ranks than GPUs: timings are not those of one GPU per rank
+};
+
+// Gathers the ranks' slabs of one field into the whole padded field on rank 0.
 template <class T>
-json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
+std::vector<T> gather_field(Communicator& comm, const std::vector<Slab>& slabs, const Grid& global,
+                            const std::vector<T>& local) {
+  if (slabs.size() == 1) return local;
+  const std::vector<std::vector<char>> parts = comm.gather(local.data(), local.size() * sizeof(T), 0);
+  std::vector<T> out;
+  if (comm.rank() != 0) return out;
+  out.assign(global.padded_points(), T(0));
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    std::vector<T> slab(parts[r].size() / sizeof(T));
+    std::memcpy(slab.data(), parts[r].data(), parts[r].size());
+    gather_slab(out, global, slabs[r], slab);
+  }
+  return out;
+}
+
+template <class T>
+json compare_states(const HostState<T>& got, const HostState<T>& ref, double tol, bool& pass) {
+  json fields = {{"u", compare_field(got.u, ref.u)}, {"v", compare_field(got.v, ref.v)},
+                 {"w", compare_field(got.w, ref.w)}, {"p", compare_field(got.p, ref.p)}};
+  pass = true;
+  for (auto& item : fields.items()) pass = pass && item.value()["max_rel_diff"].template get<double>() <= tol;
+  return fields;
+}
+
+template <class T>
+HostState<T> run_steps(const Case& c, const ResolvedRecipe& rr, const SolverOptions& so, const HostState<T>& start,
+                       int steps) {
+  ProjectionSolver<T> s(c, rr, so, nullptr);
+  s.load(start);
+  for (int i = 0; i < steps; ++i) s.step();
+  return s.save();
+}
+
+// One rank's run (every rank calls it; a run without decomposition is one rank). Rank 0 gathers the
+// timings and the final state, checks them and returns the result; other ranks return null.
+template <class T>
+json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr, const RankEnv& env,
+               const HostState<T>& start) {
+  Communicator& comm = *env.comm;
+  const bool root = comm.rank() == 0;
+  const int ranks = comm.size();
   const bool gpu = rr.backend == Backend::cuda;
   const int threads = rr.backend == Backend::cpu_omp ? (o.solver.threads > 0 ? o.solver.threads : omp_get_max_threads()) : 1;
   json result;
-  result["schema"] = "nsbench.run/1";
-  result["timestamp"] = now_utc();
-  result["command_line"] = o.command_line;
-  result["machine"] = machine_metadata(threads);
-  result["build"] = build_metadata();
-
   device::CopyBandwidth copy;
-  if (gpu) {
-    copy = device::measure_copy_bandwidth();
-    result["machine"]["gpu"]["copy_bandwidth"] = {{"bytes_per_second", copy.bytes_per_second},
-                                                  {"bytes_per_copy", copy.bytes_per_copy},
-                                                  {"samples", copy.samples},
-                                                  {"median_s", copy.median_s},
-                                                  {"min_s", copy.min_s},
-                                                  {"max_s", copy.max_s}};
+  if (root) {
+    result["schema"] = "nsbench.run/1";
+    result["timestamp"] = now_utc();
+    result["command_line"] = o.command_line;
+    result["machine"] = machine_metadata(threads);
+    result["build"] = build_metadata();
+    if (gpu) {
+      copy = device::measure_copy_bandwidth();
+      result["machine"]["gpu"]["copy_bandwidth"] = {{"bytes_per_second", copy.bytes_per_second},
+                                                    {"bytes_per_copy", copy.bytes_per_copy},
+                                                    {"samples", copy.samples},
+                                                    {"median_s", copy.median_s},
+                                                    {"min_s", copy.min_s},
+                                                    {"max_s", copy.max_s}};
+    }
   }
+  comm.barrier();  // the bandwidth test runs alone
 
   SolverOptions so = o.solver;
   so.threads = threads;
-  ProjectionSolver<T> solver(c, rr, so, nullptr);
-  std::unique_ptr<SectionTimer> timer;
-  if (gpu) timer = std::make_unique<GpuTimer>(solver.stream());
-  else timer = std::make_unique<CpuTimer>();
+  const Slab& slab = env.slabs[std::size_t(comm.rank())];
+  Case lc = c;
+  lc.grid = slab_grid(c.grid, slab);
+  lc.bc = slab_bc(c.bc, slab);
+  const RankSetup setup{env.slabs, comm.rank(), &comm, env.halo, env.halo_tuning, env.device};
 
-  const HostState<T> start = initial_state<T>(c);
-  solver.load(start);
-  solver.set_timer(timer.get());
-
-  // Warm-up: module load, first touch, clocks; not recorded. Graph mode needs one plain step first, so
-  // that the recorded steps are not the first (Adams-Bashforth's first step is Euler).
   const bool graph = o.launch == "graph";
-  timer->enabled = false;
-  for (int s = 0; s < std::max(o.warmup, graph ? 1 : 0); ++s) solver.step();
-  std::unique_ptr<void, void (*)(void*)> graph_exec(nullptr, device::graph_destroy);  // freed on any exit
-  if (graph) {
-    // Two steps bring every swapped pointer (u/u*, p/p_new) back to where it was, so one recording of
-    // two steps replays for ever. Recording runs nothing: the step counters are wound back after it.
-    device::capture_begin(solver.stream());
-    solver.step();
-    solver.step();
-    graph_exec.reset(device::capture_end(solver.stream()));
-    solver.replayed(-2);
-  }
-  solver.sync();
-  timer->enabled = true;
   const int chunk = graph ? 2 : 1;  // steps per timed sample
-
-  const auto wall0 = std::chrono::steady_clock::now();
-  auto last_report = wall0;
-  int timed = 0;
-  double change = NAN;
+  int timed = 0, last_iterations = 0;
+  double change = NAN, wall = 0, final_time = 0, divergence = 0;
   bool steady = false;
   std::string stop_reason = "fixed step count";
-  const int check_every = std::max(1, o.steady_check_every / chunk);
-  for (int sample = 0; timed < o.steps; ++sample) {
+  RankTimes mine;
+  HostState<T> local_end;
+  json halo_description;
+  {
+    ProjectionSolver<T> solver(lc, rr, so, nullptr, ranks > 1 ? &setup : nullptr);
+    if (solver.halo()) halo_description = solver.halo()->describe();
+    std::unique_ptr<SectionTimer> timer;
+    if (gpu) timer = std::make_unique<GpuTimer>(solver.stream());
+    else timer = std::make_unique<CpuTimer>();
+
+    solver.load(ranks > 1 ? HostState<T>{lc.grid, scatter_slab(start.u, c.grid, slab), scatter_slab(start.v, c.grid, slab),
+                                         scatter_slab(start.w, c.grid, slab), scatter_slab(start.p, c.grid, slab),
+                                         {}, {}, {}, start.step, start.time}
+                          : start);
+    solver.set_timer(timer.get());
+
+    // Warm-up: module load, first touch, clocks; not recorded. Graph mode needs one plain step first, so
+    // that the recorded steps are not the first (Adams-Bashforth's first step is Euler).
+    timer->enabled = false;
+    for (int s = 0; s < std::max(o.warmup, graph ? 1 : 0); ++s) solver.step();
+    std::unique_ptr<void, void (*)(void*)> graph_exec(nullptr, device::graph_destroy);  // freed on any exit
     if (graph) {
-      timer->set_step(timed);
-      timer->begin(kStepSection);
-      device::graph_launch(graph_exec.get(), solver.stream());
-      timer->end(kStepSection);
-      solver.replayed(2);
-    } else {
+      // Two steps bring every swapped pointer (u/u*, p/p_new) back to where it was, so one recording of
+      // two steps replays for ever. Recording runs nothing: the step counters are wound back after it.
+      device::capture_begin(solver.stream());
       solver.step();
+      solver.step();
+      graph_exec.reset(device::capture_end(solver.stream()));
+      solver.replayed(-2);
     }
-    timed += chunk;
-    if (o.until_steady && (sample + 1) % check_every == 0) {
-      timer->enabled = false;  // the monitor is not part of the scheme's cost
-      change = solver.change_rms() / (c.dt * c.u_ref);
-      timer->enabled = true;
-      if (change < o.steady_tol) {
-        steady = true;
-        stop_reason = "steady: velocity change per unit time below --steady-tol";
-        break;
+    solver.sync();
+    comm.barrier();  // every rank starts the timed steps together
+    timer->enabled = true;
+
+    const auto wall0 = std::chrono::steady_clock::now();
+    auto last_report = wall0;
+    const int check_every = std::max(1, o.steady_check_every / chunk);
+    for (int sample = 0; timed < o.steps; ++sample) {
+      if (graph) {
+        timer->set_step(timed);
+        timer->begin(kStepSection);
+        device::graph_launch(graph_exec.get(), solver.stream());
+        timer->end(kStepSection);
+        solver.replayed(2);
+      } else {
+        solver.step();
+      }
+      timed += chunk;
+      if (o.until_steady && (sample + 1) % check_every == 0) {
+        timer->enabled = false;  // the monitor is not part of the scheme's cost
+        change = solver.change_rms() / (c.dt * c.u_ref);
+        timer->enabled = true;
+        if (change < o.steady_tol) {
+          steady = true;
+          stop_reason = "steady: velocity change per unit time below --steady-tol";
+          break;
+        }
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (root && o.progress && std::chrono::duration<double>(now - last_report).count() > 5) {
+        last_report = now;
+        const double el = std::chrono::duration<double>(now - wall0).count();
+        std::fprintf(stderr, "  step %d/%d  t = %.4g  elapsed %.0f s, at most %.0f s left%s\n", timed, o.steps,
+                     solver.time(), el, el / timed * (o.steps - timed),
+                     std::isnan(change) ? "" : ("  change " + std::to_string(change)).c_str());
       }
     }
-    const auto now = std::chrono::steady_clock::now();
-    if (o.progress && std::chrono::duration<double>(now - last_report).count() > 5) {
-      last_report = now;
-      const double el = std::chrono::duration<double>(now - wall0).count();
-      std::fprintf(stderr, "  step %d/%d  t = %.4g  elapsed %.0f s, at most %.0f s left%s\n", timed, o.steps,
-                   solver.time(), el, el / timed * (o.steps - timed),
-                   std::isnan(change) ? "" : ("  change " + std::to_string(change)).c_str());
-    }
+    if (o.until_steady && !steady) stop_reason = "step cap reached before steady state (raise --steps)";
+    solver.sync();
+    comm.barrier();
+    wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    mine = collect_times(timer->samples(), chunk);
+    timer->enabled = false;
+    divergence = solver.divergence_rms();
+    last_iterations = solver.last_jacobi_iterations();
+    final_time = solver.time();
+    local_end = solver.save();
   }
-  if (o.until_steady && !steady) stop_reason = "step cap reached before steady state (raise --steps)";
-  solver.sync();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  comm.barrier();  // every rank's GPU memory is free again (the check below may need it)
 
-  // Statistics per section: every call, and per step (a stage may run several times in a step).
-  const std::vector<Sample>& samples = timer->samples();
-  std::map<int, std::vector<double>> per_call;
-  std::map<int, std::map<int, double>> per_step_sum;
-  std::map<int, std::map<int, int>> calls_in_step;
-  for (const Sample& s : samples) {
-    per_call[s.section].push_back(s.seconds);
-    per_step_sum[s.section][s.step] += s.seconds;
-    calls_in_step[s.section][s.step] += 1;
+  // Rank 0 gathers the timings and the final state.
+  const std::string my_times = times_json(mine).dump();
+  const std::vector<std::vector<char>> all_times = comm.gather(my_times.data(), my_times.size(), 0);
+  HostState<T> fin;
+  fin.grid = c.grid;
+  fin.u = gather_field(comm, env.slabs, c.grid, local_end.u);
+  fin.v = gather_field(comm, env.slabs, c.grid, local_end.v);
+  fin.w = gather_field(comm, env.slabs, c.grid, local_end.w);
+  fin.p = gather_field(comm, env.slabs, c.grid, local_end.p);
+  fin.step = local_end.step;
+  fin.time = local_end.time;
+  const std::vector<int> devices = comm.allgather_value(env.device);
+  if (!root) {
+    comm.barrier();  // wait for rank 0's check
+    return json();
   }
+  std::vector<RankTimes> per_rank;
+  for (const std::vector<char>& b : all_times) per_rank.push_back(times_from_json(json::parse(std::string(b.begin(), b.end()))));
+  const RankTimes times = slowest_rank(per_rank);
+
+  // Statistics per section: every call, and per step (a stage may run several times in a step). The
+  // byte model is that of the largest slab: the slowest rank's work.
+  Grid largest = c.grid;
+  largest.nz = 0;
+  for (const Slab& s : env.slabs) largest.nz = std::max(largest.nz, s.nz);
   const int elem = int(sizeof(T));
   const double ceiling = gpu ? copy.bytes_per_second : 0;
   json stages = json::object();
@@ -190,12 +338,11 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
     json st = {{"variant", rs.variant->id()}, {"tuning", rs.tuning.name}, {"tags", rs.variant->tags},
                {"deterministic", rs.variant->determinism == Determinism::deterministic},
                {"synchronizes", rs.variant->synchronizes}};
-    if (per_call.count(k)) {
-      std::vector<double> steps_v;
-      for (auto& [step, t] : per_step_sum[k]) steps_v.push_back(t);
-      const Summary call = summarize(per_call[k]), step = summarize(steps_v);
-      const double calls = double(per_call[k].size()) / double(steps_v.size());
-      const WorkModel m = work_model(kind, c.grid, ZRange::interior(c.grid), elem, so.scheme, c.gamma != 0);
+    const double calls_default = kind == StageKind::pressure ? so.jacobi_iterations : kind == StageKind::reduce ? 0 : 1;
+    if (times.per_call.count(k)) {
+      const Summary call = summarize(times.per_call.at(k)), step = summarize(times.per_step.at(k));
+      const double calls = double(times.per_call.at(k).size()) / double(times.per_step.at(k).size());
+      const WorkModel m = work_model(kind, largest, ZRange::interior(largest), elem, so.scheme, c.gamma != 0);
       st["per_call"] = summary_json(call);
       st["per_step"] = summary_json(step);
       st["calls_per_step"] = calls;
@@ -203,18 +350,14 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
       const double bw = m.bytes / call.median;
       st["achieved"] = {{"bytes_per_second", bw}, {"flops_per_second", m.flops / call.median}};
       if (ceiling > 0) st["achieved"]["fraction_of_copy_bandwidth"] = bw / ceiling;
-      st["raw_seconds"] = per_call[k];
-      flops_per_step += m.flops * calls;
-    } else if (graph) {  // no per-stage samples: count the calls a step makes
-      const double calls = kind == StageKind::pressure ? so.jacobi_iterations : kind == StageKind::reduce ? 0 : 1;
+      st["raw_seconds"] = times.per_call.at(k);
       flops_per_step += work_model(kind, c.grid, ZRange::interior(c.grid), elem, so.scheme, c.gamma != 0).flops * calls;
+    } else if (graph) {  // no per-stage samples: count the calls a step makes
+      flops_per_step += work_model(kind, c.grid, ZRange::interior(c.grid), elem, so.scheme, c.gamma != 0).flops * calls_default;
     }
     stages[stage_name(kind)] = st;
   }
-  std::vector<double> step_times;
-  for (const Sample& s : samples)
-    if (s.section == kStepSection) step_times.push_back(s.seconds / chunk);
-  const Summary step = summarize(step_times);
+  const Summary step = summarize(times.step);
 
   result["run"] = {
       {"case", c.name},
@@ -231,27 +374,68 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
       {"gamma", c.gamma},
       {"scheme", so.scheme == TimeScheme::euler ? "euler" : "adams_bashforth2"},
       {"jacobi", {{"iterations", so.jacobi_iterations}, {"tolerance", so.jacobi_tol}, {"check_every", so.check_every},
-                  {"last_iterations", solver.last_jacobi_iterations()}}},
+                  {"last_iterations", last_iterations}}},
       {"warmup_steps", o.warmup},
       {"timed_steps", timed},
       {"until_steady", o.until_steady},
       {"stop_reason", stop_reason},
-      {"final_time", solver.time()},
+      {"final_time", final_time},
       {"wall_seconds", wall},
   };
   if (!std::isnan(change)) result["run"]["last_change"] = change;
+
+  json decomposition = {{"ranks", ranks}, {"driver", comm.driver()}, {"axis", "z"}, {"oversubscribed", env.oversubscribed}};
+  json slabs = json::array();
+  for (const Slab& s : env.slabs)
+    slabs.push_back({{"rank", s.rank}, {"z_begin", s.z_begin}, {"nz", s.nz}, {"lo_rank", s.lo_rank},
+                     {"hi_rank", s.hi_rank}, {"device", devices[std::size_t(s.rank)]}});
+  decomposition["slabs"] = slabs;
+  json halo = json::object();
+  if (env.halo) {
+    decomposition["halo"] = {{"variant", env.halo->id()}, {"tuning", env.halo_tuning.name}, {"tags", env.halo->tags},
+                             {"details", halo_description}};
+    // Bytes the busiest rank sends per exchange: its edge planes of each field, one per neighbour.
+    const double plane_bytes = double(c.grid.sz()) * elem;
+    int sides = 0;
+    for (const Slab& s : env.slabs) sides = std::max(sides, int(s.has_lo()) + int(s.has_hi()));
+    double halo_per_step = 0;
+    for (int section : {kHaloPredictorSection, kHaloPressureSection, kHaloCorrectionSection}) {
+      if (!times.per_call.count(section)) continue;
+      const Summary call = summarize(times.per_call.at(section)), per_step = summarize(times.per_step.at(section));
+      const int fields = section == kHaloPressureSection ? 1 : 3;
+      const double bytes = plane_bytes * fields * sides;
+      halo[halo_section_name(section)] = {
+          {"per_call", summary_json(call)}, {"per_step", summary_json(per_step)},
+          {"calls_per_step", double(times.per_call.at(section).size()) / double(times.per_step.at(section).size())},
+          {"bytes_sent_per_call", bytes}, {"bytes_per_second", bytes / call.median},
+          {"raw_seconds", times.per_call.at(section)}};
+      halo_per_step += per_step.median;
+    }
+    halo["total_per_step_median"] = halo_per_step;
+    halo["share_of_step"] = step.median > 0 ? halo_per_step / step.median : 0.0;
+    halo["timing"] = env.halo->tags.count("sync") && env.halo->tags.at("sync") == "async"
+                         ? "exposed time: the compute stream's wait for the ghost planes after the interior"
+                         : "whole exchange, blocking";
+  }
+  result["run"]["decomposition"] = decomposition;
+
+  json per_rank_steps = json::array();
+  for (const RankTimes& r : per_rank) per_rank_steps.push_back(summarize(r.step).median);
   result["timing"] = {{"step", summary_json(step)},
-                      {"step_raw_seconds", step_times},
+                      {"step_raw_seconds", times.step},
                       {"flops_per_step", flops_per_step},
                       {"gflops", step.median > 0 ? flops_per_step / step.median * 1e-9 : 0.0},
                       {"stages", stages},
+                      {"halo", halo},
+                      {"per_rank_step_median", per_rank_steps},
                       {"method", graph ? "CUDA events around each replay of a CUDA graph of two steps, halved; "
                                          "per-stage times are not taken in graph mode (use --launch stream)"
-                                       : gpu ? "CUDA events on the solver stream around each stage and each step"
-                                             : "steady_clock around each stage and each step"}};
+                                 : gpu ? "CUDA events on each rank's solver stream around each stage and each step; "
+                                         "with several ranks, each call's time is the slowest rank's"
+                                       : "steady_clock around each stage and each step"}};
 
-  // Checks: physics validation of the final state, projection quality, and (GPU) the CPU reference.
-  const HostState<T> fin = solver.save();
+  // Checks: physics validation of the final state, projection quality, and a reference: the CPU for a
+  // single GPU, the undecomposed run of the same recipe for several ranks.
   const Validation val = validate(c, fin);
   json vj = {{"kind", val.kind}, {"detail", val.detail}, {"max_error", val.max_error}, {"rms_error", val.rms_error}};
   if (val.kind == "taylor_green")
@@ -268,32 +452,35 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
   // Ghia's data describe the steady flow: a comparison before steady state is reported but flagged.
   vj["steady_state"] = steady;
   result["checks"]["validation"] = vj;
-  {
-    timer->enabled = false;
-    result["checks"]["divergence_rms"] = solver.divergence_rms();
-  }
+  result["checks"]["divergence_rms"] = divergence;
   json ref = {{"performed", false}};
-  if (gpu && o.check) {
-    // The CPU reference from the same initial state for the same number of steps.
-    const ResolvedRecipe cpu = resolve(cpu_recipe(Backend::cpu_omp), {});
-    SolverOptions reference_options = so;
-    reference_options.threads = 0;  // every core: the reference of a large GPU run is the slow part
-    ProjectionSolver<T> reference(c, cpu, reference_options, nullptr);
-    reference.load(start);
-    for (int s = 0; s < fin.step; ++s) reference.step();
-    const HostState<T> r = reference.save();
-    const double tol = solver_tolerance<T>();
-    json fields = {{"u", compare_field(fin.u, r.u)}, {"v", compare_field(fin.v, r.v)},
-                   {"w", compare_field(fin.w, r.w)}, {"p", compare_field(fin.p, r.p)}};
-    bool pass = true;
-    for (auto& item : fields.items()) pass = pass && item.value()["max_rel_diff"].template get<double>() <= tol;
-    ref = {{"performed", true}, {"against", "cpu_omp reference, same initial state and step count"},
-           {"steps", fin.step}, {"tolerance_max_rel", tol}, {"fields", fields}, {"pass", pass}};
-  } else if (!gpu) {
-    ref["reason"] = "this run is the CPU reference";
-  } else {
-    ref["reason"] = "skipped by --no-check";
+  const double tol = solver_tolerance<T>();
+  try {
+    if (ranks > 1 && o.check) {
+      bool pass = false;
+      const HostState<T> r = run_steps<T>(c, rr, so, start, fin.step - start.step);
+      json fields = compare_states(fin, r, tol, pass);
+      ref = {{"performed", true}, {"against", "the same recipe on one rank (no decomposition), same steps"},
+             {"steps", fin.step}, {"tolerance_max_rel", tol}, {"fields", fields}, {"pass", pass}};
+    } else if (gpu && o.check) {
+      // The CPU reference from the same initial state for the same number of steps.
+      SolverOptions reference_options = so;
+      reference_options.threads = 0;  // every core: the reference of a large GPU run is the slow part
+      const HostState<T> r = run_steps<T>(c, resolve(cpu_recipe(Backend::cpu_omp), {}), reference_options, start,
+                                          fin.step - start.step);
+      bool pass = false;
+      json fields = compare_states(fin, r, tol, pass);
+      ref = {{"performed", true}, {"against", "cpu_omp reference, same initial state and step count"},
+             {"steps", fin.step}, {"tolerance_max_rel", tol}, {"fields", fields}, {"pass", pass}};
+    } else if (!gpu && ranks == 1) {
+      ref["reason"] = "this run is the CPU reference";
+    } else {
+      ref["reason"] = "skipped by --no-check";
+    }
+  } catch (const std::exception& e) {  // e.g. the whole grid does not fit one GPU
+    ref = {{"performed", false}, {"reason", std::string("the reference run could not be made: ") + e.what()}};
   }
+  comm.barrier();
   result["checks"]["reference"] = ref;
 
   if (gpu) {
@@ -359,6 +546,110 @@ json build_metadata() {
           {"with_cuda", device::built_with_cuda()}};
 }
 
+namespace {
+
+// The halo variant a decomposed run uses: --halo NAME[:TUNING], or the default for the driver and
+// backend. Throws naming the variants that would fit when the choice cannot run here.
+const HaloVariant* choose_halo(const std::string& choice, const std::string& driver, Backend b, Tuning& tuning) {
+  const bool gpu = b == Backend::cuda;
+  std::string name = choice.substr(0, choice.find(':'));
+  const std::string tname = choice.find(':') == std::string::npos ? "" : choice.substr(choice.find(':') + 1);
+  if (name.empty()) name = driver == "mpi" ? (gpu ? "mpi_host_staged" : "mpi_sendrecv") : (gpu ? "p2p_sync" : "shared_memory_copy");
+  const HaloVariant& v = HaloRegistry::instance().get(name);
+  const bool fits_backend = (v.backend == Backend::cuda) == gpu;
+  if ((v.driver != driver && v.driver != "any") || !fits_backend) {
+    std::string fitting;
+    for (const HaloVariant& h : HaloRegistry::instance().all())
+      if ((h.driver == driver || h.driver == "any") && (h.backend == Backend::cuda) == gpu) fitting += " " + h.name;
+    throw std::runtime_error(v.id() + " runs " + (v.backend == Backend::cuda ? "GPU" : "host") + " arrays under the " +
+                             v.driver + " driver; this run has " + (gpu ? "GPU" : "host") + " arrays under the " +
+                             driver + " driver" + (driver == "threads" ? " (--ranks N)" : " (mpirun)") +
+                             "; halo variants that fit:" + (fitting.empty() ? std::string(" none in this build") : fitting));
+  }
+  if (tname.empty()) {
+    tuning = v.tunings.front();
+  } else if (const Tuning* t = v.find_tuning(tname)) {
+    tuning = *t;
+  } else {
+    std::string known;
+    for (const Tuning& t2 : v.tunings) known += " " + t2.name;
+    throw std::runtime_error("unknown tuning '" + tname + "' for " + v.id() + "; known:" + known);
+  }
+  return &v;
+}
+
+template <class T>
+json run_ranks(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
+  const bool gpu = rr.backend == Backend::cuda;
+  const int gpus = gpu ? device::count() : 0;
+  Communicator* world = mpi::world();
+  const HostState<T> start = initial_state<T>(c);
+
+  if (world) {  // one MPI process per rank, GPUs bound by local rank
+    const int ranks = world->size();
+    RankEnv env;
+    env.comm = world;
+    env.slabs = decompose_z(c.grid, ranks, c.bc.periodic(2));
+    if (ranks > 1) env.halo = choose_halo(o.halo, "mpi", rr.backend, env.halo_tuning);
+    if (gpu) {
+      env.device = mpi::local_rank() % gpus;
+      env.oversubscribed = mpi::local_size() > gpus;
+      device::set_device(env.device);
+    }
+    env.oversubscribed = world->allreduce_max(env.oversubscribed ? 1 : 0) > 0;
+    try {
+      return run_typed<T>(o, c, rr, env, start);
+    } catch (const std::exception& e) {
+      world->abort("rank " + std::to_string(world->rank()) + ": " + e.what());  // does not return
+      throw;
+    }
+  }
+
+  const int ranks = o.ranks;
+  if (ranks == 1) {
+    SingleComm single;
+    RankEnv env{&single, decompose_z(c.grid, 1, c.bc.periodic(2)), nullptr, {}, gpu ? 0 : -1, false};
+    if (gpu) device::set_device(0);
+    return run_typed<T>(o, c, rr, env, start);
+  }
+
+  // One process, one host thread per rank (the thesis's one POSIX thread per GPU).
+  RankEnv shared;
+  shared.slabs = decompose_z(c.grid, ranks, c.bc.periodic(2));
+  shared.halo = choose_halo(o.halo, "threads", rr.backend, shared.halo_tuning);
+  shared.oversubscribed = gpu && ranks > gpus;
+  auto group = std::make_shared<ThreadGroup>(ranks);
+  json result;
+  std::string error;
+  std::mutex error_mutex;
+#pragma omp parallel num_threads(ranks)
+  {
+    const int r = omp_get_thread_num();
+    ThreadComm comm(group, r);
+    try {
+      if (omp_get_num_threads() != ranks)
+        throw std::runtime_error("OpenMP gave " + std::to_string(omp_get_num_threads()) + " threads for " +
+                                 std::to_string(ranks) + " ranks (check OMP_THREAD_LIMIT)");
+      RankEnv env = shared;
+      env.comm = &comm;
+      if (gpu) env.device = r % gpus, device::set_device(env.device);
+      json j = run_typed<T>(o, c, rr, env, start);
+      if (r == 0) result = std::move(j);
+    } catch (const PeerFailed&) {  // another rank's error is the one to report
+    } catch (const std::exception& e) {
+      {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (error.empty()) error = "rank " + std::to_string(r) + ": " + e.what();
+      }
+      group->abort(e.what());
+    }
+  }
+  if (!error.empty()) throw std::runtime_error(error);
+  return result;
+}
+
+}  // namespace
+
 json run(const RunOptions& o) {
   const Case c = make_case(o.case_options);
   const Backend b = parse_backend(o.backend);
@@ -368,12 +659,20 @@ json run(const RunOptions& o) {
   if (o.warmup < 0) throw std::runtime_error("--warmup must not be negative");
   if (o.solver.jacobi_iterations < 1) throw std::runtime_error("--jacobi-iterations must be at least 1");
   if (o.solver.check_every < 1) throw std::runtime_error("--check-every must be at least 1");
+  if (o.ranks < 1) throw std::runtime_error("--ranks must be at least 1");
+  if (o.ranks > 1 && mpi::world())
+    throw std::runtime_error("--ranks is for the threads driver; under mpirun the rank count is mpirun's -np");
+  const int ranks = mpi::world() ? mpi::world()->size() : o.ranks;
+  if (!o.halo.empty() && ranks == 1)
+    throw std::runtime_error("--halo needs several ranks: --ranks N (threads) or mpirun -np N");
   if (o.launch != "stream" && o.launch != "graph")
     throw std::runtime_error("unknown --launch '" + o.launch + "'; known: stream graph");
   if (o.launch == "graph" && b != Backend::cuda) throw std::runtime_error("--launch graph needs --backend cuda");
   if (o.launch == "graph" && o.solver.jacobi_tol > 0)
     throw std::runtime_error("--launch graph needs a fixed Jacobi count: the tolerance mode reads the residual "
                              "back to the host, which a graph cannot record");
+  if (o.launch == "graph" && ranks > 1)
+    throw std::runtime_error("--launch graph runs one rank: halo exchanges synchronise with other ranks on the host");
   if (b == Backend::cuda && device::count() == 0)
     throw std::runtime_error("--backend cuda: " + device::unavailable_reason());
   std::string recipe = o.recipe;
@@ -385,7 +684,7 @@ json run(const RunOptions& o) {
                              o.backend);
   ResolvedRecipe use = rr;
   if (cpu_pair) use.backend = b;  // cpu-serial stages under --backend cpu_omp run threaded and vice versa
-  return o.precision == "float" ? run_typed<float>(o, c, use) : run_typed<double>(o, c, use);
+  return o.precision == "float" ? run_ranks<float>(o, c, use) : run_ranks<double>(o, c, use);
 }
 
 void print_summary(const json& r) {
@@ -420,6 +719,24 @@ void print_summary(const json& r) {
     std::printf("  %-12s %-36s %9.4g us %8.1f %10.1f %9s\n", name.c_str(), vt.c_str(),
                 s["per_call"]["median"].get<double>() * 1e6, s["calls_per_step"].get<double>(),
                 a["bytes_per_second"].get<double>() * 1e-9, frac);
+  }
+  const json& d = run["decomposition"];
+  if (d["ranks"].get<int>() > 1) {
+    std::printf("  %d ranks (%s driver%s), z-slabs:", d["ranks"].get<int>(), d["driver"].get<std::string>().c_str(),
+                d["oversubscribed"].get<bool>() ? ", OVERSUBSCRIBED: more ranks than GPUs" : "");
+    for (const json& s : d["slabs"])
+      if (s["device"].get<int>() >= 0) std::printf(" %d@gpu%d", s["nz"].get<int>(), s["device"].get<int>());
+      else std::printf(" %d", s["nz"].get<int>());
+    std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
+                d["halo"]["tuning"].get<std::string>().c_str(), 100 * t["halo"]["share_of_step"].get<double>(),
+                t["halo"]["timing"].get<std::string>().c_str());
+    for (const char* h : {"halo_predictor", "halo_pressure", "halo_correction"}) {
+      if (!t["halo"].contains(h)) continue;
+      const json& x = t["halo"][h];
+      std::printf("  %-16s median/call %9.4g us %8.1f calls %10.1f GB/s (%.3g MB sent per call by the busiest rank)\n", h,
+                  x["per_call"]["median"].get<double>() * 1e6, x["calls_per_step"].get<double>(),
+                  x["bytes_per_second"].get<double>() * 1e-9, x["bytes_sent_per_call"].get<double>() * 1e-6);
+    }
   }
   const json& v = r["checks"]["validation"];
   if (v["kind"] != "none")

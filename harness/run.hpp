@@ -24,13 +24,16 @@ struct RunOptions {
   double steady_tol = 1e-5;   // RMS(u^{n+1} - u^n) / (dt U) threshold
   int steady_check_every = 50;
   bool check = true;          // compare with the CPU reference after the run (GPU backends)
+  int ranks = 1;              // threads driver: z-slabs, one host thread (and GPU) each
+  std::string halo;           // halo variant NAME[:TUNING] for several ranks ("" = the driver's default)
   std::string launch = "stream";  // "stream": every kernel launched each step; "graph": CUDA-graph replay
   std::string json_path;      // write the result here ("" = don't)
   std::string command_line;
   bool progress = true;       // progress lines on stderr for long runs
 };
 
-// Runs and returns the JSON result (also written to json_path). Throws std::exception with a
+// Runs and returns the JSON result (also written to json_path); under mpirun, rank 0 returns it and
+// the other ranks return null. Throws std::exception with a
 // message naming the problem for bad options, unknown variants, missing GPU or memory.
 nlohmann::json run(const RunOptions& o);
 

@@ -19,6 +19,13 @@ struct Sample {
   double seconds;
 };
 constexpr int kStepSection = 100;
+// Halo exchanges, one section per place in the step (the thesis's transfers 0-5, pairwise).
+constexpr int kHaloPredictorSection = 200;   // u* v* w* after the predictor
+constexpr int kHaloPressureSection = 201;    // p after each Jacobi sweep
+constexpr int kHaloCorrectionSection = 202;  // u v w after the correction
+inline const char* halo_section_name(int s) {
+  return s == kHaloPredictorSection ? "halo_predictor" : s == kHaloPressureSection ? "halo_pressure" : "halo_correction";
+}
 
 class SectionTimer {
  public:

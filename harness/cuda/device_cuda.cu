@@ -18,6 +18,8 @@ int count() {
   return n;
 }
 
+void set_device(int dev) { NSB_CUDA(cudaSetDevice(dev)); }
+
 std::string unavailable_reason() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);

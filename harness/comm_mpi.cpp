@@ -1,0 +1,140 @@
+// MpiComm and the MPI driver's set-up (built when CMake finds MPI).
+#include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "mpi_driver.hpp"
+#include "mpi_comm.hpp"
+
+namespace nsb {
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  throw std::runtime_error(std::string(what) + ": " + std::string(msg, std::size_t(len)));
+}
+
+std::unique_ptr<MpiComm> g_world;
+int g_local_rank = 0, g_local_size = 1;
+
+}  // namespace
+
+MpiComm::MpiComm(MPI_Comm c) : comm_(c) {
+  MPI_Comm_rank(c, &rank_);
+  MPI_Comm_size(c, &size_);
+}
+
+void MpiComm::barrier() { check(MPI_Barrier(comm_), "MPI_Barrier"); }
+
+double MpiComm::allreduce_sum(double x) {
+  // Gathered and added in rank order, so the sum is the same bits as the threads driver's.
+  double s = 0;
+  for (double v : allgather_value(x)) s += v;
+  return s;
+}
+
+double MpiComm::allreduce_max(double x) {
+  double r = 0;
+  check(MPI_Allreduce(&x, &r, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+  return r;
+}
+
+void MpiComm::broadcast(void* data, std::size_t bytes, int root) {
+  check(MPI_Bcast(data, int(bytes), MPI_BYTE, root, comm_), "MPI_Bcast");
+}
+
+std::vector<std::vector<char>> MpiComm::allgather(const void* data, std::size_t bytes) {
+  std::vector<char> all(bytes * std::size_t(size_));
+  check(MPI_Allgather(data, int(bytes), MPI_BYTE, all.data(), int(bytes), MPI_BYTE, comm_), "MPI_Allgather");
+  std::vector<std::vector<char>> out;
+  for (int r = 0; r < size_; ++r) out.emplace_back(all.begin() + std::ptrdiff_t(bytes) * r, all.begin() + std::ptrdiff_t(bytes) * (r + 1));
+  return out;
+}
+
+// Point to point in chunks below 1 GiB: MPI counts are ints, and whole fields can exceed 2 GiB.
+std::vector<std::vector<char>> MpiComm::gather(const void* data, std::size_t bytes, int root) {
+  constexpr std::size_t chunk = std::size_t(1) << 30;
+  const std::vector<unsigned long long> sizes = allgather_value<unsigned long long>(bytes);
+  std::vector<std::vector<char>> out;
+  if (rank_ != root) {
+    for (std::size_t off = 0; off < bytes; off += chunk)
+      check(MPI_Send(static_cast<const char*>(data) + off, int(std::min(chunk, bytes - off)), MPI_BYTE, root, 7, comm_),
+            "MPI_Send");
+    return out;
+  }
+  out.resize(std::size_t(size_));
+  for (int r = 0; r < size_; ++r) {
+    std::vector<char>& b = out[std::size_t(r)];
+    b.resize(sizes[std::size_t(r)]);
+    if (r == root) {
+      std::copy(static_cast<const char*>(data), static_cast<const char*>(data) + bytes, b.begin());
+      continue;
+    }
+    for (std::size_t off = 0; off < b.size(); off += chunk)
+      check(MPI_Recv(b.data() + off, int(std::min(chunk, b.size() - off)), MPI_BYTE, r, 7, comm_, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+  }
+  return out;
+}
+
+void MpiComm::abort(const std::string& why) {
+  std::fprintf(stderr, "nsbench: error: %s (aborting all MPI ranks)\n", why.c_str());
+  std::fflush(stderr);
+  MPI_Abort(comm_, 1);
+  std::abort();  // MPI_Abort does not return; the compiler cannot know
+}
+
+namespace mpi {
+
+bool built_with_mpi() { return true; }
+
+bool launched_by_mpirun() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+void init(int* argc, char*** argv) {
+  if (!launched_by_mpirun()) return;
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  g_world = std::make_unique<MpiComm>(MPI_COMM_WORLD);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &g_local_rank);
+  MPI_Comm_size(node, &g_local_size);
+  MPI_Comm_free(&node);
+}
+
+void finalize() {
+  if (!g_world) return;
+  g_world.reset();
+  MPI_Finalize();
+}
+
+Communicator* world() { return g_world.get(); }
+int local_rank() { return g_local_rank; }
+int local_size() { return g_local_size; }
+
+std::string cuda_aware_unavailable_reason() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  if (MPIX_Query_cuda_support() == 1) return "";
+  return "this MPI library was built CUDA-aware but reports no CUDA support at run time "
+         "(MPIX_Query_cuda_support() = 0)";
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  return "this MPI library was built without CUDA support (MPIX_CUDA_AWARE_SUPPORT = 0 in mpi-ext.h)";
+#else
+  return "this MPI library cannot say whether it is CUDA-aware (no MPIX_CUDA_AWARE_SUPPORT in mpi-ext.h)";
+#endif
+}
+
+}  // namespace mpi
+}  // namespace nsb

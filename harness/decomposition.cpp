@@ -1,0 +1,43 @@
+#include "decomposition.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace nsb {
+
+std::vector<Slab> decompose_z(const Grid& g, int ranks, bool periodic_z) {
+  if (ranks < 1) throw std::runtime_error("decomposition: the rank count must be at least 1, not " + std::to_string(ranks));
+  if (ranks > g.nz)
+    throw std::runtime_error("decomposition: cannot split " + std::to_string(g.nz) + " z planes over " +
+                             std::to_string(ranks) + " ranks (every rank needs at least one plane)");
+  std::vector<Slab> out(static_cast<std::size_t>(ranks));
+  int z = 1;
+  for (int r = 0; r < ranks; ++r) {
+    Slab& s = out[std::size_t(r)];
+    s.rank = r, s.ranks = ranks;
+    s.nz = g.nz / ranks + (r < g.nz % ranks ? 1 : 0);
+    s.z_begin = z;
+    z += s.nz;
+    if (ranks > 1) {
+      s.lo_rank = r > 0 ? r - 1 : periodic_z ? ranks - 1 : -1;
+      s.hi_rank = r < ranks - 1 ? r + 1 : periodic_z ? 0 : -1;
+    }
+  }
+  return out;
+}
+
+Grid slab_grid(const Grid& g, const Slab& s) {
+  Grid l = g;
+  l.nz = s.nz;
+  l.lz = g.lz / g.nz * s.nz;
+  return l;
+}
+
+BoundarySpec slab_bc(const BoundarySpec& global, const Slab& s) {
+  BoundarySpec b = global;
+  if (s.has_lo()) b.face[2][0].type = FaceType::neighbour;
+  if (s.has_hi()) b.face[2][1].type = FaceType::neighbour;
+  return b;
+}
+
+}  // namespace nsb

@@ -1,0 +1,59 @@
+// Domain decomposition into z-slabs (thesis Sec. 3.2.3): rank r owns interior planes
+// [z_begin, z_begin + nz) of the global grid, padded like a whole grid with one ghost plane below and
+// above. A z face cut by the decomposition becomes a `neighbour` face whose ghost plane the halo
+// exchange fills from the neighbouring rank's edge plane; periodic z wraps rank 0 and rank P-1.
+//
+// Because the padded layout is x fastest, a z plane (interior and its x/y ghost cells) is one
+// contiguous run of NX*NY values: every halo message is a plain copy of whole planes.
+#pragma once
+
+#include <vector>
+
+#include "boundary.hpp"
+#include "grid.hpp"
+
+namespace nsb {
+
+struct Slab {
+  int rank = 0, ranks = 1;
+  int z_begin = 1;  // first owned interior plane, in global padded indices (1-based)
+  int nz = 0;       // owned interior planes
+  int lo_rank = -1, hi_rank = -1;  // neighbours below / above (-1: a physical boundary)
+  bool has_lo() const { return lo_rank >= 0; }
+  bool has_hi() const { return hi_rank >= 0; }
+};
+
+// Splits nz planes over `ranks`: nz / ranks each, the first nz % ranks ranks one more. Throws
+// std::runtime_error naming the problem when a rank would get no plane.
+std::vector<Slab> decompose_z(const Grid& global, int ranks, bool periodic_z);
+
+// The rank's own grid: same x/y, nz planes, the z extent scaled so that dz is the global dz.
+Grid slab_grid(const Grid& global, const Slab& s);
+
+// The boundary conditions a rank applies itself: z faces with a neighbour become FaceType::neighbour.
+BoundarySpec slab_bc(const BoundarySpec& global, const Slab& s);
+
+// Offset, in elements, of padded plane k (0 .. nz+1) of an array of grid g.
+inline std::size_t plane_offset(const Grid& g, int k) { return std::size_t(k) * std::size_t(g.sz()); }
+inline std::size_t plane_elems(const Grid& g) { return std::size_t(g.sz()); }
+
+// Cuts the rank's padded slab (ghost planes included) out of a whole padded field ...
+template <class T>
+std::vector<T> scatter_slab(const std::vector<T>& global, const Grid& g, const Slab& s) {
+  const std::size_t plane = plane_elems(g);
+  const auto first = global.begin() + std::ptrdiff_t(plane * std::size_t(s.z_begin - 1));
+  return std::vector<T>(first, first + std::ptrdiff_t(plane * std::size_t(s.nz + 2)));
+}
+
+// ... and puts it back: the rank's interior planes, and the whole grid's ghost planes from the first
+// and last rank (a wall's ghost rule, or with periodic z the exchanged copy of the opposite plane).
+template <class T>
+void gather_slab(std::vector<T>& global, const Grid& g, const Slab& s, const std::vector<T>& local) {
+  const std::size_t plane = plane_elems(g);
+  const int k0 = s.rank == 0 ? 0 : 1, k1 = s.rank == s.ranks - 1 ? s.nz + 1 : s.nz;
+  std::copy(local.begin() + std::ptrdiff_t(plane * std::size_t(k0)),
+            local.begin() + std::ptrdiff_t(plane * std::size_t(k1 + 1)),
+            global.begin() + std::ptrdiff_t(plane * std::size_t(s.z_begin - 1 + k0)));
+}
+
+}  // namespace nsb

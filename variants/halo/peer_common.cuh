@@ -1,0 +1,74 @@
+// What the threads-driver GPU halo variants share: every rank's arrays and GPU, peer access between
+// neighbours, and the addresses of the planes one rank writes into its neighbours.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "cuda/check.cuh"
+#include "halo.hpp"
+
+namespace nsb {
+
+// Lets `dev` read and write `peer`'s memory directly when the hardware allows (NVLink, PCIe P2P).
+// Returns whether direct access is on; without it cudaMemcpyPeer still works, staged by the driver.
+inline bool enable_peer_access(int dev, int peer) {
+  if (dev == peer) return true;
+  int can = 0;
+  NSB_CUDA(cudaDeviceCanAccessPeer(&can, dev, peer));
+  if (!can) return false;
+  const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+  else NSB_CUDA(e);
+  return true;
+}
+
+template <class T>
+class PeerArrays {
+ public:
+  // Collective: every rank passes its arrays, in the same order.
+  void attach(const HaloContext& c, const std::vector<T*>& mine) {
+    mine_ = mine;
+    devices_ = c.comm->allgather_value(c.device);
+    of_rank_.assign(devices_.size(), {});
+    for (T* a : mine)
+      for (std::size_t r = 0; const auto p : c.comm->allgather_value(a)) of_rank_[r++].push_back(p);
+  }
+  // Where my `field`'s edge plane goes on the lower / upper neighbour: its top / bottom ghost plane.
+  T* lo_ghost_of_neighbour(const HaloContext& c, const T* field) const {
+    const Slab& lo = c.slabs[std::size_t(c.slab().lo_rank)];
+    return plane(of_rank_[std::size_t(lo.rank)][buffer_index(mine_, field)], c.grid, lo.nz + 1);
+  }
+  T* hi_ghost_of_neighbour(const HaloContext& c, const T* field) const {
+    return plane(of_rank_[std::size_t(c.slab().hi_rank)][buffer_index(mine_, field)], c.grid, 0);
+  }
+  int device(int rank) const { return devices_[std::size_t(rank)]; }
+
+ private:
+  std::vector<T*> mine_;
+  std::vector<int> devices_;
+  std::vector<std::vector<T*>> of_rank_;  // [rank][array]
+};
+
+// Pushes my edge planes of `fields` into my neighbours' ghost planes on `stream`.
+template <class T>
+void push_edges(const HaloContext& c, const PeerArrays<T>& peers, const std::vector<T*>& fields, cudaStream_t stream) {
+  const Slab& s = c.slab();
+  const std::size_t bytes = plane_elems(c.grid) * sizeof(T);
+  for (T* f : fields) {
+    if (s.has_lo())
+      NSB_CUDA(cudaMemcpyPeerAsync(peers.lo_ghost_of_neighbour(c, f), peers.device(s.lo_rank), plane(f, c.grid, 1),
+                                   c.device, bytes, stream));
+    if (s.has_hi())
+      NSB_CUDA(cudaMemcpyPeerAsync(peers.hi_ghost_of_neighbour(c, f), peers.device(s.hi_rank),
+                                   plane(f, c.grid, s.nz), c.device, bytes, stream));
+  }
+}
+
+inline nlohmann::json peer_description(const HaloContext& c, bool direct_lo, bool direct_hi) {
+  return {{"direct_peer_access_lo", direct_lo}, {"direct_peer_access_hi", direct_hi}, {"device", c.device}};
+}
+
+}  // namespace nsb
