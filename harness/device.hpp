@@ -83,6 +83,19 @@ struct CopyBandwidth {
 };
 CopyBandwidth measure_copy_bandwidth(int samples = 30);
 
+// Timed transfers for `nsbench bandwidth` (thesis Table A.1 and the links a halo exchange uses).
+enum class Transfer {
+  h2d_pageable, d2h_pageable, h2d_pinned, d2h_pinned,
+  d2d,        // within GPU 0 (bytes counted once: the message size)
+  p2p_uni,    // GPU 0 -> GPU 1, cudaMemcpyPeerAsync
+  p2p_bidir,  // GPU 0 -> GPU 1 and GPU 1 -> GPU 0 at once (bytes counted in both directions)
+};
+const char* transfer_name(Transfer t);
+// Whether GPU a can write GPU b's memory directly (NVLink or PCIe peer access).
+bool peer_access_possible(int a, int b);
+// Seconds of each of `samples` transfers of `bytes` (after `warmup` untimed ones), CUDA events.
+std::vector<double> time_transfer(Transfer t, std::size_t bytes, int samples, int warmup);
+
 // Registers, shared memory and local (spill) memory of a kernel from cudaFuncGetAttributes.
 struct KernelAttributes {
   int registers = 0;

@@ -39,5 +39,8 @@ void EventPool::record_stop(std::size_t, void*) { no_cuda(); }
 double EventPool::elapsed_seconds(std::size_t) { no_cuda(); }
 CopyBandwidth measure_copy_bandwidth(int) { no_cuda(); }
 KernelAttributes kernel_attributes(const void*) { no_cuda(); }
+const char* transfer_name(Transfer) { return "?"; }
+bool peer_access_possible(int, int) { return false; }
+std::vector<double> time_transfer(Transfer, std::size_t, int, int) { no_cuda(); }
 
 }  // namespace nsb::device

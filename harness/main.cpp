@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "device.hpp"
+#include "bandwidth.hpp"
 #include "halo.hpp"
 #include "models.hpp"
 #include "mpi_driver.hpp"
@@ -190,6 +191,16 @@ int run_main(int argc, char** argv) {
   stages->add_option("--warmup", so.warmup, "untimed calls first")->capture_default_str();
   stages->add_option("--json", so.json_path, "write every row with raw samples (schema nsbench.stages/1)");
 
+  nsb::BandwidthOptions bo;
+  std::size_t max_mib = 256;
+  auto* bandwidth = app.add_subcommand(
+      "bandwidth", "host<->device (pageable, pinned), device<->device and peer-to-peer bandwidth over message sizes, "
+                   "and small-message latency (thesis Table A.1; the scaling model's link numbers)");
+  bandwidth->add_option("--samples", bo.samples, "timed transfers per size")->capture_default_str();
+  bandwidth->add_option("--max-mib", max_mib, "largest message, MiB (sizes go up by 4x from 8 bytes)")
+      ->capture_default_str();
+  bandwidth->add_option("--json", bo.json_path, "write every size with raw samples (schema nsbench.bandwidth/1)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -227,6 +238,13 @@ int run_main(int argc, char** argv) {
       return 0;
     }
     if (*verify) return cmd_verify(vo);
+    if (*bandwidth) {
+      bo.max_bytes = max_mib << 20;
+      bo.command_line = join_args(argc, argv);
+      nsb::measure_bandwidth(bo);
+      if (!bo.json_path.empty()) std::printf("result written to %s\n", bo.json_path.c_str());
+      return 0;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nsbench: error: %s\n", e.what());
     return 1;

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "device.hpp"
+#include "halo.hpp"
 #include "run.hpp"
 #include "test_support.hpp"
 #include "verify.hpp"
@@ -104,6 +105,43 @@ TEST(Gpu, TooLargeAGridSaysHowMuchMemoryItNeeds) {
     EXPECT_NE(m.find("MiB are free"), std::string::npos) << m;
     std::printf("%s\n", m.c_str());
   }
+}
+
+// Every GPU halo variant of the threads driver, on two ranks (two GPUs, or one GPU twice), against the
+// undecomposed GPU run: cavity (walls) with the overlapping split, periodic Taylor-Green.
+TEST(Gpu, EveryThreadsHaloVariantMatchesTheOneRankRun) {
+  NSB_REQUIRE_GPU();
+  int checked = 0;
+  for (const HaloVariant& v : HaloRegistry::instance().all()) {
+    if (v.backend != Backend::cuda || v.driver == "mpi") continue;
+    if (v.name == "nccl" && device::count() < 2) {
+      std::printf("SKIPPED %s: NCCL needs one GPU per rank and this machine has one\n", v.id().c_str());
+      continue;
+    }
+    for (const Tuning& t : v.tunings)
+      for (const char* precision : {"float", "double"})
+        for (const char* case_name : {"cavity", "taylor_green"}) {
+          RunOptions o;
+          o.case_options.name = case_name;
+          o.case_options.nx = o.case_options.nz = 32;
+          o.case_options.ny = std::string(case_name) == "cavity" ? 4 : 32;
+          o.backend = "cuda";
+          o.recipe = "best";
+          o.precision = precision;
+          o.ranks = std::string(case_name) == "cavity" ? 2 : 3;
+          o.halo = v.name + ":" + t.name;
+          o.steps = 8;
+          o.warmup = 2;
+          o.progress = false;
+          const nlohmann::json r = run(o);
+          const auto& ref = r["checks"]["reference"];
+          EXPECT_TRUE(ref["performed"].get<bool>() && ref["pass"].get<bool>()) << o.halo << " " << precision << " "
+                                                                               << case_name << ": " << ref.dump();
+          ++checked;
+        }
+  }
+  std::printf("%d decomposed GPU runs matched the one-rank run\n", checked);
+  EXPECT_GE(checked, 16);
 }
 
 TEST(Gpu, CavityReachesTheCpuGhiaDeviation) {

@@ -19,6 +19,13 @@ template <class T>
 class Nccl final : public HaloExchange<T> {
  public:
   explicit Nccl(const HaloContext& c) : c_(c) {
+    const std::vector<int> devices = c.comm->allgather_value(c.device);
+    for (std::size_t r = 1; r < devices.size(); ++r)
+      for (std::size_t q = 0; q < r; ++q)
+        if (devices[r] == devices[q])
+          throw std::runtime_error("halo/nccl needs one GPU per rank: ranks " + std::to_string(q) + " and " +
+                                   std::to_string(r) + " share GPU " + std::to_string(devices[r]) +
+                                   "; use p2p_sync or mpi_host_staged to run more ranks than GPUs");
     setenv("NCCL_NVLS_ENABLE", "0", 1);
     ncclUniqueId id{};
     if (c.comm->rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");

@@ -1,0 +1,216 @@
+// Decomposed runs without a GPU: the z-slab arithmetic, the ghost-plane bookkeeping, the threads
+// driver's collectives, and whole runs on several ranks checked against the undecomposed run.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "comm.hpp"
+#include "decomposition.hpp"
+#include "halo.hpp"
+#include "run.hpp"
+
+namespace nsb {
+namespace {
+
+Grid grid(int nx, int ny, int nz) { return Grid{nx, ny, nz, 1.0, 1.0, 1.0}; }
+
+TEST(Decomposition, UnevenSplitCoversEveryPlaneOnce) {
+  const std::vector<Slab> s = decompose_z(grid(8, 4, 10), 4, false);
+  ASSERT_EQ(s.size(), 4u);
+  const int expected_nz[] = {3, 3, 2, 2};
+  int next = 1;
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(s[r].nz, expected_nz[r]);
+    EXPECT_EQ(s[r].z_begin, next);
+    next += s[r].nz;
+  }
+  EXPECT_EQ(next, 11);
+  EXPECT_EQ(s[0].lo_rank, -1);
+  EXPECT_EQ(s[0].hi_rank, 1);
+  EXPECT_EQ(s[3].hi_rank, -1);
+  EXPECT_EQ(s[2].lo_rank, 1);
+}
+
+TEST(Decomposition, PeriodicZWrapsAround) {
+  const std::vector<Slab> s = decompose_z(grid(4, 4, 6), 3, true);
+  EXPECT_EQ(s[0].lo_rank, 2);
+  EXPECT_EQ(s[2].hi_rank, 0);
+  const std::vector<Slab> one = decompose_z(grid(4, 4, 6), 1, true);
+  EXPECT_FALSE(one[0].has_lo());  // one rank: the ordinary periodic ghost rule, no exchange
+}
+
+TEST(Decomposition, TooManyRanksIsAClearError) {
+  try {
+    decompose_z(grid(4, 4, 3), 4, false);
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot split 3 z planes over 4 ranks"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Decomposition, SlabGridKeepsTheSpacing) {
+  const Grid g{16, 8, 12, 2.0, 1.0, 3.0};
+  const std::vector<Slab> s = decompose_z(g, 5, false);
+  for (const Slab& sl : s) {
+    const Grid l = slab_grid(g, sl);
+    EXPECT_EQ(l.nx, 16);
+    EXPECT_EQ(l.nz, sl.nz);
+    EXPECT_NEAR(l.dz(), g.dz(), 1e-15);
+  }
+}
+
+TEST(Decomposition, ScatterThenGatherRestoresTheField) {
+  const Grid g = grid(3, 2, 7);
+  std::vector<double> field(g.padded_points());
+  for (std::size_t i = 0; i < field.size(); ++i) field[i] = double(i) + 0.5;
+  for (bool periodic : {false, true}) {
+    const std::vector<Slab> s = decompose_z(g, 3, periodic);
+    std::vector<double> back(field.size(), -1);
+    for (const Slab& sl : s) {
+      const std::vector<double> local = scatter_slab(field, g, sl);
+      ASSERT_EQ(local.size(), plane_elems(g) * std::size_t(sl.nz + 2));
+      // The slab's plane 1 is the global plane z_begin: ghost plane 0 is the one below it.
+      EXPECT_EQ(local[plane_offset(g, 1)], field[plane_offset(g, sl.z_begin)]);
+      gather_slab(back, g, sl, local);
+    }
+    EXPECT_EQ(back, field);
+  }
+}
+
+TEST(Decomposition, NeighbourFacesAreLeftToTheExchange) {
+  BoundarySpec spec;  // walls everywhere
+  const std::vector<Slab> s = decompose_z(grid(4, 4, 6), 3, false);
+  const BoundarySpec mid = slab_bc(spec, s[1]), first = slab_bc(spec, s[0]);
+  EXPECT_EQ(mid.face[2][0].type, FaceType::neighbour);
+  EXPECT_EQ(mid.face[2][1].type, FaceType::neighbour);
+  EXPECT_EQ(first.face[2][0].type, FaceType::wall);
+  EXPECT_EQ(first.face[2][1].type, FaceType::neighbour);
+
+  // The ghost rules must not touch a neighbour side: its ghost plane and the face value w(nz).
+  const Grid g = grid(2, 2, 3);
+  std::vector<double> u(g.padded_points(), 7.0), v = u, w = u;
+  double* vel[3] = {u.data(), v.data(), w.data()};
+  const BoundaryRules<double> r = BoundaryRules<double>::make(first);
+  velocity_bc_line(vel, g, r, 2, 1, 1);
+  EXPECT_EQ(w[g.idx(1, 1, 3)], 7.0);  // top face of rank 0's last cell: an interior face
+  EXPECT_EQ(w[g.idx(1, 1, 4)], 7.0);  // ghost plane above: from the neighbour
+  EXPECT_EQ(w[g.idx(1, 1, 0)], 0.0);  // bottom wall
+  EXPECT_EQ(u[g.idx(1, 1, 0)], -7.0);
+}
+
+TEST(ThreadComm, SumsInRankOrderAndPropagatesFailure) {
+  auto group = std::make_shared<ThreadGroup>(3);
+  std::vector<double> sums(3);
+  std::vector<std::thread> t;
+  for (int r = 0; r < 3; ++r)
+    t.emplace_back([&, r] {
+      ThreadComm c(group, r);
+      sums[std::size_t(r)] = c.allreduce_sum(r == 0 ? 1e16 : 1.0);
+    });
+  for (auto& th : t) th.join();
+  for (double s : sums) EXPECT_EQ(s, (1e16 + 1.0) + 1.0);  // the same bits on every rank
+
+  // One rank fails: the others leave their barrier with PeerFailed instead of waiting for ever.
+  auto g2 = std::make_shared<ThreadGroup>(3);
+  std::atomic<int> peer_failed{0};
+  t.clear();
+  for (int r = 0; r < 3; ++r)
+    t.emplace_back([&, r] {
+      ThreadComm c(g2, r);
+      if (r == 1) return c.abort("rank 1 ran out of memory");
+      try {
+        c.barrier();
+      } catch (const PeerFailed& e) {
+        EXPECT_NE(std::string(e.what()).find("rank 1 ran out of memory"), std::string::npos);
+        ++peer_failed;
+      }
+    });
+  for (auto& th : t) th.join();
+  EXPECT_EQ(peer_failed.load(), 2);
+}
+
+RunOptions decomposed(const std::string& case_name, int nx, int ny, int nz, int ranks) {
+  RunOptions o;
+  o.case_options.name = case_name;
+  o.case_options.nx = nx, o.case_options.ny = ny, o.case_options.nz = nz;
+  o.steps = 6;
+  o.warmup = 2;
+  o.ranks = ranks;
+  o.progress = false;
+  return o;
+}
+
+void expect_matches_one_rank(const nlohmann::json& r, double max_rel) {
+  const auto& ref = r["checks"]["reference"];
+  ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
+  EXPECT_TRUE(ref["pass"].get<bool>()) << ref.dump();
+  for (auto& [name, f] : ref["fields"].items()) EXPECT_LE(f["max_rel_diff"].get<double>(), max_rel) << name;
+}
+
+// The threads driver and halo/shared_memory_copy: the decomposed run does exactly the undecomposed
+// run's arithmetic, so with a fixed Jacobi count the fields agree to the bit.
+TEST(ThreadsDriver, CavityOnThreeUnevenRanksIsBitwiseTheOneRankRun) {
+  const nlohmann::json r = run(decomposed("cavity", 24, 4, 24, 3));
+  EXPECT_EQ(r["run"]["decomposition"]["ranks"], 3);
+  EXPECT_EQ(r["run"]["decomposition"]["halo"]["variant"], "halo/shared_memory_copy");
+  EXPECT_EQ(r["run"]["decomposition"]["slabs"][0]["nz"], 8);
+  expect_matches_one_rank(r, 0.0);
+  for (const char* h : {"halo_predictor", "halo_pressure", "halo_correction"})
+    EXPECT_TRUE(r["timing"]["halo"].contains(h)) << h;
+  EXPECT_EQ(r["timing"]["halo"]["halo_pressure"]["calls_per_step"].get<double>(), 20.0);
+}
+
+TEST(ThreadsDriver, PeriodicTaylorGreenWithAdamsBashforthOnFourRanks) {
+  RunOptions o = decomposed("taylor_green", 12, 12, 12, 4);
+  o.solver.scheme = TimeScheme::adams_bashforth2;
+  expect_matches_one_rank(run(o), 0.0);
+  o.ranks = 2;  // two ranks, periodic: both neighbours are the same rank
+  expect_matches_one_rank(run(o), 0.0);
+}
+
+TEST(ThreadsDriver, ToleranceModeSumsResidualsOverRanks) {
+  RunOptions o = decomposed("channel", 8, 8, 16, 2);
+  o.precision = "float";
+  o.solver.jacobi_tol = 1e-3;
+  o.solver.jacobi_iterations = 300;
+  const nlohmann::json r = run(o);
+  expect_matches_one_rank(r, 2e-4);
+  EXPECT_LT(r["run"]["jacobi"]["last_iterations"].get<int>(), 300);
+}
+
+TEST(ThreadsDriver, BadChoicesNameTheProblem) {
+  auto error_of = [](RunOptions o) -> std::string {
+    try {
+      run(o);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  };
+  RunOptions o = decomposed("cavity", 8, 4, 8, 2);
+  o.halo = "p2p_sync";
+  EXPECT_NE(error_of(o).find("halo variants that fit: shared_memory_copy"), std::string::npos) << error_of(o);
+  o.halo = "nosuch";
+  EXPECT_NE(error_of(o).find("unknown halo variant 'halo/nosuch'"), std::string::npos) << error_of(o);
+  o.halo = "shared_memory_copy:fast";
+  EXPECT_NE(error_of(o).find("unknown tuning 'fast'"), std::string::npos) << error_of(o);
+  o = decomposed("cavity", 8, 4, 8, 9);
+  EXPECT_NE(error_of(o).find("cannot split 8 z planes over 9 ranks"), std::string::npos) << error_of(o);
+  o = decomposed("cavity", 8, 4, 8, 1);
+  o.halo = "shared_memory_copy";
+  EXPECT_NE(error_of(o).find("--halo needs several ranks"), std::string::npos) << error_of(o);
+}
+
+TEST(HaloRegistry, EveryVariantIsComplete) {
+  EXPECT_NE(HaloRegistry::instance().find("shared_memory_copy"), nullptr);
+  for (const HaloVariant& v : HaloRegistry::instance().all()) {
+    EXPECT_NE(v.make_float, nullptr) << v.id();
+    EXPECT_NE(v.make_double, nullptr) << v.id();
+    EXPECT_TRUE(v.driver == "threads" || v.driver == "mpi" || v.driver == "any") << v.id();
+    EXPECT_TRUE(v.tags.count("halo") && v.tags.count("sync")) << v.id();
+  }
+}
+
+}  // namespace
+}  // namespace nsb
