@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cases.hpp"
 #include "device.hpp"
 #include "bandwidth.hpp"
 #include "halo.hpp"
@@ -30,6 +31,28 @@ bool parse_grid(const std::string& s, nsb::CaseOptions& c) {
   if (!(in >> nx >> x1 >> ny >> x2 >> nz) || x1 != 'x' || x2 != 'x' || !in.eof()) return false;
   c.nx = nx, c.ny = ny, c.nz = nz;
   return true;
+}
+
+// Everything a study file may name, for tools that validate studies before running them.
+int cmd_list_json() {
+  nlohmann::json j = {{"schema", "nsbench.list/1"}, {"variants", nlohmann::json::array()},
+                      {"halo", nlohmann::json::array()}, {"recipes", nlohmann::json::array()},
+                      {"cases", nsb::case_names()}, {"with_cuda", nsb::device::built_with_cuda()},
+                      {"with_mpi", nsb::mpi::built_with_mpi()}};
+  auto tunings = [](const std::vector<nsb::Tuning>& ts) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const nsb::Tuning& t : ts) a.push_back(t.name);
+    return a;
+  };
+  for (const nsb::Variant& v : nsb::Registry::instance().all())
+    j["variants"].push_back({{"stage", nsb::stage_name(v.stage)}, {"name", v.name}, {"backend", nsb::backend_name(v.backend)},
+                             {"tags", v.tags}, {"tunings", tunings(v.tunings)}});
+  for (const nsb::HaloVariant& v : nsb::HaloRegistry::instance().all())
+    j["halo"].push_back({{"name", v.name}, {"backend", nsb::backend_name(v.backend)}, {"driver", v.driver},
+                         {"tags", v.tags}, {"tunings", tunings(v.tunings)}});
+  for (const nsb::Recipe& r : nsb::builtin_recipes()) j["recipes"].push_back(r.name);
+  std::printf("%s\n", j.dump(1).c_str());
+  return 0;
 }
 
 int cmd_list(const std::string& stage, const std::string& tag) {
@@ -172,6 +195,8 @@ int run_main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "list stages, variants with tags and tunings, recipes, flop counts");
   list->add_option("--stage", list_stage, "only this stage");
   list->add_option("--tag", list_tag, "only variants with this tag, KEY=VALUE (memory=shared, cta=1d, ...)");
+  bool list_json = false;
+  list->add_flag("--json", list_json, "everything as JSON (schema nsbench.list/1), for tools");
 
   nsb::VerifyOptions vo;
   auto* verify = app.add_subcommand("verify", "check every GPU variant x tuning against the CPU reference");
@@ -228,7 +253,7 @@ int run_main(int argc, char** argv) {
       const auto& ref = result["checks"]["reference"];
       return ref["performed"].get<bool>() && !ref["pass"].get<bool>() ? 2 : 0;
     }
-    if (*list) return cmd_list(list_stage, list_tag);
+    if (*list) return list_json ? cmd_list_json() : cmd_list(list_stage, list_tag);
     if (*stages) {
       nsb::CaseOptions tmp;
       if (!parse_grid(stages_grid, tmp)) throw std::runtime_error("bad --grid '" + stages_grid + "'");

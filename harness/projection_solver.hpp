@@ -107,13 +107,7 @@ class ProjectionSolver {
     const Grid& g = c.grid;
     const bool dev = r.backend == Backend::cuda;
     const std::size_t n = g.padded_points();
-    if (dev) {  // say what the whole run needs, not only which array did not fit
-      const int fields = o.scheme == TimeScheme::adams_bashforth2 ? 12 : 9;
-      device::require_free(fields * n * sizeof(T) + kReduceScratchBytes,
-                           "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
-                           std::to_string(fields) + " fields of " + std::to_string((n * sizeof(T)) >> 20) +
-                               " MiB and the reduction scratch");
-    }
+    if (dev) require_gpu_memory(g, o.scheme);
     const char* names[] = {"u", "v", "w", "u*", "v*", "w*", "p", "p_new", "div"};
     buf_.reserve(12);  // the field pointers below must stay put
     for (int i = 0; i < 9; ++i) buf_.emplace_back(n, dev, names[i]);
@@ -161,6 +155,17 @@ class ProjectionSolver {
     }
   }
   ProjectionSolver(const ProjectionSolver&) = delete;
+
+  // Throws, saying what the whole run needs (not only which array did not fit), when the current GPU
+  // lacks the memory for a solver of grid g.
+  static void require_gpu_memory(const Grid& g, TimeScheme scheme) {
+    const int fields = scheme == TimeScheme::adams_bashforth2 ? 12 : 9;
+    const std::size_t n = g.padded_points();
+    device::require_free(fields * n * sizeof(T) + kReduceScratchBytes,
+                         "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
+                         std::to_string(fields) + " fields of " + std::to_string((n * sizeof(T)) >> 20) +
+                             " MiB and the reduction scratch");
+  }
   ProjectionSolver& operator=(const ProjectionSolver&) = delete;
 
   void load(const HostState<T>& s) {

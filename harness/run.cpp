@@ -583,10 +583,15 @@ json run_ranks(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
   const bool gpu = rr.backend == Backend::cuda;
   const int gpus = gpu ? device::count() : 0;
   Communicator* world = mpi::world();
+  const int ranks = world ? world->size() : o.ranks;
+  if (gpu) {  // before the initial state is built on the host: a grid too large fails at once
+    const Grid slab0 = slab_grid(c.grid, decompose_z(c.grid, ranks, c.bc.periodic(2))[0]);
+    device::set_device(world ? mpi::local_rank() % gpus : 0);
+    ProjectionSolver<T>::require_gpu_memory(slab0, o.solver.scheme);
+  }
   const HostState<T> start = initial_state<T>(c);
 
   if (world) {  // one MPI process per rank, GPUs bound by local rank
-    const int ranks = world->size();
     RankEnv env;
     env.comm = world;
     env.slabs = decompose_z(c.grid, ranks, c.bc.periodic(2));
@@ -605,7 +610,6 @@ json run_ranks(const RunOptions& o, const Case& c, const ResolvedRecipe& rr) {
     }
   }
 
-  const int ranks = o.ranks;
   if (ranks == 1) {
     SingleComm single;
     RankEnv env{&single, decompose_z(c.grid, 1, c.bc.periodic(2)), nullptr, {}, gpu ? 0 : -1, false};

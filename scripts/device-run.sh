@@ -2,7 +2,10 @@
 # The one call to make on a GPU machine: build, verify every variant, run the GPU tests, benchmark
 # every stage variant and every recipe, and leave logs and result files under $OUT.
 #
-#   scripts/device-run.sh [all|verify|bench|recipes|multigpu]...     (default: all)
+#   scripts/device-run.sh [all|verify|bench|recipes|multigpu|ranks4|study]...     (default: all)
+#
+# `study` runs the quick study suite (MODE=full for the full one) into device-results/ inside the tree
+# (kept while the machine stays warm, so a second call resumes) and copies it and the report to $OUT.
 #
 # Results go to $OUT/results/ and are also packed into $OUT/results.tar.gz (the device tool brings
 # back only a few files). Needs no network: it builds from what is installed.
@@ -102,6 +105,25 @@ if want multigpu; then
         --grid $grid --halo $halo
     done
   done
+fi
+
+if want ranks4; then  # four ranks on the GPUs present: the 4-rank code paths (middle ranks, two neighbours)
+  for halo in p2p_sync p2p_async_overlap host_staged_sync:pinned; do
+    mg "cavity_256x32x256_4ranks_threads_${halo/:/_}" --grid 256x32x256 --ranks 4 --halo $halo
+  done
+  LAUNCH="mpirun --allow-run-as-root --oversubscribe -np 4 -x NCCL_NVLS_ENABLE=0" \
+    mg "cavity_256x32x256_4ranks_mpi_mpi_host_staged" --grid 256x32x256 --halo mpi_host_staged
+fi
+
+if want study; then
+  log "study suite (${MODE:-quick})"
+  mkdir -p device-results
+  NSBENCH=$NSB timeout ${STUDY_TIMEOUT:-520} scripts/run-study ${STUDIES:-all} --"${MODE:-quick}" \
+    --results device-results >"$OUT/study.log" 2>&1 || status=1
+  grep -E "FAILED|FAIL$|run-study:" "$OUT/study.log" | tail -20
+  /usr/bin/python3 reports/study_report.py --results device-results >"$OUT/report.log" 2>&1 || status=1
+  tail -2 "$OUT/report.log"
+  cp -r device-results "$OUT/device-results"
 fi
 
 log "done (status $status)"

@@ -128,7 +128,8 @@ TEST(Gpu, EveryThreadsHaloVariantMatchesTheOneRankRun) {
           o.backend = "cuda";
           o.recipe = "best";
           o.precision = precision;
-          o.ranks = std::string(case_name) == "cavity" ? 2 : 3;
+          // Three ranks where the variant allows more ranks than GPUs: a middle rank has two neighbours.
+          o.ranks = std::string(case_name) == "cavity" || v.name == "nccl" ? 2 : 3;
           o.halo = v.name + ":" + t.name;
           o.steps = 8;
           o.warmup = 2;
