@@ -182,6 +182,8 @@ class ProjectionSolver {
     time_ = s.time;
     call_.prm.first_step = s.step == 0;
     sync();
+    // A neighbour that loads faster must not push its first halo into arrays this rank is still loading.
+    if (comm_) comm_->barrier();
   }
 
   HostState<T> save() const {

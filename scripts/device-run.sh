@@ -36,6 +36,16 @@ if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSB_WERROR=O
 fi
 NSB=$BUILD/nsbench
 
+# One multi-GPU run: name, then nsbench run arguments (LAUNCH=mpirun... in front for MPI).
+mg() {
+  local name=$1; shift
+  ${LAUNCH:-} $NSB run --backend cuda --recipe best --precision float --steps ${MG_STEPS:-20} --warmup 5 --quiet \
+    --json "$OUT/results/run_$name.json" "$@" >"$OUT/run_$name.log" 2>&1 || status=1
+  echo "$name: $(grep -E "time per step" "$OUT/run_$name.log" | sed 's/ *time per step: //') |" \
+    "$(grep -E "halo .*of the step" "$OUT/run_$name.log" | sed 's/ *halo //') |" \
+    "$(grep -E "reference check|error" "$OUT/run_$name.log" | sed 's/^ *//')" | tee -a "$OUT/summary.log"
+}
+
 if want verify; then
   log "nsbench verify"
   $NSB verify >"$OUT/verify.log" 2>&1 || status=1
@@ -86,14 +96,6 @@ if want multigpu; then
   log "nsbench bandwidth"
   $NSB bandwidth --json "$OUT/results/bandwidth.json" >"$OUT/bandwidth.log" 2>&1 || status=1
   grep -E "^(h2d_pinned|d2h_pinned|p2p_uni|p2p_bidir|d2d) .* (8|8388608|268435456) " "$OUT/bandwidth.log"
-  mg() {  # name, then nsbench run arguments
-    local name=$1; shift
-    ${LAUNCH:-} $NSB run --backend cuda --recipe best --precision float --steps ${MG_STEPS:-20} --warmup 5 --quiet \
-      --json "$OUT/results/run_$name.json" "$@" >"$OUT/run_$name.log" 2>&1 || status=1
-    echo "$name: $(grep -E "time per step" "$OUT/run_$name.log" | sed 's/ *time per step: //') |" \
-      "$(grep -E "halo .*of the step" "$OUT/run_$name.log" | sed 's/ *halo //') |" \
-      "$(grep -E "reference check|error" "$OUT/run_$name.log" | sed 's/^ *//')" | tee -a "$OUT/summary.log"
-  }
   for grid in ${MG_GRIDS:-256x32x256 512x512x512}; do
     log "multi-GPU $grid: one GPU, then two ranks per halo variant"
     mg "cavity_${grid}_1gpu" --grid $grid
@@ -121,7 +123,7 @@ if want study; then
   NSBENCH=$NSB timeout ${STUDY_TIMEOUT:-520} scripts/run-study ${STUDIES:-all} --"${MODE:-quick}" \
     --results device-results >"$OUT/study.log" 2>&1 || status=1
   grep -E "FAILED|FAIL$|run-study:" "$OUT/study.log" | tail -20
-  /usr/bin/python3 reports/study_report.py --results device-results >"$OUT/report.log" 2>&1 || status=1
+  scripts/py reports/study_report.py --results device-results >"$OUT/report.log" 2>&1 || status=1
   tail -2 "$OUT/report.log"
   cp -r device-results "$OUT/device-results"
 fi

@@ -10,8 +10,6 @@ scripts/build.sh
 export NSBENCH=${BUILD:-build}/nsbench
 status=0
 scripts/run-study all --"${MODE:-quick}" || status=$?  # a failed run is recorded; the report still gets written
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-$PY reports/study_report.py
+scripts/py reports/study_report.py
 [ $status -eq 0 ] || echo "main job: some runs failed (see the report's run lists and the *.failed.json files)"
 exit $status
