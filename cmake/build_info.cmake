@@ -9,8 +9,10 @@ if(status STREQUAL "")
 else()
   set(dirty true)
 endif()
-if(NOT rc EQUAL 0)
-  # A copy of the tree without .git (a GPU machine): scripts/stamp-source.sh leaves "<commit> <dirty>".
+# A copy of the tree that travelled without a current .git (a GPU machine; its .git, if any, may be
+# older than the files): scripts/stamp-source.sh leaves "<commit> <dirty>" in SOURCE_COMMIT, and
+# -DNSB_SOURCE_STAMP=ON (scripts/device-run.sh) makes that stamp win over git.
+if(NOT rc EQUAL 0 OR STAMP_WINS)
   if(EXISTS ${SOURCE_DIR}/SOURCE_COMMIT)
     file(READ ${SOURCE_DIR}/SOURCE_COMMIT stamp)
     string(STRIP "${stamp}" stamp)

@@ -29,7 +29,7 @@ json measure_bandwidth(const BandwidthOptions& o) {
   for (std::size_t b = 8; b <= o.max_bytes; b *= 4) sizes.push_back(b);
   if (sizes.back() != o.max_bytes) sizes.push_back(o.max_bytes);
 
-  json result = {{"schema", "nsbench.bandwidth/1"}, {"command_line", o.command_line},
+  json result = {{"schema", "nsbench.bandwidth/1"}, {"timestamp", now_utc()}, {"command_line", o.command_line},
                  {"machine", machine_metadata(1)}, {"build", build_metadata()},
                  {"method", "CUDA events around each transfer on a non-blocking stream; bytes counted once per "
                             "direction (bidirectional: both directions); median of the samples"},

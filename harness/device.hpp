@@ -36,6 +36,7 @@ void require_free(std::size_t bytes, const std::string& what, const std::string&
 void* alloc(std::size_t bytes, const char* what);
 void free(void* p);
 std::size_t free_bytes();
+// Returns when the data are on the device (safe for kernels on any stream).
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 void copy_device(void* dst, const void* src, std::size_t bytes, void* stream);

@@ -47,13 +47,6 @@ std::string cpu_model() {
   return "unknown";
 }
 
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 // Relative difference of two fields over the whole padded array (ghosts included: they are state too).
 template <class T>
 json compare_field(const std::vector<T>& got, const std::vector<T>& ref) {
@@ -508,6 +501,13 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr, con
 }
 
 }  // namespace
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
 
 json machine_metadata(int threads_used) {
   json m = {{"cpu", {{"model", cpu_model()}, {"logical_cores", std::thread::hardware_concurrency()},

@@ -43,5 +43,6 @@ void print_summary(const nlohmann::json& result);
 // Machine and build metadata for results (also used by the micro-benchmarks).
 nlohmann::json machine_metadata(int threads_used);
 nlohmann::json build_metadata();
+std::string now_utc();  // "2026-11-22T04:30:00Z", for result files
 
 }  // namespace nsb

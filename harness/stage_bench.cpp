@@ -22,6 +22,7 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
                        "12 fields and the reduction scratch");
   nlohmann::json result;
   result["schema"] = "nsbench.stages/1";
+  result["timestamp"] = now_utc();
   result["command_line"] = o.command_line;
   result["machine"] = machine_metadata(1);
   result["build"] = build_metadata();

@@ -269,7 +269,7 @@ def scaling(s, study, results, paper, out, all_results):
             if e and group in ("strong", "weak"):
                 eff.setdefault((group, halo), []).append((points(g), e))
     s.table(["kind", "grid", "GPUs", "driver", "halo", "ms/step", "1-GPU ms/step", "efficiency %",
-             "halo % of step", "pressure halo GB/s", "check"], rows)
+             "halo % of step", "pressure halo GB/s (bytes / timed section)", "check"], rows)
     s.p("Efficiency: strong E = T1 / (P TP) on the same grid; weak E = T1(per-GPU grid) / TP. The halo share is the "
         "timed exchange sections (for the overlapped variant: only the exposed wait) over the step time.")
     if paper:
@@ -319,7 +319,8 @@ def block_shapes(s, study, results, paper, out):
     times = {}
     for label, variant, calls in kernels:
         for shape, tuning in shapes.items():
-            x = next((r for r in rows if r["variant"] == variant and r["tuning"] == tuning
+            # Boundary kernels sweep faces (no z walk): their tunings have no _sz part.
+            x = next((r for r in rows if r["variant"] == variant and r["tuning"] in (tuning, tuning.rsplit("_", 1)[0])
                       and r.get("scheme", "euler") == "euler"), None)
             if x:
                 times[(label, shape)] = x["median_s"] * calls
@@ -379,12 +380,17 @@ def bandwidth(s, study, results, paper, out):
     for p in paper:
         t = p["transfer"].lower()
         pg, pn = ours.get(f"{t}_pageable"), ours.get(f"{t}_pinned")
-        if t == "d2d":
+        factor = 1
+        if t == "d2d":  # bandwidthTest counts a device copy's bytes twice (read + write); so do we here
             pg = pn = ours.get("d2d")
+            factor = 2
         table.append([p["system"], p["transfer"], p["pageable_MBps"], p["pinned_MBps"],
-                      fmt(pg["bytes_per_second"] / 1e6 if pg else None), fmt(pn["bytes_per_second"] / 1e6 if pn else None)])
+                      fmt(factor * pg["bytes_per_second"] / 1e6 if pg else None),
+                      fmt(factor * pn["bytes_per_second"] / 1e6 if pn else None)])
     s.table(["paper system", "transfer", "paper pageable MB/s", "paper pinned MB/s",
              f"here pageable MB/s ({size >> 20} MiB)", f"here pinned MB/s ({size >> 20} MiB)"], table)
+    s.p("D2D rows count bytes read plus bytes written, as the CUDA SDK's bandwidthTest does; the plot counts "
+        "each message once (bidirectional: both directions).")
     lat = [[t, fmt(min(v, key=lambda x: x["bytes"])["median_s"] * 1e6)] for t, v in sorted(rows_by.items())]
     s.table(["transfer", "latency: 8-byte transfer, us"], lat)
     fig, ax = plt.subplots(figsize=(6.5, 3.8))

@@ -28,7 +28,8 @@ log "machine"
 
 log "build"
 BUILD=${BUILD:-build-device}
-if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSB_WERROR=ON && cmake --build "$BUILD" -j"$(nproc)"; } \
+stamp=OFF; [ -f SOURCE_COMMIT ] && stamp=ON  # the tree's .git here may be older than its files
+if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSB_WERROR=ON -DNSB_SOURCE_STAMP=$stamp && cmake --build "$BUILD" -j"$(nproc)"; } \
     >"$OUT/build.log" 2>&1; then
   tail -50 "$OUT/build.log"
   log "BUILD FAILED"

@@ -88,6 +88,10 @@ void free(void* p) {
 
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
   NSB_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy may return before its DMA has landed, and the solver's kernels run
+  // on non-blocking streams that do not wait for the legacy stream: wait here, or a kernel can read
+  // the old contents (seen as a rare verify failure when tests share the GPU).
+  NSB_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   NSB_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
