@@ -143,7 +143,7 @@ def stage_compare(s, study, results, paper, out):
         ax.bar([i + 0.2 for i in x], shar, 0.4, label="shared memory")
         ax.set_xticks(list(x), labels)
         ax.set_ylabel("time per call (us)")
-        ax.set_title("Fig. 4.4 on this GPU: 256x32x256, float, 16x16x2 blocks")
+        ax.set_title("Fig. 4.4 here: 256x32x256 float, 16x16x2 blocks", fontsize=10)
         ax.legend()
         save(fig, out, "fig4_4.png")
         s.fig("fig4_4.png", "Per-kernel time, global vs shared memory (median of the timed calls)")
@@ -291,8 +291,8 @@ def scaling(s, study, results, paper, out, all_results):
         ax.set_xlabel("GPUs")
         ax.set_ylabel("strong-scaling efficiency (%)")
         ax.set_ylim(0, 105)
-        ax.set_title(f"{model['grid']} float, p2p_sync-style exchange: model vs measured")
-        ax.legend(fontsize=6)
+        ax.set_title(f"{model['grid']} float: modelled (lines) and measured (points) efficiency", fontsize=10)
+        ax.legend(fontsize=5.5, loc="lower left")
         save(fig, out, "fig4_8_model.png")
         s.fig("fig4_8_model.png", "Strong-scaling efficiency: model (lines) and measurements (points)")
     if eff:
@@ -544,7 +544,7 @@ def write_html(out, machine, sections, summary):
              ".fail{color:#b00;font-weight:bold}.pass{color:#070}</style></head><body>",
              f"<h1>nsbench study report: {e(machine)}</h1>",
              f"<p>Generated {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M UTC')} from result files only; "
-             "every number links to a run listed under its study.</p>", html_table(
+             "each number comes from a run listed, with its commit and check, under its study.</p>", html_table(
                  ["study", "reproduces", "runs", "skipped", "checks passed", "failed"], summary)]
     for s in sections:
         parts.append(f"<h2 id='{e(s.study)}'>{e(s.title)}</h2>")
