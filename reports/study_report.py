@@ -438,9 +438,20 @@ def roofline(s, study, results, paper, out):
         s.fig("roofline.png", "Each variant's best tuning against the memory roof (the copy bandwidth)")
 
 
+def regression(s, study, results, paper, out):
+    rows = []
+    for r in sorted(results.values(), key=lambda r: r.get("study", {}).get("run_id", "")):
+        if r.get("schema") == "nsbench.stages/1":
+            rows.append([r["study"]["run_id"], "stage rows", len([x for x in r["rows"] if "median_s" in x]), "-"])
+        elif "timing" in r:
+            rows.append([r["study"]["run_id"], r["run"]["recipe"], 1, fmt(step_ms(r))])
+    s.table(["run", "what", "benchmarks", "ms/step"], rows)
+    s.p("The verdicts against the baseline are written by scripts/compare (scripts/gpu-ci's summary), not here.")
+
+
 BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_compare": recipe_compare,
             "speedup": speedup, "scaling": scaling, "block_shapes": block_shapes, "registers": registers,
-            "bandwidth": bandwidth, "roofline": roofline}
+            "bandwidth": bandwidth, "roofline": roofline, "regression": regression}
 
 
 def save(fig, out, name):

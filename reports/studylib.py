@@ -40,7 +40,7 @@ OPTIONS = {
     "bandwidth": {"samples", "max-mib"},
 }
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
-           "bandwidth", "roofline"}
+           "bandwidth", "roofline", "regression"}
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
 
 
@@ -152,11 +152,12 @@ def _check_names(path, where, opts, known):
 
 
 def find_studies(root, name):
-    """Study files for NAME ('all', a study name, or a paper folder name)."""
+    """Study files for NAME ('all': every paper's studies; a study name; or a folder name). The
+    regression set (studies/regression/) belongs to scripts/gpu-ci and is run only by name."""
     out = []
     for paper in sorted(os.listdir(root)):
         folder = os.path.join(root, paper)
-        if not os.path.isdir(folder):
+        if not os.path.isdir(folder) or (name == "all" and paper == "regression"):
             continue
         for f in sorted(os.listdir(folder)):
             if f.endswith(".yaml") and (name in ("all", paper) or f[:-5] == name):
@@ -239,7 +240,7 @@ def machine_id(gpus=None, gpu_name=None):
     if gpus is None:
         gpus, gpu_name = gpu_inventory()
     if gpus:
-        return f"{_name_slug(gpu_name)}-x{gpus}"
+        return f"{_name_slug(gpu_name or 'unnamed-gpu')}-x{gpus}"
     model = "unknown"
     try:
         with open("/proc/cpuinfo") as f:
