@@ -229,12 +229,7 @@ def speedup(s, study, results, paper, out):
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"{label} vs 1 core")
             if all(p[2] for p in pts):
                 ax.plot([p[0] for p in pts], [p[2] for p in pts], "s--", label=f"{label} vs all cores")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("grid points")
-        ax.set_ylabel("speedup (CPU time / GPU time per step)")
-        ax.set_title("Fig. 4.6/4.7 on this machine")
-        ax.legend(fontsize=6)
+        finish(ax, "grid points", "speedup (CPU time / GPU time per step)", "Fig. 4.6/4.7 on this machine", log_y=True)
         save(fig, out, "fig4_6.png")
         s.fig("fig4_6.png", "GPU speedup over one CPU core and over all cores, by grid size")
 
@@ -301,11 +296,7 @@ def scaling(s, study, results, paper, out, all_results):
             pts.sort()
             ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], "o-" if group == "strong" else "s--",
                     label=f"{group}, {halo}")
-        ax.set_xscale("log")
-        ax.set_xlabel("grid points")
-        ax.set_ylabel("2-GPU efficiency (%)")
-        ax.set_title("Fig. 4.8/4.9 on this machine: efficiency vs size per halo variant")
-        ax.legend(fontsize=6)
+        finish(ax, "grid points", "2-GPU efficiency (%)", "Fig. 4.8/4.9 on this machine: efficiency vs size per halo variant")
         save(fig, out, "fig4_8.png")
         s.fig("fig4_8.png", "Two-GPU efficiency against the one-GPU run, by size and halo variant")
 
@@ -397,12 +388,8 @@ def bandwidth(s, study, results, paper, out):
     for t, v in sorted(rows_by.items()):
         v.sort(key=lambda x: x["bytes"])
         ax.plot([x["bytes"] for x in v], [x["bytes_per_second"] * 1e-9 for x in v], "o-", label=t, markersize=3)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("GB/s")
-    ax.set_title(f"Table A.1 on {r['machine']['gpu']['name'] if r['machine'].get('gpu') else '?'}")
-    ax.legend(fontsize=7)
+    finish(ax, "message size (bytes)", "GB/s", f"Table A.1 on {r['machine']['gpu']['name'] if r['machine'].get('gpu') else '?'}",
+           log_y=True, legend_size=7)
     save(fig, out, "tableA1.png")
     s.fig("tableA1.png", "Bandwidth by message size (bidirectional counts both directions)")
 
@@ -452,6 +439,18 @@ def regression(s, study, results, paper, out):
 BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_compare": recipe_compare,
             "speedup": speedup, "scaling": scaling, "block_shapes": block_shapes, "registers": registers,
             "bandwidth": bandwidth, "roofline": roofline, "regression": regression}
+
+
+def finish(ax, xlabel, ylabel, title, log_x=True, log_y=False, legend_size=6):
+    """Axes labels, scales, title and legend: the same for every plot of the report."""
+    if log_x:
+        ax.set_xscale("log")
+    if log_y:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=legend_size)
 
 
 def save(fig, out, name):
