@@ -331,6 +331,16 @@ def block_shapes(s, study, results, paper, out):
         hdr += [f"{shape} us/step", f"{shape} weight %"]
     hdr += ["paper weight % 8x8", "paper 16x8", "paper 16x16"]
     s.table(hdr, table)
+    if times:
+        fig, ax = plt.subplots(figsize=(6.5, 3.5))
+        labels = [k for k, _, _ in kernels]
+        for n, shape in enumerate(shapes):
+            ax.bar([i + (n - 1) * 0.27 for i in range(len(labels))], [times.get((k, shape), 0) * 1e6 for k in labels],
+                   0.27, label=f"{shape} threads")
+        ax.set_xticks(range(len(labels)), labels, fontsize=8)
+        finish(ax, "kernel", "time per step (us)", "Table 4.2 here: kernel time per step by block shape", log_x=False)
+        save(fig, out, "table4_2.png")
+        s.fig("table4_2.png", "Time per step of each kernel (calls per step included) for the thesis's three block shapes")
     best = {}
     for r in rows:
         key = r["variant"]
