@@ -15,6 +15,7 @@ using nlohmann::json;
 json measure_bandwidth(const BandwidthOptions& o) {
   if (device::count() == 0) throw std::runtime_error("nsbench bandwidth: " + device::unavailable_reason());
   if (o.samples < 3) throw std::runtime_error("--samples must be at least 3 (median and spread)");
+  if (o.max_bytes < (std::size_t(1) << 20)) throw std::runtime_error("--max-mib must be at least 1");
   std::vector<device::Transfer> kinds = {device::Transfer::h2d_pageable, device::Transfer::d2h_pageable,
                                          device::Transfer::h2d_pinned,   device::Transfer::d2h_pinned,
                                          device::Transfer::d2d};
