@@ -141,3 +141,13 @@ def test_update_baseline_keeps_provenance_and_refuses_single_runs(tmp_path):
     write_set(tmp_path / "single", [stages_result(rng)])
     r = cli("--update-baseline", str(tmp_path / "single"), "--baselines", str(tmp_path / "b2"))
     assert r.returncode != 0 and "at least two repetitions" in r.stderr
+
+
+def test_gpu_ci_says_when_there_is_no_gpu(tmp_path):
+    if subprocess.run(["sh", "-c", "nvidia-smi -L"], capture_output=True).returncode == 0:
+        pytest.skip("a GPU is here: scripts/gpu-ci would run for real")
+    r = subprocess.run([os.path.join(ROOT, "scripts", "gpu-ci"), "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True)
+    assert r.returncode == 4 and "no GPU here" in r.stderr
+    r = subprocess.run([os.path.join(ROOT, "scripts", "gpu-ci"), "--bogus"], capture_output=True, text=True)
+    assert r.returncode == 4 and "unknown argument '--bogus'" in r.stderr
