@@ -2,7 +2,7 @@
 # The one call to make on a GPU machine: build, verify every variant, run the GPU tests, benchmark
 # every stage variant and every recipe, and leave logs and result files under $OUT.
 #
-#   scripts/device-run.sh [all|verify|bench|recipes|multigpu|ranks4|study|micro]...     (default: all)
+#   scripts/device-run.sh [all|verify|bench|recipes|multigpu|ranks4|study]...     (default: all)
 #
 # `study` runs the quick study suite (MODE=full for the full one) into device-results/ inside the tree
 # (kept while the machine stays warm, so a second call resumes) and copies it and the report to $OUT.
@@ -116,16 +116,6 @@ if want ranks4; then  # four ranks on the GPUs present: the 4-rank code paths (m
   done
   LAUNCH="mpirun --allow-run-as-root --oversubscribe -np 4 -x NCCL_NVLS_ENABLE=0" \
     mg "cavity_256x32x256_4ranks_mpi_mpi_host_staged" --grid 256x32x256 --halo mpi_host_staged
-fi
-
-if want micro && [ -x "$BUILD/nsbench-micro" ]; then  # Google Benchmark, hot and cold L2 (MICRO_FILTER narrows)
-  for l2 in hot cold; do
-    log "nsbench-micro ($l2 L2)"
-    "$BUILD/nsbench-micro" $([ $l2 = cold ] && echo --nsb_cold) --benchmark_filter="${MICRO_FILTER:-/256x256x256/float}" \
-      --benchmark_min_time=0.1 --benchmark_format=json --benchmark_out="$OUT/results/micro_$l2.json" \
-      >"$OUT/micro_$l2.log" 2>&1 || status=1
-    grep -cE "us .* us" "$OUT/micro_$l2.log"
-  done
 fi
 
 if want study; then
