@@ -18,6 +18,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import studylib  # noqa: E402
 import scaling_model  # noqa: E402
+from stage_table import best_rows  # noqa: E402
 
 import matplotlib  # noqa: E402
 
@@ -90,7 +91,7 @@ def by_group(results, group):
 
 # ---------------------------------------------------------------- builders, one per report kind
 
-def cpu_gflops(s, study, results, paper, out):
+def cpu_gflops(s, study, results, paper, out, all_results):
     rows = []
     paper_by_size = {p["size"]: p for p in paper}
     for rid, r in sorted(results.items(), key=lambda kv: (points(grid_of(kv[1])), kv[1]["run"]["backend"])):
@@ -114,7 +115,7 @@ def _stage_rows(results):
     return rows
 
 
-def stage_compare(s, study, results, paper, out):
+def stage_compare(s, study, results, paper, out, all_results):
     rows = _stage_rows(results)
     pairs = [("momentum", "momentum/global_2d_zloop", "momentum/shared_zloop"),
              ("pressure", "pressure/jacobi_global_2d_zloop", "pressure/jacobi_shared_zloop")]
@@ -149,7 +150,7 @@ def stage_compare(s, study, results, paper, out):
         s.fig("fig4_4.png", "Per-kernel time, global vs shared memory (median of the timed calls)")
 
 
-def recipe_compare(s, study, results, paper, out):
+def recipe_compare(s, study, results, paper, out, all_results):
     rs = sorted(results.values(), key=lambda r: step_ms(r), reverse=True)
     base = next((r for r in rs if r["run"]["recipe"] == "thibault-global"), None)
     rows = []
@@ -187,7 +188,7 @@ def stacked_stages(rs, out, name, title):
     save(fig, out, name)
 
 
-def speedup(s, study, results, paper, out):
+def speedup(s, study, results, paper, out, all_results):
     cpu1 = {grid_of(r): r for r in by_group(results, "cpu").values() if r["run"]["backend"] == "cpu_serial"}
     cpun = {grid_of(r): r for r in by_group(results, "cpu").values() if r["run"]["backend"] == "cpu_omp"}
     gpu = [r for r in results.values() if r.get("study", {}).get("group") in ("gpu1", "gpu2")]
@@ -301,7 +302,7 @@ def scaling(s, study, results, paper, out, all_results):
         s.fig("fig4_8.png", "Two-GPU efficiency against the one-GPU run, by size and halo variant")
 
 
-def block_shapes(s, study, results, paper, out):
+def block_shapes(s, study, results, paper, out, all_results):
     rows = _stage_rows(results)
     shapes = {"8x8": "bx8_by8_sz2", "16x8": "bx16_by8_sz2", "16x16": "bx16_by16_sz2"}
     kernels = [("momentum", "momentum/global_2d_zloop", 1), ("momentum_bc", "velocity_bc/global_2d", 2),
@@ -350,17 +351,14 @@ def block_shapes(s, study, results, paper, out):
         finish(ax, "kernel", "time per step (us)", "Table 4.2 here: kernel time per step by block shape", log_x=False)
         save(fig, out, "table4_2.png")
         s.fig("table4_2.png", "Time per step of each kernel (calls per step included) for the thesis's three block shapes")
-    best = {}
-    for r in rows:
-        key = r["variant"]
-        if r.get("scheme", "euler") == "euler" and (key not in best or r["median_s"] < best[key]["median_s"]):
-            best[key] = r
+    best = {variant: r for res in results.values() for (_, variant, scheme), r in best_rows(res).items()
+            if scheme == "euler"}
     s.table(["variant", "fastest tuning here", "us/call", "% of copy bandwidth"],
             [[k, v["tuning"], fmt(v["median_s"] * 1e6), fmt(100 * v["fraction_of_copy_bandwidth"])]
              for k, v in sorted(best.items())])
 
 
-def registers(s, study, results, paper, out):
+def registers(s, study, results, paper, out, all_results):
     seen = {}
     for r in results.values():
         for name, k in r.get("kernels", {}).items():
@@ -378,7 +376,7 @@ def registers(s, study, results, paper, out):
              "paper single-GPU", "paper multi-GPU"], rows)
 
 
-def bandwidth(s, study, results, paper, out):
+def bandwidth(s, study, results, paper, out, all_results):
     r = next(iter(results.values()))
     rows_by = {}
     for row in r["rows"]:
@@ -413,15 +411,11 @@ def bandwidth(s, study, results, paper, out):
     s.fig("tableA1.png", "Bandwidth by message size (bidirectional counts both directions)")
 
 
-def roofline(s, study, results, paper, out):
-    rows = [r for r in _stage_rows(results) if r.get("scheme", "euler") == "euler"]
+def roofline(s, study, results, paper, out, all_results):
     copy = next((r["machine"]["gpu"]["copy_bandwidth"]["bytes_per_second"] for r in results.values()
                  if r.get("machine", {}).get("gpu", {}).get("copy_bandwidth")), None)
-    best = {}
-    for r in rows:
-        key = (r["variant"], r["_precision"])
-        if key not in best or r["median_s"] < best[key]["median_s"]:
-            best[key] = r
+    best = {(variant, res["precision"]): dict(r, _grid=grid_of(res)) for res in results.values()
+            for (_, variant, scheme), r in best_rows(res).items() if scheme == "euler"}
     s.table(["variant", "precision", "grid", "best tuning", "GB/s", "% of copy", "flop/byte", "GFLOP/s"],
             [[k[0], k[1], v["_grid"], v["tuning"], fmt(v["bytes_per_second"] * 1e-9),
               fmt(100 * v["fraction_of_copy_bandwidth"]), fmt(v["model_flops"] / v["model_bytes"]),
@@ -444,7 +438,7 @@ def roofline(s, study, results, paper, out):
         s.fig("roofline.png", "Each variant's best tuning against the memory roof (the copy bandwidth)")
 
 
-def regression(s, study, results, paper, out):
+def regression(s, study, results, paper, out, all_results):
     rows = []
     for r in sorted(results.values(), key=lambda r: r.get("study", {}).get("run_id", "")):
         if r.get("schema") == "nsbench.stages/1":
@@ -520,10 +514,7 @@ def build_report(results_root, studies_root, machine, out):
             mode = ", ".join(sorted(modes)) or "?"
             sec.p(f"Form of the study: {mode} (quick runs take fewer steps; per-step times are what is compared).")
             try:
-                if st["report"] == "scaling":
-                    scaling(sec, st, results, paper, out, all_results)
-                else:
-                    BUILDERS[st["report"]](sec, st, results, paper, out)
+                BUILDERS[st["report"]](sec, st, results, paper, out, all_results)
             except Exception as e:  # a report bug must not hide the other studies
                 sec.p(f"REPORT ERROR in this section: {type(e).__name__}: {e}")
         else:
