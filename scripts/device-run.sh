@@ -2,8 +2,10 @@
 # The one call to make on a GPU machine: build, verify every variant, run the GPU tests, benchmark
 # every stage variant and every recipe, and leave logs and result files under $OUT.
 #
-#   scripts/device-run.sh [all|verify|bench|recipes|multigpu|ranks4|study]...     (default: all)
+#   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study]...     (default: all)
 #
+# The multi-GPU scaling runs and the bandwidth table are studies (fig4_8_scaling, tableA1_bandwidth):
+# `STUDIES=fig4_8_scaling scripts/device-run.sh study` runs just those.
 # `study` runs the quick study suite (MODE=full for the full one) into device-results/ inside the tree
 # (kept while the machine stays warm, so a second call resumes) and copies it and the report to $OUT.
 #
@@ -91,23 +93,6 @@ if want recipes; then
     --steps 40000 --warmup 0 --quiet --json "$OUT/results/run_cavity_64x4x64_re100_steady_gpu.json" \
     >"$OUT/run_ghia_gpu.log" 2>&1 || status=1
   grep -E "validation|reference check|time per step" "$OUT/run_ghia_gpu.log"
-fi
-
-if want multigpu; then
-  log "nsbench bandwidth"
-  $NSB bandwidth --json "$OUT/results/bandwidth.json" >"$OUT/bandwidth.log" 2>&1 || status=1
-  grep -E "^(h2d_pinned|d2h_pinned|p2p_uni|p2p_bidir|d2d) .* (8|8388608|268435456) " "$OUT/bandwidth.log"
-  for grid in ${MG_GRIDS:-256x32x256 512x512x512}; do
-    log "multi-GPU $grid: one GPU, then two ranks per halo variant"
-    mg "cavity_${grid}_1gpu" --grid $grid
-    for halo in p2p_sync p2p_async_overlap host_staged_sync:pinned host_staged_sync:pageable nccl; do
-      mg "cavity_${grid}_2gpu_threads_${halo/:/_}" --grid $grid --ranks 2 --halo $halo
-    done
-    for halo in mpi_host_staged nccl mpi_cuda_aware; do
-      LAUNCH="mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE=0" mg "cavity_${grid}_2gpu_mpi_${halo}" \
-        --grid $grid --halo $halo
-    done
-  done
 fi
 
 if want ranks4; then  # four ranks on the GPUs present: the 4-rank code paths (middle ranks, two neighbours)
