@@ -5,8 +5,25 @@
 namespace nsb {
 namespace {
 
+#ifdef NSB_TEST_SLOWDOWN
+// Test-only (cmake -DNSB_TEST_SLOWDOWN=ON, never in a normal build): an extra read of a quarter of div
+// before every sweep, about 8% more memory traffic for this stage: a known regression that the
+// regression gate (scripts/gpu-ci) must catch.
+template <class T>
+__global__ void extra_read_pass(const T* a, std::size_t n, T* sink) {
+  T s = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    s += a[i];
+  if (s == T(-12345.678)) *sink = s;  // never true for the test's data; keeps the loads alive
+}
+#endif
+
 template <class T>
 void run(const StageCall<T>& c) {
+#ifdef NSB_TEST_SLOWDOWN
+  extra_read_pass<<<1024, 256, 0, stream_of(c.exec)>>>(c.f.div, c.grid.padded_points() / 4, c.f.p_new);
+  NSB_LAUNCHED("extra_read_pass");
+#endif
   launch_zloop_2d(JacobiPoint<T>(c), c);
 }
 
