@@ -97,6 +97,9 @@ bool peer_access_possible(int a, int b);
 // Seconds of each of `samples` transfers of `bytes` (after `warmup` untimed ones), CUDA events.
 std::vector<double> time_transfer(Transfer t, std::size_t bytes, int samples, int warmup);
 
+// The SM clock the GPU runs at now, in MHz: clock64() cycles of a spinning kernel over its event time.
+double measure_sm_clock_mhz();
+
 // Registers, shared memory and local (spill) memory of a kernel from cudaFuncGetAttributes.
 struct KernelAttributes {
   int registers = 0;

@@ -38,6 +38,7 @@ void EventPool::record_start(std::size_t, void*) { no_cuda(); }
 void EventPool::record_stop(std::size_t, void*) { no_cuda(); }
 double EventPool::elapsed_seconds(std::size_t) { no_cuda(); }
 CopyBandwidth measure_copy_bandwidth(int) { no_cuda(); }
+double measure_sm_clock_mhz() { no_cuda(); }
 KernelAttributes kernel_attributes(const void*) { no_cuda(); }
 const char* transfer_name(Transfer) { return "?"; }
 bool peer_access_possible(int, int) { return false; }

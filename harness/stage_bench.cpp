@@ -11,6 +11,45 @@
 #include "stats.hpp"
 
 namespace nsb {
+
+template <class T>
+StageFixture<T>::StageFixture(const Grid& g) {
+  const std::size_t n = g.padded_points();
+  stream = device::stream_create();
+  fields.reserve(12);
+  std::vector<T*> p;
+  for (int i = 0; i < 12; ++i) {
+    fields.emplace_back(n, true, "stage-bench field");
+    p.push_back(fields.back().get());
+    device::fill_random(p.back(), n, sizeof(T), 1000 + i, stream);
+  }
+  scratch = device::alloc(kReduceScratchBytes, "stage-bench scratch");
+  out = static_cast<double*>(device::alloc(sizeof(double), "stage-bench result"));
+  call.grid = g;
+  call.zr = ZRange::interior(g);
+  FieldPtrs<T>& f = call.f;
+  f.u = p[0], f.v = p[1], f.w = p[2], f.us = p[3], f.vs = p[4], f.ws = p[5];
+  f.hu = p[6], f.hv = p[7], f.hw = p[8], f.p = p[9], f.p_new = p[10], f.div = p[11];
+  BoundarySpec bc;  // a cavity: walls, free-slip span, moving lid
+  bc.face[1][0].type = bc.face[1][1].type = FaceType::free_slip;
+  bc.face[2][1].wall_velocity[0] = 1;
+  call.bc = BoundaryRules<T>::make(bc);
+  call.prm.dt = T(1e-3), call.prm.nu = T(1e-3), call.prm.scheme = TimeScheme::euler, call.prm.first_step = false;
+  call.prm.coef = make_grid_coef<T>(g);
+  call.exec = Exec{Backend::cuda, 0, stream, scratch, kReduceScratchBytes};
+  call.reduce_a = f.p_new, call.reduce_b = f.p, call.reduce_out = out;
+}
+
+template <class T>
+StageFixture<T>::~StageFixture() {
+  device::free(scratch);
+  device::free(out);
+  device::stream_destroy(stream);
+}
+
+template struct StageFixture<float>;
+template struct StageFixture<double>;
+
 namespace {
 
 template <class T>
@@ -32,33 +71,9 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
   result["grid"] = {{"nx", g.nx}, {"ny", g.ny}, {"nz", g.nz}};
   result["precision"] = sizeof(T) == 4 ? "float" : "double";
 
-  void* stream = device::stream_create();
-  std::vector<Buffer<T>> fields;
-  fields.reserve(12);
-  std::vector<T*> p;
-  for (int i = 0; i < 12; ++i) {
-    fields.emplace_back(n, true, "stage-bench field");
-    p.push_back(fields.back().get());
-    device::fill_random(p.back(), n, sizeof(T), 1000 + i, stream);
-  }
-  const std::size_t scratch_bytes = kReduceScratchBytes;
-  void* scratch = device::alloc(scratch_bytes, "stage-bench scratch");
-  double* out = static_cast<double*>(device::alloc(sizeof(double), "stage-bench result"));
-
-  StageCall<T> call;
-  call.grid = g;
-  call.zr = ZRange::interior(g);
-  FieldPtrs<T>& f = call.f;
-  f.u = p[0], f.v = p[1], f.w = p[2], f.us = p[3], f.vs = p[4], f.ws = p[5];
-  f.hu = p[6], f.hv = p[7], f.hw = p[8], f.p = p[9], f.p_new = p[10], f.div = p[11];
-  BoundarySpec bc;  // a cavity: walls, free-slip span, moving lid
-  bc.face[1][0].type = bc.face[1][1].type = FaceType::free_slip;
-  bc.face[2][1].wall_velocity[0] = 1;
-  call.bc = BoundaryRules<T>::make(bc);
-  call.prm.dt = T(1e-3), call.prm.nu = T(1e-3), call.prm.scheme = TimeScheme::euler, call.prm.first_step = false;
-  call.prm.coef = make_grid_coef<T>(g);
-  call.exec = Exec{Backend::cuda, 0, stream, scratch, scratch_bytes};
-  call.reduce_a = f.p_new, call.reduce_b = f.p, call.reduce_out = out;
+  StageFixture<T> fx(g);
+  StageCall<T>& call = fx.call;
+  void* const stream = fx.stream;
 
   nlohmann::json rows = nlohmann::json::array();
   device::EventPool ev(o.samples);
@@ -118,9 +133,6 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
     }
   }
   result["rows"] = rows;
-  device::free(scratch);
-  device::free(out);
-  device::stream_destroy(stream);
   if (!o.json_path.empty()) {
     std::ofstream os(o.json_path);
     if (!os) throw std::runtime_error("cannot write " + o.json_path);

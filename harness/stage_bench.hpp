@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grid.hpp"
+#include "projection_solver.hpp"
 
 namespace nsb {
 
@@ -22,5 +23,21 @@ struct StageBenchOptions {
 };
 
 nlohmann::json bench_stages(const StageBenchOptions& o);
+
+// What timing one stage on its own needs, on the current GPU: twelve fields of random values (never
+// zero), a cavity's boundary rules, step parameters, reduction scratch, a stream, and a StageCall
+// wired to all of it (`nsbench stages` and `nsbench-micro` both use it).
+template <class T>
+struct StageFixture {
+  explicit StageFixture(const Grid& g);
+  ~StageFixture();
+  StageFixture(const StageFixture&) = delete;
+  StageFixture& operator=(const StageFixture&) = delete;
+  std::vector<Buffer<T>> fields;
+  void* stream = nullptr;
+  void* scratch = nullptr;
+  double* out = nullptr;
+  StageCall<T> call;
+};
 
 }  // namespace nsb

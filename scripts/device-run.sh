@@ -2,7 +2,7 @@
 # The one call to make on a GPU machine: build, verify every variant, run the GPU tests, benchmark
 # every stage variant and every recipe, and leave logs and result files under $OUT.
 #
-#   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study]...     (default: all)
+#   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study|micro]...     (default: all)
 #
 # The multi-GPU scaling runs and the bandwidth table are studies (fig4_8_scaling, tableA1_bandwidth):
 # `STUDIES=fig4_8_scaling scripts/device-run.sh study` runs just those.
@@ -101,6 +101,16 @@ if want ranks4; then  # four ranks on the GPUs present: the 4-rank code paths (m
   done
   LAUNCH="mpirun --allow-run-as-root --oversubscribe -np 4 -x NCCL_NVLS_ENABLE=0" \
     mg "cavity_256x32x256_4ranks_mpi_mpi_host_staged" --grid 256x32x256 --halo mpi_host_staged
+fi
+
+if want micro && [ -x "$BUILD/nsbench-micro" ]; then  # Google Benchmark, hot and cold L2 (MICRO_FILTER narrows)
+  for l2 in hot cold; do
+    log "nsbench-micro ($l2 L2)"
+    "$BUILD/nsbench-micro" $([ $l2 = cold ] && echo --nsb_cold) --benchmark_filter="${MICRO_FILTER:-/256x256x256/float}" \
+      --benchmark_min_time=0.1 --benchmark_format=json --benchmark_out="$OUT/results/micro_$l2.json" \
+      >"$OUT/micro_$l2.log" 2>&1 || status=1
+    grep -cE "us .* us" "$OUT/micro_$l2.log"
+  done
 fi
 
 if want study; then

@@ -7,10 +7,11 @@
 # it nsbench builds CPU-only and says so.
 set -euo pipefail
 
-# Build: compiler, CMake, JSON, CLI, tests; Open MPI for the multi-process driver; Python with numpy,
+# Build: compiler, CMake, JSON, CLI, tests, Google Benchmark (and its compare.py); Open MPI for the
+# multi-process driver; Python with numpy,
 # matplotlib, PyYAML and pytest for studies, reports and their tests.
 packages=(cmake ninja-build g++ ccache git nlohmann-json3-dev libcli11-dev libgtest-dev
-          libopenmpi-dev openmpi-bin python3 python3-numpy python3-matplotlib python3-yaml python3-pytest)
+          libopenmpi-dev openmpi-bin libbenchmark-dev libbenchmark-tools python3 python3-numpy python3-matplotlib python3-yaml python3-pytest)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "device.hpp"
+#include "micro_cases.hpp"
 #include "recipe.hpp"
 #include "run.hpp"
 #include "stats.hpp"
@@ -39,6 +40,34 @@ TEST(Registry, IdsAreUniqueAndEveryVariantIsComplete) {
       for (const Variant* v : Registry::instance().of_stage(StageKind(s))) gpu += v->backend == Backend::cuda;
       EXPECT_GE(gpu, 2) << stage_name(StageKind(s));
     }
+  }
+}
+
+// nsbench-micro's benchmarks come from the registry: every GPU variant x tuning (x scheme for
+// momentum) x grid x precision, each once, so a new variant is benchmarked without editing anything.
+TEST(MicroBenchmarks, CoverEveryGpuVariantOnce) {
+  const std::vector<Grid> grids = micro_grids();
+  ASSERT_GE(grids.size(), 4u);
+  std::size_t expected = 0;
+  std::set<std::string> gpu_ids;
+  for (const Variant& v : Registry::instance().all())
+    if (v.backend == Backend::cuda) {
+      expected += v.tunings.size() * (v.stage == StageKind::momentum ? 2 : 1);
+      gpu_ids.insert(v.id());
+    }
+  expected *= grids.size() * 2;
+  const std::vector<MicroCase> cases = micro_cases(grids);
+  EXPECT_EQ(cases.size(), expected);
+  std::set<std::string> names, seen_ids;
+  for (const MicroCase& c : cases) {
+    EXPECT_TRUE(names.insert(c.name).second) << c.name;
+    seen_ids.insert(c.variant->id());
+    EXPECT_EQ(c.name.rfind(c.variant->id() + "/" + c.tuning.name + "/", 0), 0u) << c.name;
+  }
+  EXPECT_EQ(seen_ids, gpu_ids);
+  if (device::built_with_cuda()) {
+    EXPECT_TRUE(names.count("pressure/jacobi_global_2d_zloop/bx16_by16_sz2/euler/256x32x256/float"));
+    EXPECT_TRUE(names.count("momentum/shared_zloop/bx16_by16_sz2/ab2/512x512x512/double"));
   }
 }
 

@@ -215,6 +215,31 @@ CopyBandwidth measure_copy_bandwidth(int samples) {
   return r;
 }
 
+namespace {
+__global__ void spin_kernel(long long cycles, long long* spun) {
+  const long long t0 = clock64();
+  long long t = t0;
+  while (t - t0 < cycles) t = clock64();
+  if (threadIdx.x == 0) *spun = t - t0;
+}
+}  // namespace
+
+double measure_sm_clock_mhz() {
+  long long* spun = static_cast<long long*>(alloc(sizeof(long long), "clock probe"));
+  cudaStream_t s = static_cast<cudaStream_t>(stream_create());
+  EventPool ev(1);
+  spin_kernel<<<1, 32, 0, s>>>(1000000, spun);  // warm-up: clocks ramp up
+  ev.record_start(0, s);
+  spin_kernel<<<1, 32, 0, s>>>(20000000, spun);  // ~10 ms at 2 GHz
+  ev.record_stop(0, s);
+  const double seconds = ev.elapsed_seconds(0);
+  long long cycles = 0;
+  copy_to_host(&cycles, spun, sizeof cycles);
+  stream_destroy(s);
+  free(spun);
+  return double(cycles) / seconds * 1e-6;
+}
+
 KernelAttributes kernel_attributes(const void* kernel) {
   cudaFuncAttributes a{};
   NSB_CUDA(cudaFuncGetAttributes(&a, kernel));
