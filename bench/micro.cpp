@@ -89,6 +89,7 @@ void run_case(benchmark::State& state, const MicroCase& c) {
     nsb::device::stream_sync(fx.stream);
     for (auto _ : state) {
       if (g_cold) nsb::device::fill_bytes(flush, state.iterations() & 0xff, flush_bytes, fx.stream);
+      nsb::NvtxRange range(c.variant->id().c_str());
       ev.record_start(0, fx.stream);
       fn(call);
       ev.record_stop(0, fx.stream);

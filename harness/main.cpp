@@ -190,6 +190,17 @@ int run_main(int argc, char** argv) {
                 "(several ranks)");
   run->add_option("--json", ro.json_path, "write the full result (schema nsbench.run/1) to this file");
   run->add_flag("--quiet", quiet, "no progress lines");
+  run->add_flag("--profile", ro.profile,
+                "after the timed steps (never during them): a CUPTI kernel trace over --profile-steps steps (kernel "
+                "time per stage call vs the event-timed call) and hardware counters over one step (DRAM bytes vs "
+                "the byte model, L2 hit rate, occupancy, global requests/sectors); stored under 'profile' in the "
+                "JSON. Where counters are refused, the reason is recorded and the trace kept.");
+  run->add_option("--profile-steps", ro.profile_steps, "steps of the trace pass")->capture_default_str();
+  std::string nvtx = "on";
+  run->add_option("--nvtx", nvtx,
+                  "on: NVTX ranges (domain nsbench) per step, stage call (variant id) and halo exchange, for "
+                  "Nsight tools; off: none (to measure what they cost)")
+      ->capture_default_str();
 
   std::string list_stage, list_tag;
   auto* list = app.add_subcommand("list", "list stages, variants with tags and tunings, recipes, flop counts");
@@ -240,6 +251,8 @@ int run_main(int argc, char** argv) {
       else if (scheme == "ab2") ro.solver.scheme = nsb::TimeScheme::adams_bashforth2;
       else throw std::runtime_error("unknown --scheme '" + scheme + "'; known: euler ab2");
       ro.check = !no_check;
+      if (nvtx != "on" && nvtx != "off") throw std::runtime_error("unknown --nvtx '" + nvtx + "'; known: on off");
+      ro.nvtx = nvtx == "on";
       ro.progress = !quiet;
       ro.command_line = join_args(argc, argv);
       if (!nsb::mpi::built_with_mpi() && std::getenv("OMPI_COMM_WORLD_SIZE") &&

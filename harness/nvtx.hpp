@@ -1,5 +1,6 @@
 // NVTX ranges in the "nsbench" domain. Free when no tool is attached (NVTX's own design); compiled
-// out where the NVTX headers are absent.
+// out where the NVTX headers are absent. nvtx_enabled() = false skips the calls at run time, so that
+// the cost of the ranges can be measured (nsbench run --nvtx off vs on).
 #pragma once
 
 #if defined(NSB_HAVE_NVTX)
@@ -8,9 +9,15 @@
 
 namespace nsb {
 
+inline bool& nvtx_enabled() {
+  static bool on = true;
+  return on;
+}
+
 class NvtxRange {
  public:
-  explicit NvtxRange(const char* name) {
+  explicit NvtxRange(const char* name) : pushed_(nvtx_enabled()) {
+    if (!pushed_) return;
 #if defined(NSB_HAVE_NVTX)
     nvtxEventAttributes_t a{};
     a.version = NVTX_VERSION;
@@ -24,13 +31,14 @@ class NvtxRange {
   }
   ~NvtxRange() {
 #if defined(NSB_HAVE_NVTX)
-    nvtxDomainRangePop(domain());
+    if (pushed_) nvtxDomainRangePop(domain());
 #endif
   }
   NvtxRange(const NvtxRange&) = delete;
   NvtxRange& operator=(const NvtxRange&) = delete;
 
  private:
+  bool pushed_;
 #if defined(NSB_HAVE_NVTX)
   static nvtxDomainHandle_t domain() {
     static nvtxDomainHandle_t d = nvtxDomainCreateA("nsbench");

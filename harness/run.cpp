@@ -18,6 +18,7 @@
 #include "decomposition.hpp"
 #include "models.hpp"
 #include "mpi_driver.hpp"
+#include "profile.hpp"
 #include "stats.hpp"
 #include "validation.hpp"
 
@@ -172,6 +173,78 @@ HostState<T> run_steps(const Case& c, const ResolvedRecipe& rr, const SolverOpti
   return s.save();
 }
 
+// The trace pass over `steps` steps, then the counter pass over one step (every kernel replayed once
+// per counter pass CUPTI needs: slow, so one step). A pass that cannot run says why.
+template <class T>
+json profile_passes(ProjectionSolver<T>& solver, int steps, int device) {
+  json out;
+  std::string why;
+  if (std::unique_ptr<profile::TracePass> trace = profile::make_trace_pass(&why)) {
+    solver.set_timer(trace.get());
+    for (int s = 0; s < steps; ++s) solver.step();
+    solver.set_timer(nullptr);
+    out["trace"] = {{"performed", true}, {"steps", steps}, {"sections", profile::summarize_trace(trace->finish())}};
+  } else {
+    out["trace"] = {{"performed", false}, {"reason", why}};
+  }
+  if (std::unique_ptr<profile::CounterPass> counters = profile::make_counter_pass(device, &why)) {
+    try {
+      solver.set_timer(counters.get());
+      solver.step();
+      solver.set_timer(nullptr);
+      out["counters"] = {{"performed", true}, {"steps", 1}, {"metrics", profile::counter_metrics()},
+                         {"replay", "kernel replay, one range per kernel, summed per section call"},
+                         {"sections", profile::summarize_counters(counters->finish())}};
+    } catch (const std::exception& e) {
+      solver.set_timer(nullptr);
+      out["counters"] = {{"performed", false}, {"reason", e.what()}};
+    }
+  } else {
+    out["counters"] = {{"performed", false}, {"reason", why}};
+  }
+  if (!out["counters"]["performed"].get<bool>())
+    std::fprintf(stderr, "nsbench: hardware counters not collected: %s\n", out["counters"]["reason"].get<std::string>().c_str());
+  return out;
+}
+
+// Per stage: event-timed call (timing pass) vs the sum of its kernels (trace pass), and DRAM bytes
+// (counter pass) vs the variant's byte model.
+json profile_report(json profiled, const json& stages) {
+  json per_stage = json::object();
+  for (auto& [name, st] : stages.items()) {
+    if (!st.contains("per_call")) continue;
+    json row = {{"variant", st["variant"]}, {"tuning", st["tuning"]},
+                {"event_median_s", st["per_call"]["median"]}, {"model_bytes", st["model"]["bytes"]}};
+    const json& tr = profiled["trace"];
+    if (tr["performed"].get<bool>() && tr["sections"].contains(name)) {
+      const double k = tr["sections"][name]["kernel_time_per_call"]["median_s"].get<double>();
+      const double e = st["per_call"]["median"].get<double>();
+      row["kernel_median_s"] = k;
+      row["kernels_per_call"] = tr["sections"][name]["kernels_per_call"];
+      row["gap_s"] = e - k;
+      row["gap_fraction"] = e > 0 ? (e - k) / e : 0.0;
+    }
+    const json& ct = profiled["counters"];
+    if (ct["performed"].get<bool>() && ct["sections"].contains(name) && ct["sections"][name].contains("dram_bytes_per_call")) {
+      const json& c = ct["sections"][name];
+      const double dram = c["dram_bytes_per_call"].get<double>(), model = st["model"]["bytes"].get<double>();
+      row["dram_bytes"] = dram;
+      row["dram_over_model"] = model > 0 ? dram / model : 0.0;
+      const json& m = c["median_per_call"];
+      for (const char* key : {"lts__t_sector_hit_rate.pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
+                              "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                              "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"})
+        if (m.contains(key)) row[key] = m[key];
+    }
+    per_stage[name] = row;
+  }
+  profiled["stages"] = per_stage;
+  profiled["method"] = "separate passes after the timed steps and the state saved for the check: CUPTI activity "
+                       "trace (kernels tagged with their solver section by external correlation ids), then the CUPTI "
+                       "range profiler with kernel replay; event times are those of the timing pass";
+  return profiled;
+}
+
 // One rank's run (every rank calls it; a run without decomposition is one rank). Rank 0 gathers the
 // timings and the final state, checks them and returns the result; other ranks return null.
 template <class T>
@@ -218,6 +291,7 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr, con
   std::string stop_reason = "fixed step count";
   RankTimes mine;
   HostState<T> local_end;
+  json profiled;
   json halo_description;
   {
     ProjectionSolver<T> solver(lc, rr, so, nullptr, ranks > 1 ? &setup : nullptr);
@@ -293,6 +367,8 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr, con
     last_iterations = solver.last_jacobi_iterations();
     final_time = solver.time();
     local_end = solver.save();
+    // The profiling passes come after everything measured or checked above (see profile.hpp).
+    if (o.profile) profiled = profile_passes(solver, o.profile_steps, env.device);
   }
   comm.barrier();  // every rank's GPU memory is free again (the check below may need it)
 
@@ -361,6 +437,7 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr, con
       {"recipe", rr.name},
       {"threads", threads},
       {"launch", graph ? "graph" : "stream"},
+      {"nvtx", o.nvtx},
       {"re", c.u_ref / c.nu},
       {"nu", c.nu},
       {"dt", c.dt},
@@ -426,6 +503,8 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr, con
                                  : gpu ? "CUDA events on each rank's solver stream around each stage and each step; "
                                          "with several ranks, each call's time is the slowest rank's"
                                        : "steady_clock around each stage and each step"}};
+
+  if (o.profile) result["profile"] = profile_report(profiled, stages);
 
   // Checks: physics validation of the final state, projection quality, and a reference: the CPU for a
   // single GPU, the undecomposed run of the same recipe for several ranks.
@@ -679,6 +758,11 @@ json run(const RunOptions& o) {
     throw std::runtime_error("--launch graph runs one rank: halo exchanges synchronise with other ranks on the host");
   if (b == Backend::cuda && device::count() == 0)
     throw std::runtime_error("--backend cuda: " + device::unavailable_reason());
+  if (o.profile && (b != Backend::cuda || ranks > 1 || o.launch != "stream"))
+    throw std::runtime_error("--profile needs --backend cuda, one rank and --launch stream (the passes tag kernels "
+                             "with the stage that launched them on this process's GPU)");
+  if (o.profile && o.profile_steps < 1) throw std::runtime_error("--profile-steps must be at least 1");
+  nvtx_enabled() = o.nvtx;
   std::string recipe = o.recipe;
   if (recipe.empty()) recipe = b == Backend::cuda ? "thibault-optimal" : b == Backend::cpu_omp ? "cpu-omp" : "cpu-serial";
   const ResolvedRecipe rr = resolve(find_recipe(recipe), o.stage_overrides);
@@ -690,6 +774,34 @@ json run(const RunOptions& o) {
   if (cpu_pair) use.backend = b;  // cpu-serial stages under --backend cpu_omp run threaded and vice versa
   return o.precision == "float" ? run_ranks<float>(o, c, use) : run_ranks<double>(o, c, use);
 }
+
+namespace {
+
+void print_profile(const json& p) {
+  for (const char* pass : {"trace", "counters"})
+    if (!p[pass]["performed"].get<bool>())
+      std::printf("  profile: %s pass not made: %s\n", pass, p[pass]["reason"].get<std::string>().c_str());
+  std::printf("  profile (event time from the timing pass, kernel time from the CUPTI trace, DRAM bytes from the counters):\n");
+  std::printf("  %-12s %11s %11s %7s %11s %11s %8s %7s %6s\n", "stage", "event us", "kernels us", "gap", "model MB",
+              "DRAM MB", "DRAM/mod", "L2 hit", "occup");
+  for (auto& [name, s] : p["stages"].items()) {
+    auto num = [&](const char* key, double scale, const char* fmt) {
+      static char buf[12][32];
+      static int slot = 0;
+      char* b = buf[slot++ % 12];
+      if (s.contains(key)) std::snprintf(b, 32, fmt, s[key].get<double>() * scale);
+      else std::snprintf(b, 32, "-");
+      return b;
+    };
+    std::printf("  %-12s %11s %11s %7s %11s %11s %8s %7s %6s\n", name.c_str(), num("event_median_s", 1e6, "%.2f"),
+                num("kernel_median_s", 1e6, "%.2f"), num("gap_fraction", 100, "%.1f%%"), num("model_bytes", 1e-6, "%.2f"),
+                num("dram_bytes", 1e-6, "%.2f"), num("dram_over_model", 1, "%.3f"),
+                num("lts__t_sector_hit_rate.pct", 1, "%.1f%%"),
+                num("sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%.0f%%"));
+  }
+}
+
+}  // namespace
 
 void print_summary(const json& r) {
   const json& run = r["run"];
@@ -754,6 +866,7 @@ void print_summary(const json& r) {
     std::printf("  kinetic energy E/E0 = %.6g, exact exp(-4 nu t) = %.6g\n", v["energy_ratio"].get<double>(),
                 v["energy_ratio_exact"].get<double>());
   std::printf("  RMS divergence after projection: %.3g\n", r["checks"]["divergence_rms"].get<double>());
+  if (r.contains("profile")) print_profile(r["profile"]);
   const json& ref = r["checks"]["reference"];
   if (ref["performed"].get<bool>()) {
     double worst = 0;

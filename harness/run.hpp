@@ -30,6 +30,9 @@ struct RunOptions {
   std::string json_path;      // write the result here ("" = don't)
   std::string command_line;
   bool progress = true;       // progress lines on stderr for long runs
+  bool profile = false;       // CUPTI trace and counter passes after the timed steps (profile.hpp)
+  int profile_steps = 5;      // steps of the trace pass (the counter pass takes one)
+  bool nvtx = true;           // NVTX ranges per step, stage call and halo exchange (off: to show their cost)
 };
 
 // Runs and returns the JSON result (also written to json_path); under mpirun, rank 0 returns it and

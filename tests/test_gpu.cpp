@@ -89,6 +89,46 @@ TEST(Gpu, GraphReplayMatchesTheReference) {
   }
 }
 
+// The profiling passes on a small cavity: every stage's kernels are found in the trace and tagged with
+// their stage, the passes leave the checked state alone, and counters either come back for every
+// compute stage or say why not.
+TEST(Gpu, ProfilePassesTagEveryStageAndLeaveTheCheckAlone) {
+  NSB_REQUIRE_GPU();
+  RunOptions o;
+  o.case_options.nx = o.case_options.nz = 64;
+  o.case_options.ny = 8;
+  o.backend = "cuda";
+  o.recipe = "best";
+  o.precision = "float";
+  o.steps = 4;
+  o.warmup = 1;
+  o.progress = false;
+  o.profile = true;
+  o.profile_steps = 2;
+  const nlohmann::json r = run(o);
+  EXPECT_TRUE(r["checks"]["reference"]["pass"].get<bool>()) << r["checks"]["reference"].dump();
+  const nlohmann::json& p = r["profile"];
+  ASSERT_TRUE(p["trace"]["performed"].get<bool>()) << p["trace"].dump();
+  const nlohmann::json& sections = p["trace"]["sections"];
+  for (const char* stage : {"momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction"}) {
+    ASSERT_TRUE(sections.contains(stage)) << stage << " missing from " << sections.dump();
+    EXPECT_GT(sections[stage]["kernel_time_per_call"]["median_s"].get<double>(), 0) << stage;
+    // Kernel time inside an event-timed call cannot exceed it by more than timer resolution.
+    EXPECT_LE(p["stages"][stage]["kernel_median_s"].get<double>(), 1.5 * p["stages"][stage]["event_median_s"].get<double>() + 5e-6)
+        << stage;
+  }
+  EXPECT_EQ(sections["pressure"]["calls"].get<int>(), 2 * 20);  // 20 sweeps a step, 2 steps
+  EXPECT_EQ(sections["velocity_bc"]["kernels_per_call"].get<double>(), 3.0);  // one launch per axis
+  EXPECT_FALSE(sections.contains("outside_sections")) << sections["outside_sections"].dump();
+  if (p["counters"]["performed"].get<bool>()) {
+    for (const char* stage : {"momentum", "divergence", "pressure", "correction"})
+      EXPECT_GT(p["stages"][stage]["dram_bytes"].get<double>(), 0) << stage;
+  } else {
+    std::printf("counters not collected: %s\n", p["counters"]["reason"].get<std::string>().c_str());
+    EXPECT_FALSE(p["counters"]["reason"].get<std::string>().empty());
+  }
+}
+
 TEST(Gpu, TooLargeAGridSaysHowMuchMemoryItNeeds) {
   NSB_REQUIRE_GPU();
   RunOptions o;

@@ -8,6 +8,7 @@
 
 #include "device.hpp"
 #include "micro_cases.hpp"
+#include "profile.hpp"
 #include "recipe.hpp"
 #include "run.hpp"
 #include "stats.hpp"
@@ -190,6 +191,69 @@ TEST(Result, JsonRoundTripCarriesTheSchema) {
   EXPECT_EQ(r["checks"]["validation"]["kind"], "ghia");
   EXPECT_EQ(r["checks"]["validation"]["steady_state"], false);  // 9 steps: the comparison is flagged
   std::remove(o.json_path.c_str());
+}
+
+}  // namespace
+}  // namespace nsb
+
+namespace nsb {
+namespace {
+
+// The trace summary sums kernels per section call: a call's time is all of its kernels (the boundary
+// stages launch three), and the median is over calls, not over kernels.
+TEST(Profile, TraceSummarySumsKernelsPerSectionCall) {
+  using profile::KernelRecord;
+  std::vector<KernelRecord> r;
+  auto add = [&](const char* name, int section, long long call, double us) {
+    KernelRecord k;
+    k.name = name, k.section = section, k.call = call, k.seconds = us * 1e-6, k.registers = 32;
+    k.grid[0] = 10, k.block[0] = 256;
+    r.push_back(k);
+  };
+  const int bc = int(StageKind::velocity_bc), p = int(StageKind::pressure);
+  for (long long call : {1, 2, 3}) {  // three calls of three face kernels each
+    add("face_x", bc, call, 1.0), add("face_y", bc, call, 2.0), add("face_z", bc, call, 3.0 + double(call));
+  }
+  add("jacobi", p, 4, 10.0), add("jacobi", p, 5, 30.0), add("jacobi", p, 6, 20.0);
+  add("stray", -1, 0, 5.0);
+  const nlohmann::json s = profile::summarize_trace(r);
+  EXPECT_EQ(s["velocity_bc"]["calls"], 3);
+  EXPECT_EQ(s["velocity_bc"]["kernels_per_call"], 3.0);
+  EXPECT_NEAR(s["velocity_bc"]["kernel_time_per_call"]["median_s"].get<double>(), 8e-6, 1e-12);  // 1+2+5
+  EXPECT_EQ(s["velocity_bc"]["kernels"].size(), 3u);
+  EXPECT_NEAR(s["pressure"]["kernel_time_per_call"]["median_s"].get<double>(), 20e-6, 1e-12);
+  EXPECT_EQ(s["pressure"]["kernels"][0]["launches"], 3);
+  EXPECT_EQ(s["pressure"]["kernels"][0]["registers"], 32);
+  EXPECT_TRUE(s.contains("outside_sections"));  // never silently dropped
+}
+
+TEST(Profile, CounterSummaryAddsDramReadAndWrite) {
+  std::vector<profile::CounterRecord> r(3);
+  for (int i = 0; i < 3; ++i) {
+    r[i].section = int(StageKind::divergence);
+    r[i].kernels = 1;
+    r[i].metrics["dram__bytes_read.sum"] = 100.0 * (i + 1);
+    r[i].metrics["dram__bytes_write.sum"] = 50.0;
+    r[i].metrics["lts__t_sector_hit_rate.pct"] = 10.0 * i;
+  }
+  const nlohmann::json s = profile::summarize_counters(r);
+  EXPECT_EQ(s["divergence"]["calls"], 3);
+  EXPECT_DOUBLE_EQ(s["divergence"]["median_per_call"]["dram__bytes_read.sum"].get<double>(), 200.0);
+  EXPECT_DOUBLE_EQ(s["divergence"]["dram_bytes_per_call"].get<double>(), 250.0);
+  EXPECT_DOUBLE_EQ(s["divergence"]["median_per_call"]["lts__t_sector_hit_rate.pct"].get<double>(), 10.0);
+}
+
+TEST(Profile, MetricNamesAreNsightComputeNames) {
+  const auto& m = profile::counter_metrics();
+  EXPECT_NE(std::find(m.begin(), m.end(), "dram__bytes_read.sum"), m.end());
+  EXPECT_NE(std::find(m.begin(), m.end(), "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), m.end());
+}
+
+TEST(Profile, WithoutAGpuThePassesSayWhy) {
+  if (device::count() > 0) GTEST_SKIP() << "a GPU is present: the passes run for real in test_gpu";
+  std::string why;
+  EXPECT_EQ(profile::make_counter_pass(0, &why), nullptr);
+  EXPECT_FALSE(why.empty());
 }
 
 }  // namespace
