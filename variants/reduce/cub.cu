@@ -8,31 +8,43 @@
 namespace nsb {
 namespace {
 
+// n / d for any 32-bit n by one multiply-high and a shift, d fixed (Granlund & Montgomery 1994): the
+// index arithmetic of a float reduction is most of its instructions, and a 32-bit division is a
+// long instruction sequence.
+struct FastDivide {
+  unsigned d = 1, magic = 0, shift = 0;
+  explicit FastDivide(unsigned divisor) : d(divisor) {
+    while ((1ull << shift) < d) ++shift;
+    magic = unsigned(((1ull << 32) * ((1ull << shift) - d)) / d + 1);
+  }
+  __device__ unsigned operator()(unsigned n) const {
+    return unsigned((static_cast<unsigned long long>(__umulhi(n, magic)) + n) >> shift);
+  }
+};
+
+// Interior point number n (x fastest) -> its squared difference. Needs interior_points < 2^32.
 template <class T>
 struct InteriorSquaredDifference {
   const T* a;
   const T* b;
   Grid g;
-  double inv_nx, inv_ny;  // 1/nx, 1/ny: index division by multiplication (64-bit division is slow)
-  __device__ static long long div_exact(long long n, int d, double inv) {
-    long long q = (long long)(double(n) * inv);  // off by at most one; corrected below
-    const long long r = n - q * d;
-    return r < 0 ? q - 1 : (r >= d ? q + 1 : q);
-  }
-  __device__ double operator()(long long n) const {
-    const long long row = div_exact(n, g.nx, inv_nx);
-    const long long k = div_exact(row, g.ny, inv_ny);
-    const int i = 1 + int(n - row * g.nx), j = 1 + int(row - k * g.ny);
-    const std::size_t m = g.idx(i, j, 1 + int(k));
-    return squared_difference(a[m], b ? b[m] : T(0));
+  FastDivide by_nx, by_ny;
+  __device__ double operator()(unsigned n) const {
+    const unsigned row = by_nx(n), k = by_ny(row);
+    const unsigned i = n - row * by_nx.d, j = row - k * by_ny.d;
+    const std::size_t m = g.idx(1 + int(i), 1 + int(j), 1 + int(k));
+    return squared_difference(__ldg(a + m), b ? __ldg(b + m) : T(0));
   }
 };
 
 template <class T>
 void run(const StageCall<T>& c) {
-  const InteriorSquaredDifference<T> op{c.reduce_a, c.reduce_b, c.grid, 1.0 / c.grid.nx, 1.0 / c.grid.ny};
-  const thrust::counting_iterator<long long> first(0);
-  const long long n = (long long)c.grid.interior_points();
+  if (c.grid.interior_points() >= (1ull << 32))
+    throw std::runtime_error("reduce/cub: at most 2^32 - 1 interior points (32-bit point numbers)");
+  const InteriorSquaredDifference<T> op{c.reduce_a, c.reduce_b, c.grid, FastDivide(unsigned(c.grid.nx)),
+                                        FastDivide(unsigned(c.grid.ny))};
+  const thrust::counting_iterator<unsigned> first(0);
+  const unsigned n = unsigned(c.grid.interior_points());
   std::size_t bytes = 0;
   NSB_CUDA(cub::DeviceReduce::TransformReduce(nullptr, bytes, first, c.reduce_out, n, cuda::std::plus<>{}, op, 0.0,
                                               stream_of(c.exec)));
