@@ -2,7 +2,10 @@
 # The one call to make on a GPU machine: build, verify every variant, run the GPU tests, benchmark
 # every stage variant and every recipe, and leave logs and result files under $OUT.
 #
-#   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study|micro]...     (default: all)
+#   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study|micro|profile|nvtx|ncu|gate]...  (default: all)
+#
+# bench: GRIDS="..." PRECISIONS="..." BENCH_STAGES="stage ..." narrow it. gate: scripts/gpu-ci with GPU_CI_ARGS
+# (e.g. --record-baseline, or --cmake -DNSB_TEST_SLOWDOWN=ON); baselines it records come back in $OUT.
 #
 # The multi-GPU scaling runs and the bandwidth table are studies (fig4_8_scaling, tableA1_bandwidth):
 # `STUDIES=fig4_8_scaling scripts/device-run.sh study` runs just those.
@@ -60,12 +63,15 @@ if want verify; then
 fi
 
 if want bench; then
-  for grid in 256x32x256 256x256x256 512x512x512; do
-    for prec in float double; do
-      log "nsbench stages $grid $prec"
-      $NSB stages --grid $grid --precision $prec --samples ${SAMPLES:-30} \
-        --json "$OUT/results/stages_${grid}_${prec}.json" >"$OUT/stages_${grid}_${prec}.log" 2>&1 || status=1
-      tail -3 "$OUT/stages_${grid}_${prec}.log"
+  for grid in ${GRIDS:-256x32x256 256x256x256 512x512x512}; do
+    for prec in ${PRECISIONS:-float double}; do
+      for stage in ${BENCH_STAGES:-all}; do
+        tag=${grid}_${prec}$([ "$stage" = all ] || echo "_$stage")
+        log "nsbench stages $grid $prec $stage"
+        $NSB stages --grid $grid --precision $prec --samples ${SAMPLES:-30} $([ "$stage" = all ] || echo "--stage $stage") \
+          --json "$OUT/results/stages_$tag.json" >"$OUT/stages_$tag.log" 2>&1 || status=1
+        tail -3 "$OUT/stages_$tag.log"
+      done
     done
   done
 fi
@@ -111,6 +117,43 @@ if want micro && [ -x "$BUILD/nsbench-micro" ]; then  # Google Benchmark, hot an
       >"$OUT/micro_$l2.log" 2>&1 || status=1
     grep -cE "us .* us" "$OUT/micro_$l2.log"
   done
+fi
+
+if want profile; then  # CUPTI trace + counters after the timed steps (nsbench run --profile)
+  for recipe in ${PROFILE_RECIPES:-best thibault-global modern}; do
+    log "profile $recipe cavity 256x256x256 float"
+    $NSB run --backend cuda --recipe $recipe --precision float --grid 256x256x256 --re 1000 --steps 10 --warmup 3 \
+      --no-check --quiet --profile --json "$OUT/results/profile_${recipe}_256x256x256_float.json" \
+      >"$OUT/profile_$recipe.log" 2>&1 || status=1
+    sed -n '/profile/,$p' "$OUT/profile_$recipe.log" | head -16
+  done
+fi
+
+if want nvtx; then  # what the NVTX ranges cost with no tool attached: 500-step runs, off and on, interleaved
+  for rep in 1 2 3; do
+    for mode in off on; do
+      $NSB run --backend cuda --recipe best --precision float --grid 256x32x256 --re 1000 --steps 500 --warmup 20 \
+        --no-check --quiet --nvtx $mode --json "$OUT/results/nvtx_${mode}_$rep.json" >"$OUT/nvtx_${mode}_$rep.log" 2>&1 || status=1
+      echo "nvtx $mode (repetition $rep): $(grep -E 'time per step' "$OUT/nvtx_${mode}_$rep.log" | sed 's/ *time per step: //')" |
+        tee -a "$OUT/summary.log"
+    done
+  done
+fi
+
+if want ncu; then  # Nsight Compute on one stage variant through its NVTX range
+  log "ncu-stage"
+  NSBENCH=$NSB scripts/ncu-stage pressure jacobi_global_2d_zloop bx128_by2_sz16 --grid 512x512x512 --out "$OUT/ncu" \
+    2>&1 | tee -a "$OUT/summary.log" || status=1
+  NSBENCH=$NSB scripts/ncu-stage momentum global_2d_zloop bx32_by8_sz8 --grid 256x256x256 --set basic --out "$OUT/ncu" \
+    2>&1 | tee -a "$OUT/summary.log" || status=1
+fi
+
+if want gate; then  # the regression gate as a GPU runner would run it
+  log "scripts/gpu-ci ${GPU_CI_ARGS:-}"
+  scripts/gpu-ci --out "$OUT/gpu-ci" ${GPU_CI_ARGS:-} >"$OUT/gpu-ci.log" 2>&1
+  echo "gpu-ci exit code $?" | tee -a "$OUT/summary.log"
+  cat "$OUT/gpu-ci/summary.md" | head -40
+  [ -d baselines ] && cp -r baselines "$OUT/baselines"
 fi
 
 if want study; then
