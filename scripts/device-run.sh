@@ -5,7 +5,8 @@
 #   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study|micro|profile|nvtx|ncu|gate]...  (default: all)
 #
 # bench: GRIDS="..." PRECISIONS="..." BENCH_STAGES="stage ..." narrow it. gate: scripts/gpu-ci with GPU_CI_ARGS
-# (e.g. --record-baseline, or --cmake -DNSB_TEST_SLOWDOWN=ON); baselines it records come back in $OUT.
+# (e.g. --record-baseline, or --cmake -DNSB_TEST_SLOWDOWN=ON) into $OUT/gpu-ci-$GATE_NAME; baselines
+# it records come back in $OUT/baselines.
 #
 # The multi-GPU scaling runs and the bandwidth table are studies (fig4_8_scaling, tableA1_bandwidth):
 # `STUDIES=fig4_8_scaling scripts/device-run.sh study` runs just those.
@@ -149,10 +150,11 @@ if want ncu; then  # Nsight Compute on one stage variant through its NVTX range
 fi
 
 if want gate; then  # the regression gate as a GPU runner would run it
-  log "scripts/gpu-ci ${GPU_CI_ARGS:-}"
-  scripts/gpu-ci --out "$OUT/gpu-ci" ${GPU_CI_ARGS:-} >"$OUT/gpu-ci.log" 2>&1
-  echo "gpu-ci exit code $?" | tee -a "$OUT/summary.log"
-  cat "$OUT/gpu-ci/summary.md" | head -40
+  gate=gpu-ci${GATE_NAME:+-$GATE_NAME}
+  log "scripts/gpu-ci ${GPU_CI_ARGS:-} (into $gate)"
+  scripts/gpu-ci --out "$OUT/$gate" ${GPU_CI_ARGS:-} >"$OUT/$gate.log" 2>&1
+  echo "$gate: exit code $?" | tee -a "$OUT/summary.log"
+  head -40 "$OUT/$gate/summary.md
   [ -d baselines ] && cp -r baselines "$OUT/baselines"
 fi
 

@@ -8,6 +8,7 @@
 
 #include "device.hpp"
 #include "micro_cases.hpp"
+#include "flat_interior.hpp"
 #include "profile.hpp"
 #include "recipe.hpp"
 #include "run.hpp"
@@ -254,6 +255,43 @@ TEST(Profile, WithoutAGpuThePassesSayWhy) {
   std::string why;
   EXPECT_EQ(profile::make_counter_pass(0, &why), nullptr);
   EXPECT_FALSE(why.empty());
+}
+
+}  // namespace
+}  // namespace nsb
+
+namespace nsb {
+namespace {
+
+// The reductions' flat vector path must visit every interior point exactly once and no ghost, for any
+// grid (odd extents make rows start at every alignment) and both vector widths (float4, double2).
+template <int W>
+void flat_path_covers_the_interior(const Grid& g) {
+  const FlatInterior<W> fi(g);
+  std::vector<int> seen(g.padded_points(), 0);
+  for (std::size_t v = fi.first; v < fi.last; ++v) fi.for_interior(v, [&](int l) { ++seen[v * W + std::size_t(l)]; });
+  for (int k = 0; k < g.NZ(); ++k)
+    for (int j = 0; j < g.NY(); ++j)
+      for (int i = 0; i < g.NX(); ++i) {
+        const bool interior = i >= 1 && i <= g.nx && j >= 1 && j <= g.ny && k >= 1 && k <= g.nz;
+        ASSERT_EQ(seen[g.idx(i, j, k)], interior ? 1 : 0) << "W=" << W << " grid " << g.nx << "x" << g.ny << "x" << g.nz
+                                                         << " at " << i << "," << j << "," << k;
+      }
+}
+
+TEST(Reduce, FlatVectorPathCoversTheInteriorOnce) {
+  for (const Grid g : {Grid{5, 3, 7}, Grid{8, 4, 8}, Grid{1, 1, 1}, Grid{17, 9, 3}, Grid{6, 7, 2}}) {
+    flat_path_covers_the_interior<4>(g);
+    flat_path_covers_the_interior<2>(g);
+  }
+}
+
+TEST(Reduce, FastDivideIsExact) {
+  for (unsigned d : {1u, 2u, 3u, 7u, 34u, 514u, 1026u, 65537u, 2147483647u}) {
+    const FastDivide f(d);
+    for (unsigned n : {0u, 1u, d - 1, d, d + 1, 123456789u, 4294967295u, 4294967294u, 2147483648u})
+      EXPECT_EQ(f(n), n / d) << n << " / " << d;
+  }
 }
 
 }  // namespace
