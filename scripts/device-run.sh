@@ -154,7 +154,7 @@ if want gate; then  # the regression gate as a GPU runner would run it
   log "scripts/gpu-ci ${GPU_CI_ARGS:-} (into $gate)"
   scripts/gpu-ci --out "$OUT/$gate" ${GPU_CI_ARGS:-} >"$OUT/$gate.log" 2>&1
   echo "$gate: exit code $?" | tee -a "$OUT/summary.log"
-  head -40 "$OUT/$gate/summary.md
+  head -40 "$OUT/$gate/summary.md"
   [ -d baselines ] && cp -r baselines "$OUT/baselines"
 fi
 
