@@ -43,8 +43,8 @@ struct MomentumPoint {
     compute(n, u, v, w);
   }
   // The three components from any accessors (global memory, a shared tile, a z-marching ring).
-  template <class A>
-  NSB_HD void compute(std::size_t n, const A& u, const A& v, const A& w) const {
+  template <class AU, class AV, class AW>
+  NSB_HD void compute(std::size_t n, const AU& u, const AV& v, const AW& w) const {
     const T ru = momentum_rhs<Upwind>(framed<0>(u), framed<0>(v), framed<0>(w), cu);
     const T rv = momentum_rhs<Upwind>(framed<1>(v), framed<1>(w), framed<1>(u), cv);
     const T rw = momentum_rhs<Upwind>(framed<2>(w), framed<2>(u), framed<2>(v), cw);

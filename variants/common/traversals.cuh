@@ -193,6 +193,18 @@ inline std::vector<Tuning> zloop_shapes() {
     t.push_back(parse_tuning(name));
   return t;
 }
+// The same plus blocks as wide as a 512-cell row or more: a warp then reads a whole row segment and a
+// block several, so each z-level a block touches is a few long DRAM bursts instead of many 128-byte
+// pieces 1 MB apart. max_threads: a kernel with many registers cannot launch 1024-thread blocks.
+inline std::vector<Tuning> zloop_wide_shapes(int max_threads) {
+  std::vector<Tuning> t = zloop_shapes();
+  for (const char* name : {"bx256_by2_sz16", "bx256_by4_sz8", "bx512_by1_sz16", "bx512_by1_sz32", "bx512_by2_sz8",
+                           "bx1024_by1_sz16"}) {
+    const Tuning w = parse_tuning(name);
+    if (w.bx * w.by <= max_threads) t.push_back(w);
+  }
+  return t;
+}
 inline std::vector<Tuning> flat_sizes() {
   return {parse_tuning("b256"), parse_tuning("b128"), parse_tuning("b512")};
 }
