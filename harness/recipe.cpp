@@ -28,8 +28,10 @@ Recipe gpu(const std::string& name, const std::string& desc, const std::string& 
   return r;
 }
 Recipe best_h200() {
-  Recipe r = gpu("best", "fastest measured variant per stage on an H200 (results/harness/nvidia-h200)",
-                 "global_2d_zloop:bx64_by4_sz16", "jacobi_global_2d_zloop:bx64_by4_sz16", "global_2d:bx64_by4_sz16",
+  Recipe r = gpu("best",
+                 "fastest measured variant per stage on an H200 (results/harness/nvidia-h200; momentum: "
+                 "results/session3-nvidia-h200-x2)",
+                 "register_zmarch:bx64_by4_sz16", "jacobi_global_2d_zloop:bx64_by4_sz16", "global_2d:bx64_by4_sz16",
                  "buffer_two_pass:b256");
   r.stage[std::size_t(StageKind::correction)] = {"global_1d", "b256"};
   r.stage[std::size_t(StageKind::velocity_bc)] = {"global_2d", "bx8_by8"};

@@ -195,7 +195,8 @@ inline std::vector<Tuning> zloop_shapes() {
 }
 // The same plus blocks as wide as a 512-cell row or more: a warp then reads a whole row segment and a
 // block several, so each z-level a block touches is a few long DRAM bursts instead of many 128-byte
-// pieces 1 MB apart. max_threads: a kernel with many registers cannot launch 1024-thread blocks.
+// pieces 1 MB apart. For light kernels only: momentum with the upwind terms in double needs 152
+// registers a thread, too many for a 512-thread block (measured: launch out of resources).
 inline std::vector<Tuning> zloop_wide_shapes(int max_threads) {
   std::vector<Tuning> t = zloop_shapes();
   for (const char* name : {"bx256_by2_sz16", "bx256_by4_sz8", "bx512_by1_sz16", "bx512_by1_sz32", "bx512_by2_sz8",

@@ -15,7 +15,7 @@ const Registrar reg{Variant{
     .name = "global_2d_zloop",
     .backend = Backend::cuda,
     .tags = {{"memory", "global"}, {"cta", "2d"}},
-    .tunings = zloop_wide_shapes(512),
+    .tunings = zloop_shapes(),
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = zloop_kernels<MomentumPoint<float, false>, MomentumPoint<double, false>>(),
