@@ -1,7 +1,7 @@
 """scripts/compare: is CURRENT slower than BASELINE? One verdict per benchmark and one exit code.
 
     scripts/compare BASELINE CURRENT [--json OUT] [--markdown OUT] [--force] [--seed N]
-    scripts/compare --update-baseline CURRENT [--baselines baselines]
+    scripts/compare --update-baseline CURRENT [--append] [--baselines baselines]
 
 BASELINE and CURRENT are result files or folders of them (nsbench run / stages JSON, any nesting).
 Benchmarks: every stage row of a `stages` result (variant:tuning:scheme at its grid and precision) and
@@ -50,14 +50,16 @@ NOISE_FACTOR = 3.0      # threshold = 3 x the measured run-to-run noise of the m
 THRESHOLD_FLOOR = 0.03  # ... but never below 3%: the gate catches 5% regressions and lets 2% pass
 
 
+def load_paths(path):
+    out = []
+    for root, _, names in os.walk(path):
+        out += [os.path.join(root, n) for n in sorted(names)
+                if n.endswith(".json") and not n.endswith((".skipped.json", ".failed.json")) and n != "provenance.json"]
+    return out
+
+
 def load_files(path):
-    files = []
-    if os.path.isdir(path):
-        for root, _, names in os.walk(path):
-            files += [os.path.join(root, n) for n in sorted(names)
-                      if n.endswith(".json") and not n.endswith((".skipped.json", ".failed.json")) and n != "provenance.json"]
-    else:
-        files.append(path)
+    files = load_paths(path) if os.path.isdir(path) else [path]
     out = []
     for f in files:
         with open(f) as fh:
@@ -218,30 +220,55 @@ def gpu_model_slug(results):
     raise SystemExit("compare: the results name no GPU; a baseline is stored per GPU model")
 
 
-def update_baseline(current, root):
+def update_baseline(current, root, append=False):
+    """Keeps CURRENT as the baseline of its GPU model. With append, CURRENT's repetitions join the
+    baseline already there (same commit and build, e.g. recorded on another machine allocation), so
+    the noise the threshold is built on includes the spread between allocations, not only within one."""
     results = load_files(current)
-    reps = {len(v) for v in benchmarks(results).values()}
+    dest = os.path.join(root, gpu_model_slug(results)) if results else None
+    kept = load_files(dest) if append and dest and os.path.isdir(dest) else []
+    if append and not kept:
+        raise SystemExit(f"compare: --append needs a baseline to append to; none at {dest}")
+    if kept:
+        c_old, c_new = kept[0]["build"].get("git_commit"), results[0]["build"].get("git_commit")
+        if c_old != c_new:
+            raise SystemExit(f"compare: cannot append results of commit {str(c_new)[:10]} to a baseline of commit "
+                             f"{str(c_old)[:10]}: record a new baseline instead")
+    combined = kept + results
+    reps = {len(v) for v in benchmarks(combined).values()}
     if not reps or min(reps) < 2:
         raise SystemExit("compare: a baseline needs at least two repetitions of every benchmark (the run-to-run "
                          "noise sets the threshold); record it with scripts/gpu-ci --record-baseline")
-    why = comparable(results, results)
+    why = comparable(combined, combined)
     if why:
         raise SystemExit(f"compare: cannot make a baseline of mixed results: {why}")
-    dest = os.path.join(root, gpu_model_slug(results))
-    if os.path.isdir(dest):
-        shutil.rmtree(dest)
-    shutil.copytree(current, dest) if os.path.isdir(current) else (os.makedirs(dest), shutil.copy(current, dest))
+    prov_path = os.path.join(dest, "provenance.json")
+    sessions = []
+    if kept:
+        with open(prov_path) as f:
+            sessions = json.load(f).get("sessions", [])
+        tag = datetime.datetime.utcnow().strftime("appended%Y%m%dT%H%M%SZ")
+        for path in (load_paths(current) if os.path.isdir(current) else [current]):
+            shutil.copy(path, os.path.join(dest, f"{tag}-{os.path.basename(path)}"))
+    else:
+        if os.path.isdir(dest):
+            shutil.rmtree(dest)
+        shutil.copytree(current, dest) if os.path.isdir(current) else (os.makedirs(dest), shutil.copy(current, dest))
     r0 = results[0]
     gpu = r0["machine"]["gpu"]
-    prov = {"recorded": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+    now = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")
+    sessions.append({"recorded": now, "files": len(results), "host": r0["machine"].get("hostname"),
+                     "pci_bus_id": gpu.get("pci_bus_id")})
+    prov = {"recorded": now,
             "commit": r0["build"].get("git_commit"), "dirty": r0["build"].get("git_dirty"),
             "gpu": gpu["name"], "driver_version": gpu.get("driver_version"), "sm_clock_khz": gpu.get("sm_clock_khz"),
             "memory_clock_khz": gpu.get("memory_clock_khz"), "build": r0["build"],
-            "repetitions": min(reps), "benchmarks": len(benchmarks(results))}
-    with open(os.path.join(dest, "provenance.json"), "w") as f:
+            "repetitions": min(reps), "benchmarks": len(benchmarks(combined)), "sessions": sessions}
+    with open(prov_path, "w") as f:
         json.dump(prov, f, indent=1)
-    print(f"compare: baseline for {gpu['name']} written to {dest} ({prov['benchmarks']} benchmarks, "
-          f"{prov['repetitions']} repetitions, commit {str(prov['commit'])[:10]})")
+    print(f"compare: baseline for {gpu['name']} {'extended' if kept else 'written'} in {dest} "
+          f"({prov['benchmarks']} benchmarks, {prov['repetitions']} repetitions over {len(sessions)} recording(s), "
+          f"commit {str(prov['commit'])[:10]})")
 
 
 def main(argv=None):
@@ -249,6 +276,9 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="+", help="BASELINE CURRENT, or CURRENT with --update-baseline")
     ap.add_argument("--update-baseline", action="store_true")
+    ap.add_argument("--append", action="store_true",
+                    help="with --update-baseline: add these repetitions to the baseline of the same commit (another "
+                         "machine allocation), so that the measured noise includes the spread between allocations")
     ap.add_argument("--baselines", default="baselines")
     ap.add_argument("--json", help="write the comparison as JSON here")
     ap.add_argument("--markdown", help="write the Markdown table here (a pull-request comment)")
@@ -259,7 +289,7 @@ def main(argv=None):
     if a.update_baseline:
         if len(a.paths) != 1:
             ap.error("--update-baseline takes one path: the results to keep as the baseline")
-        update_baseline(a.paths[0], a.baselines)
+        update_baseline(a.paths[0], a.baselines, a.append)
         return 0
     if len(a.paths) != 2:
         ap.error("give BASELINE and CURRENT")

@@ -143,6 +143,33 @@ def test_update_baseline_keeps_provenance_and_refuses_single_runs(tmp_path):
     assert r.returncode != 0 and "at least two repetitions" in r.stderr
 
 
+def test_append_widens_the_noise_with_another_allocation(tmp_path):
+    """Two machine allocations whose medians differ by 4% (seen on H200s for a 43 us kernel): a baseline
+    from one allocation calls the other's unchanged run ambiguous or slower; appending the second
+    allocation's repetitions makes the noise include that spread, and the same run passes."""
+    rng = np.random.default_rng(11)
+    first = [stages_result(rng) for _ in range(3)]
+    second = [stages_result(rng, 1.04) for _ in range(3)]
+    write_set(tmp_path / "a", first)
+    write_set(tmp_path / "b", second)
+    cur = [stages_result(rng, 1.04)]
+    assert compare.compare(first, cur)["rows"][0]["verdict"] in ("slower", "ambiguous")
+    assert cli("--update-baseline", str(tmp_path / "a"), "--baselines", str(tmp_path / "bl")).returncode == 0
+    r = cli("--update-baseline", str(tmp_path / "b"), "--append", "--baselines", str(tmp_path / "bl"))
+    assert r.returncode == 0, r.stderr
+    prov = json.load(open(tmp_path / "bl" / "nvidia-h200" / "provenance.json"))
+    assert prov["repetitions"] == 6 and len(prov["sessions"]) == 2
+    merged = compare.load_files(str(tmp_path / "bl" / "nvidia-h200"))
+    assert compare.compare(merged, cur)["rows"][0]["verdict"] == "same"
+    # another commit's runs are not mixed into the baseline
+    other = [stages_result(rng) for _ in range(2)]
+    for o in other:
+        o["build"]["git_commit"] = "def"
+    write_set(tmp_path / "c", other)
+    r = cli("--update-baseline", str(tmp_path / "c"), "--append", "--baselines", str(tmp_path / "bl"))
+    assert r.returncode != 0 and "cannot append results of commit def" in r.stderr
+
+
 def test_gpu_ci_says_when_there_is_no_gpu(tmp_path):
     if subprocess.run(["sh", "-c", "nvidia-smi -L"], capture_output=True).returncode == 0:
         pytest.skip("a GPU is here: scripts/gpu-ci would run for real")
