@@ -179,11 +179,17 @@ template <class T>
 json profile_passes(ProjectionSolver<T>& solver, int steps, int device) {
   json out;
   std::string why;
+  // A pass that fails midway is reported, never allowed to cost the run's timings and checks.
   if (std::unique_ptr<profile::TracePass> trace = profile::make_trace_pass(&why)) {
-    solver.set_timer(trace.get());
-    for (int s = 0; s < steps; ++s) solver.step();
-    solver.set_timer(nullptr);
-    out["trace"] = {{"performed", true}, {"steps", steps}, {"sections", profile::summarize_trace(trace->finish())}};
+    try {
+      solver.set_timer(trace.get());
+      for (int s = 0; s < steps; ++s) solver.step();
+      solver.set_timer(nullptr);
+      out["trace"] = {{"performed", true}, {"steps", steps}, {"sections", profile::summarize_trace(trace->finish())}};
+    } catch (const std::exception& e) {
+      solver.set_timer(nullptr);
+      out["trace"] = {{"performed", false}, {"reason", e.what()}};
+    }
   } else {
     out["trace"] = {{"performed", false}, {"reason", why}};
   }

@@ -1,6 +1,7 @@
 // reduce/cub: the CUB library's device-wide TransformReduce over the interior (a counting iterator
 // over 16-byte vectors of the interior z-levels, each mapped to the sum of (a - b)^2 over its interior
-// values, as the flat path of the other reduce variants reads them). CUB picks its own grid and combines partials in a fixed order.
+// values, as the flat path of the other reduce variants reads them). CUB picks its own grid and
+// combines partials in a fixed order.
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 

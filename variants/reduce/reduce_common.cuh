@@ -9,11 +9,6 @@
 
 namespace nsb {
 
-// A thread's partial sum over the interior. Fields under 2^32 values are read as one flat run of
-// 16-byte vectors with the ghosts masked out (flat_interior.hpp). Larger ones go row by row: each
-// block takes whole interior rows (fixed j, k) in a grid-stride loop, its threads striding along x,
-// four rows together so that each thread has eight loads in flight (with one row, floats left the
-// memory system half idle: 58% of the copy bandwidth on 2^27 floats, against 96% for doubles).
 // 16 bytes of T, loaded with one instruction.
 template <class T>
 struct Vec16 {
@@ -57,6 +52,11 @@ __device__ inline double thread_partial_flat(const T* __restrict__ a, const T* _
   return s;
 }
 
+// A thread's partial sum over the interior. Fields under 2^32 values are read as one flat run of
+// 16-byte vectors with the ghosts masked out (flat_interior.hpp). Larger ones go row by row: each
+// block takes whole interior rows (fixed j, k) in a grid-stride loop, its threads striding along x,
+// four rows together so that each thread has eight loads in flight (with one row, floats left the
+// memory system half idle: 58% of the copy bandwidth on 2^27 floats, against 96% for doubles).
 template <class T>
 __device__ inline double thread_partial(const T* __restrict__ a, const T* __restrict__ b, const Grid& g) {
   if (FlatInterior<Vec16<T>::width>::fits(g)) return thread_partial_flat(a, b, g);
