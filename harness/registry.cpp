@@ -30,8 +30,6 @@ bool parse_stage(const std::string& name, StageKind& out) {
   return false;
 }
 
-std::string Variant::id() const { return std::string(stage_name(stage)) + "/" + name; }
-
 const Tuning* Variant::find_tuning(const std::string& tname) const {
   for (const Tuning& t : tunings)
     if (t.name == tname) return &t;
@@ -45,6 +43,7 @@ Registry& Registry::instance() {
 
 void Registry::add(Variant v) {
   if (v.tunings.empty()) v.tunings.push_back(Tuning{});
+  v.id_text = std::string(stage_name(v.stage)) + "/" + v.name;
   if (find(v.stage, v.name))
     throw std::logic_error("variant registered twice: " + v.id());
   variants_.push_back(std::move(v));

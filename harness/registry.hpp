@@ -44,8 +44,9 @@ struct Variant {
   StageFn<float> run_float = nullptr;
   StageFn<double> run_double = nullptr;
   std::vector<KernelRef> kernels;
+  std::string id_text;  // "stage/name", set by Registry::add (no allocation when the solver names a stage call)
 
-  std::string id() const;  // "stage/name"
+  const std::string& id() const { return id_text; }
   template <class T>
   StageFn<T> fn() const {
     if constexpr (sizeof(T) == sizeof(float)) return run_float;
