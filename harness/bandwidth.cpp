@@ -1,7 +1,6 @@
 #include "bandwidth.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
 #include "device.hpp"
@@ -51,11 +50,7 @@ json measure_bandwidth(const BandwidthOptions& o) {
     }
   }
   result["rows"] = rows;
-  if (!o.json_path.empty()) {
-    std::ofstream out(o.json_path);
-    if (!out) throw std::runtime_error("cannot write " + o.json_path);
-    out << result.dump(1) << "\n";
-  }
+  if (!o.json_path.empty()) write_json(o.json_path, result);
   return result;
 }
 

@@ -577,15 +577,18 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr, con
     result["kernels"] = kernels;
   }
 
-  if (!o.json_path.empty()) {
-    std::ofstream out(o.json_path);
-    if (!out) throw std::runtime_error("cannot write result file " + o.json_path);
-    out << result.dump(1) << "\n";
-  }
+  if (!o.json_path.empty()) write_json(o.json_path, result);
   return result;
 }
 
 }  // namespace
+
+void write_json(const std::string& path, const json& j) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write result file " + path);
+  out << j.dump(1) << "\n";
+  if (!out) throw std::runtime_error("writing result file " + path + " failed");
+}
 
 std::string now_utc() {
   const std::time_t t = std::time(nullptr);
@@ -792,18 +795,17 @@ void print_profile(const json& p) {
               "DRAM MB", "DRAM/mod", "L2 hit", "occup");
   for (auto& [name, s] : p["stages"].items()) {
     auto num = [&](const char* key, double scale, const char* fmt) {
-      static char buf[12][32];
-      static int slot = 0;
-      char* b = buf[slot++ % 12];
-      if (s.contains(key)) std::snprintf(b, 32, fmt, s[key].get<double>() * scale);
-      else std::snprintf(b, 32, "-");
-      return b;
+      if (!s.contains(key)) return std::string("-");
+      char b[32];
+      std::snprintf(b, sizeof b, fmt, s[key].get<double>() * scale);
+      return std::string(b);
     };
-    std::printf("  %-12s %11s %11s %7s %11s %11s %8s %7s %6s\n", name.c_str(), num("event_median_s", 1e6, "%.2f"),
-                num("kernel_median_s", 1e6, "%.2f"), num("gap_fraction", 100, "%.1f%%"), num("model_bytes", 1e-6, "%.2f"),
-                num("dram_bytes", 1e-6, "%.2f"), num("dram_over_model", 1, "%.3f"),
-                num("lts__t_sector_hit_rate.pct", 1, "%.1f%%"),
-                num("sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%.0f%%"));
+    std::printf("  %-12s %11s %11s %7s %11s %11s %8s %7s %6s\n", name.c_str(),
+                num("event_median_s", 1e6, "%.2f").c_str(), num("kernel_median_s", 1e6, "%.2f").c_str(),
+                num("gap_fraction", 100, "%.1f%%").c_str(), num("model_bytes", 1e-6, "%.2f").c_str(),
+                num("dram_bytes", 1e-6, "%.2f").c_str(), num("dram_over_model", 1, "%.3f").c_str(),
+                num("lts__t_sector_hit_rate.pct", 1, "%.1f%%").c_str(),
+                num("sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%.0f%%").c_str());
   }
 }
 

@@ -47,5 +47,7 @@ void print_summary(const nlohmann::json& result);
 nlohmann::json machine_metadata(int threads_used);
 nlohmann::json build_metadata();
 std::string now_utc();  // "2026-11-22T04:30:00Z", for result files
+// Writes a result file (indented JSON); throws naming the path when it cannot.
+void write_json(const std::string& path, const nlohmann::json& j);
 
 }  // namespace nsb

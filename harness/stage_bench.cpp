@@ -1,7 +1,6 @@
 #include "stage_bench.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
 #include "device.hpp"
@@ -134,11 +133,7 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
     }
   }
   result["rows"] = rows;
-  if (!o.json_path.empty()) {
-    std::ofstream os(o.json_path);
-    if (!os) throw std::runtime_error("cannot write " + o.json_path);
-    os << result.dump(1) << "\n";
-  }
+  if (!o.json_path.empty()) write_json(o.json_path, result);
   return result;
 }
 
