@@ -116,7 +116,7 @@ if want micro && [ -x "$BUILD/nsbench-micro" ]; then  # Google Benchmark, hot an
     "$BUILD/nsbench-micro" $([ $l2 = cold ] && echo --nsb_cold) --benchmark_filter="${MICRO_FILTER:-/256x256x256/float}" \
       --benchmark_min_time=0.1 --benchmark_format=json --benchmark_out="$OUT/results/micro_$l2.json" \
       >"$OUT/micro_$l2.log" 2>&1 || status=1
-    grep -cE "us .* us" "$OUT/micro_$l2.log"
+    echo "$(grep -c '"run_name"' "$OUT/results/micro_$l2.json") benchmarks, $(grep -c '"error_occurred": true' "$OUT/results/micro_$l2.json") with errors"
   done
 fi
 
@@ -155,7 +155,7 @@ if want gate; then  # the regression gate as a GPU runner would run it
   scripts/gpu-ci --out "$OUT/$gate" ${GPU_CI_ARGS:-} >"$OUT/$gate.log" 2>&1
   echo "$gate: exit code $?" | tee -a "$OUT/summary.log"
   head -40 "$OUT/$gate/summary.md"
-  [ -d baselines ] && cp -r baselines "$OUT/baselines"
+  [ -d baselines ] && rm -rf "$OUT/baselines" && cp -r baselines "$OUT/baselines"  # a second gate run replaces it
 fi
 
 if want study; then
