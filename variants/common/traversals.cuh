@@ -197,13 +197,11 @@ inline std::vector<Tuning> zloop_shapes() {
 // block several, so each z-level a block touches is a few long DRAM bursts instead of many 128-byte
 // pieces 1 MB apart. For light kernels only: momentum with the upwind terms in double needs 152
 // registers a thread, too many for a 512-thread block (measured: launch out of resources).
-inline std::vector<Tuning> zloop_wide_shapes(int max_threads) {
+inline std::vector<Tuning> zloop_wide_shapes() {
   std::vector<Tuning> t = zloop_shapes();
   for (const char* name : {"bx256_by2_sz16", "bx256_by4_sz8", "bx512_by1_sz16", "bx512_by1_sz32", "bx512_by2_sz8",
-                           "bx1024_by1_sz16"}) {
-    const Tuning w = parse_tuning(name);
-    if (w.bx * w.by <= max_threads) t.push_back(w);
-  }
+                           "bx1024_by1_sz16"})
+    t.push_back(parse_tuning(name));
   return t;
 }
 inline std::vector<Tuning> flat_sizes() {

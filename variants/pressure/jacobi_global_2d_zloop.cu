@@ -32,7 +32,7 @@ const Registrar reg{Variant{
     .name = "jacobi_global_2d_zloop",
     .backend = Backend::cuda,
     .tags = {{"memory", "global"}, {"cta", "2d"}},
-    .tunings = zloop_wide_shapes(1024),
+    .tunings = zloop_wide_shapes(),
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = zloop_kernels<JacobiPoint<float>, JacobiPoint<double>>(),
