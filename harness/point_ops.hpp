@@ -27,6 +27,7 @@ void with_momentum_point(const StageCall<T>& c, F&& f) {
 template <class T, bool Upwind>
 struct MomentumPoint {
   using value_type = T;
+  static constexpr bool kUpwind = Upwind;
   Grid g;
   FieldPtrs<T> f;
   MomentumCoef<T> cu, cv, cw;

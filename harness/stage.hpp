@@ -37,6 +37,7 @@ struct Tuning {
   std::string name = "default";
   int bx = 0, by = 0;  // 2D thread block (bx x by); 1D variants use bx alone
   int sz = 0;          // z levels per thread (thesis SIZE_Z); 0 = whole column
+  int pf = 0;          // levels a copy pipeline loads ahead of the one being computed (bulk-copy variants)
 };
 
 template <class T>

@@ -90,6 +90,10 @@ TEST(Tuning, ParsesNames) {
   EXPECT_EQ(t.by, 8);
   EXPECT_EQ(t.sz, 2);
   EXPECT_EQ(parse_tuning("b256").bx, 256);
+  const Tuning pipelined = parse_tuning("bx256_by2_sz64_pf3");
+  EXPECT_EQ(pipelined.pf, 3);
+  EXPECT_EQ(pipelined.sz, 64);
+  EXPECT_EQ(t.pf, 0);
   EXPECT_THROW(parse_tuning("bx16_qq3"), std::runtime_error);
   EXPECT_THROW(parse_tuning("bxx"), std::runtime_error);
 }
