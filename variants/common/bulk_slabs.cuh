@@ -21,10 +21,10 @@
 // A slot is refilled only after the __syncthreads that ends the level which last read it.
 #pragma once
 
-#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cuda/ptx>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -80,9 +80,28 @@ struct SlabRing {
   const Grid& g;
   std::uint64_t* bars;
   T* slots;
-  long long slot_elems;  // one slot: every field's slab
-  long long offset[F];   // field f's slab inside a slot
+  long long slot_elems = 0;  // one slot: every field's slab
+  long long offset[F];       // field f's slab inside a slot
   int j0, rows, S, q_first, q_last;
+
+  // Planes q_first .. q_last pass through the S slots; the block's rows are j0 .. j0+by-1, fewer at
+  // the top of the grid.
+  __device__ SlabRing(const SlabFields<T, F>& set, const Grid& g, unsigned char* smem, int j0, int by, int q_first,
+                      int q_last, int S)
+      : set(set),
+        g(g),
+        bars(reinterpret_cast<std::uint64_t*>(smem)),
+        slots(reinterpret_cast<T*>(smem + 128)),
+        j0(j0),
+        rows(min(by, g.ny - j0 + 1)),
+        S(S),
+        q_first(q_first),
+        q_last(q_last) {
+    for (int f = 0; f < F; ++f) {
+      offset[f] = slot_elems;
+      slot_elems += slab_capacity(set.shape[f], by, g.NX(), kBulkUnit<T>);
+    }
+  }
 
   __device__ int slot_of(int q) const { return (q - q_first) % S; }
   __device__ unsigned parity_of(int q) const { return unsigned((q - q_first) / S) & 1u; }
@@ -113,12 +132,13 @@ struct SlabRing {
       sum += bytes[f];
     }
     std::uint64_t* bar = bars + slot_of(q);
-    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, bar, sum);
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, bar,
+                                         sum);
     T* slot = slots + slot_of(q) * slot_elems;
     for (int f = 0; f < F; ++f)
       if (bytes[f] > 0)
-        cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, slot + offset[f], set.src[f] + from[f],
-                                 bytes[f], bar);
+        cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, slot + offset[f],
+                                 set.src[f] + from[f], bytes[f], bar);
   }
 
   __device__ void wait(int q) const {
@@ -127,18 +147,19 @@ struct SlabRing {
   }
 };
 
-// The kernel: blockIdx.x picks the rows (by = blockDim.y of them), blockIdx.y the chunk of sz levels;
-// the bx threads of a row stride along x. Op is called once per interior point with one RingAt per
+// The kernel: blockIdx.x picks the rows (`by` of them), blockIdx.y the chunk of sz levels; a flat
+// block of bx threads covers each level row by row, striding along x. Rows per block and threads per
+// block are separate so that a block can own many rows (less halo copied again, more bytes per
+// barrier) without needing as many threads. Op is called once per interior point with one RingAt per
 // field, in the order of set.src: op(n, a0, a1, ...).
 template <class Op, int F>
 __global__ void bulk_slab_kernel(Op op, SlabFields<typename Op::value_type, F> set, Grid g, int k_begin, int k_end,
-                                 int sz, int prefetch) {
+                                 int by, int sz, int prefetch) {
   using T = typename Op::value_type;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();  // bulk copies need sm_90; the host side refuses older GPUs before launching
 #else
   extern __shared__ __align__(128) unsigned char smem[];
-  const int by = int(blockDim.y);
   const int j0 = 1 + int(blockIdx.x) * by;
   const int k_first = k_begin + int(blockIdx.y) * sz;
   const int k_last = min(k_first + sz, k_end) - 1;
@@ -146,13 +167,8 @@ __global__ void bulk_slab_kernel(Op op, SlabFields<typename Op::value_type, F> s
   plane_window(set, lo, hi);
   const int S = hi - lo + 1 + prefetch;
 
-  SlabRing<T, F> ring{set, g, reinterpret_cast<std::uint64_t*>(smem), reinterpret_cast<T*>(smem + 128), 0, {}, j0,
-                      min(by, g.ny - j0 + 1), S, k_first + lo, k_last + hi};
-  for (int f = 0; f < F; ++f) {
-    ring.offset[f] = ring.slot_elems;
-    ring.slot_elems += slab_capacity(set.shape[f], by, g.NX(), kBulkUnit<T>);
-  }
-  const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
+  const SlabRing<T, F> ring(set, g, smem, j0, by, k_first + lo, k_last + hi, S);
+  const bool leader = threadIdx.x == 0;
   if (leader) {
     for (int s = 0; s < S; ++s) cuda::ptx::mbarrier_init(ring.bars + s, 1);
     cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // the barriers, as the copy engine sees them
@@ -161,22 +177,22 @@ __global__ void bulk_slab_kernel(Op op, SlabFields<typename Op::value_type, F> s
   __syncthreads();
   for (int q = ring.q_first; q < k_first + hi; ++q) ring.wait(q);
 
-  const int j = j0 + int(threadIdx.y);
-  const bool row_inside = j <= g.ny;
   for (int k = k_first; k <= k_last; ++k) {
     if (leader && k + hi + prefetch <= ring.q_last) ring.issue(k + hi + prefetch, k_first, k_last);
     ring.wait(k + hi);
-    if (row_inside) {
-      const T *below[F], *mid[F], *above[F];
-      for (int f = 0; f < F; ++f)
-        below[f] = ring.origin(f, k - 1), mid[f] = ring.origin(f, k), above[f] = ring.origin(f, k + 1);
+    const T *below[F], *mid[F], *above[F];
+    for (int f = 0; f < F; ++f)
+      below[f] = ring.origin(f, k - 1), mid[f] = ring.origin(f, k), above[f] = ring.origin(f, k + 1);
+    for (int j = j0; j < j0 + ring.rows; ++j) {
       const long long row = (long long)g.NX() * (j - j0);
       std::size_t n = g.idx(1 + int(threadIdx.x), j, k);
       for (int i = 1 + int(threadIdx.x); i <= g.nx; i += int(blockDim.x), n += blockDim.x) {
         const long long o = row + i;
-        [&]<int... f>(std::integer_sequence<int, f...>) {
+        // One RingAt per field: op(n, ring of field 0, ring of field 1, ...).
+        const auto call = [&]<int... f>(std::integer_sequence<int, f...>) {
           op(n, RingAt<T>{below[f] + o, mid[f] + o, above[f] + o, g.NX()}...);
-        }(std::make_integer_sequence<int, F>{});
+        };
+        call(std::make_integer_sequence<int, F>{});
       }
     }
     __syncthreads();  // every thread is done with the slot the next level refills
@@ -188,15 +204,19 @@ __global__ void bulk_slab_kernel(Op op, SlabFields<typename Op::value_type, F> s
 template <class Op, int F, class T>
 void launch_bulk_slabs(const Op& op, const SlabFields<T, F>& set, const StageCall<T>& c, const char* variant) {
   const Tuning& t = c.tuning;
-  check_block(t.bx * t.by, variant);
-  if (t.pf < 1) throw std::runtime_error(std::string(variant) + ": tuning " + t.name + " needs pf >= 1 (levels loaded ahead)");
+  check_block(t.bx, variant);
+  if (t.by < 1)
+    throw std::runtime_error(std::string(variant) + ": tuning " + t.name + " needs by >= 1 (rows per block)");
+  if (t.pf < 1)
+    throw std::runtime_error(std::string(variant) + ": tuning " + t.name + " needs pf >= 1 (levels loaded ahead)");
   const int levels = c.zr.levels();
   if (levels <= 0) return;
   int dev = 0, major = 0;
   NSB_CUDA(cudaGetDevice(&dev));
   NSB_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
   if (major < 9)
-    throw std::runtime_error(std::string(variant) + ": bulk copies (TMA) need compute capability 9.0 or newer; this GPU is " +
+    throw std::runtime_error(std::string(variant) +
+                             ": bulk copies (TMA) need compute capability 9.0 or newer; this GPU is " +
                              std::to_string(major) + ".x");
   for (int f = 0; f < F; ++f)
     if (reinterpret_cast<std::uintptr_t>(set.src[f]) % 16 != 0)
@@ -208,7 +228,7 @@ void launch_bulk_slabs(const Op& op, const SlabFields<T, F>& set, const StageCal
   allow_shared((const void*)kernel, bytes, t, variant);
   const int sz = t.sz > 0 ? t.sz : levels;
   const dim3 grid(ceil_div(c.grid.ny, t.by), ceil_div(levels, sz));
-  kernel<<<grid, dim3(t.bx, t.by), bytes, stream_of(c.exec)>>>(op, set, c.grid, c.zr.k_begin, c.zr.k_end, sz, t.pf);
+  kernel<<<grid, t.bx, bytes, stream_of(c.exec)>>>(op, set, c.grid, c.zr.k_begin, c.zr.k_end, t.by, sz, t.pf);
   NSB_LAUNCHED("bulk_slab_kernel");
 }
 
