@@ -27,7 +27,8 @@ enum class Determinism {
 struct KernelRef {
   std::string name;
   const void* fn;
-  int elem_bytes;  // 4: the float instance, 8: the double one
+  int elem_bytes;      // 4: the float instance, 8: the double one
+  int min_blocks = 0;  // the instance tunings with this mb run (0: tunings without mb)
 };
 
 template <class T>

@@ -38,6 +38,7 @@ struct Tuning {
   int bx = 0, by = 0;  // 2D thread block (bx x by); 1D variants use bx alone
   int sz = 0;          // z levels per thread (thesis SIZE_Z); 0 = whole column
   int pf = 0;          // levels a copy pipeline loads ahead of the one being computed (bulk-copy variants)
+  int mb = 0;          // blocks per SM the kernel is compiled to fit (__launch_bounds__); 0 = no request
 };
 
 template <class T>

@@ -94,6 +94,8 @@ TEST(Tuning, ParsesNames) {
   EXPECT_EQ(pipelined.pf, 3);
   EXPECT_EQ(pipelined.sz, 64);
   EXPECT_EQ(t.pf, 0);
+  EXPECT_EQ(t.mb, 0);
+  EXPECT_EQ(parse_tuning("bx64_by4_sz32_mb3").mb, 3);
   EXPECT_THROW(parse_tuning("bx16_qq3"), std::runtime_error);
   EXPECT_THROW(parse_tuning("bxx"), std::runtime_error);
 }

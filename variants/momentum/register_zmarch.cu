@@ -40,8 +40,14 @@ struct WalkWindow {
   }
 };
 
-template <class Op>
-__global__ void momentum_zmarch_kernel(Op op, Grid g, int k_begin, int k_end, int sz) {
+// Every tuning here has at most 256 threads a block. MinBlocks > 1 asks the compiler to fit that many
+// blocks on an SM, capping registers at 65536 / (256 * MinBlocks) (3: 85, 4: 64): occupancy bought
+// with possible spills. Double needs 122 registers, which leaves room for only two blocks (16 warps)
+// to hide the latency of its loads; tunings ending in _mb3 / _mb4 measure what more warps buy.
+constexpr int kZmarchMaxThreads = 256;
+template <int MinBlocks, class Op>
+__global__ void __launch_bounds__(kZmarchMaxThreads, MinBlocks)
+    momentum_zmarch_kernel(Op op, Grid g, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
   const int i = 1 + int(blockIdx.x * blockDim.x + threadIdx.x);
   const int j = 1 + int(blockIdx.y * blockDim.y + threadIdx.y);
@@ -72,14 +78,47 @@ __global__ void momentum_zmarch_kernel(Op op, Grid g, int k_begin, int k_end, in
   }
 }
 
-template <class T>
-void run(const StageCall<T>& c) {
-  const ZWalk walk = z_walk(c, "momentum/register_zmarch");
-  if (walk.empty()) return;
+template <int MinBlocks, class T>
+void launch(const StageCall<T>& c, const ZWalk& walk) {
   with_momentum_point(c, [&](const auto& op) {
-    momentum_zmarch_kernel<<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin, c.zr.k_end, walk.sz);
+    momentum_zmarch_kernel<MinBlocks><<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin,
+                                                                                       c.zr.k_end, walk.sz);
   });
   NSB_LAUNCHED("momentum_zmarch_kernel");
+}
+
+template <class T>
+void run(const StageCall<T>& c) {
+  const Tuning& t = c.tuning;
+  if (t.bx * t.by > kZmarchMaxThreads)
+    throw std::runtime_error("momentum/register_zmarch: tuning " + t.name + " has " + std::to_string(t.bx * t.by) +
+                             " threads a block; the kernel is compiled for at most " +
+                             std::to_string(kZmarchMaxThreads));
+  const ZWalk walk = z_walk(c, "momentum/register_zmarch");
+  if (walk.empty()) return;
+  switch (t.mb) {
+    case 0: return launch<1>(c, walk);
+    case 3: return launch<3>(c, walk);
+    case 4: return launch<4>(c, walk);
+    default:
+      throw std::runtime_error("momentum/register_zmarch: tuning " + t.name + " asks for mb" + std::to_string(t.mb) +
+                               "; compiled instances: none, mb3, mb4");
+  }
+}
+
+template <int MinBlocks>
+std::vector<KernelRef> zmarch_kernels() {
+  const std::string suffix = MinBlocks > 1 ? ", mb" + std::to_string(MinBlocks) + ">" : ">";
+  const int tuning_mb = MinBlocks > 1 ? MinBlocks : 0;
+  return {{"momentum_zmarch_kernel<float" + suffix,
+           (const void*)&momentum_zmarch_kernel<MinBlocks, MomentumPoint<float, false>>, 4, tuning_mb},
+          {"momentum_zmarch_kernel<double" + suffix,
+           (const void*)&momentum_zmarch_kernel<MinBlocks, MomentumPoint<double, false>>, 8, tuning_mb}};
+}
+std::vector<KernelRef> all_zmarch_kernels() {
+  std::vector<KernelRef> k = zmarch_kernels<1>();
+  for (auto more : {zmarch_kernels<3>(), zmarch_kernels<4>()}) k.insert(k.end(), more.begin(), more.end());
+  return k;
 }
 
 const Registrar reg{Variant{
@@ -89,11 +128,12 @@ const Registrar reg{Variant{
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}},
     .tunings = {parse_tuning("bx32_by4_sz16"), parse_tuning("bx32_by8_sz16"), parse_tuning("bx64_by4_sz16"),
                 parse_tuning("bx64_by4_sz32"), parse_tuning("bx128_by2_sz32"), parse_tuning("bx256_by1_sz32"),
-                parse_tuning("bx32_by4_sz64"), parse_tuning("bx64_by2_sz64")},
+                parse_tuning("bx32_by4_sz64"), parse_tuning("bx64_by2_sz64"), parse_tuning("bx32_by4_sz16_mb3"),
+                parse_tuning("bx64_by4_sz32_mb3"), parse_tuning("bx128_by2_sz32_mb3"), parse_tuning("bx32_by4_sz16_mb4"),
+                parse_tuning("bx64_by4_sz32_mb4")},
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = {{"momentum_zmarch_kernel<float>", (const void*)&momentum_zmarch_kernel<MomentumPoint<float, false>>, 4},
-                {"momentum_zmarch_kernel<double>", (const void*)&momentum_zmarch_kernel<MomentumPoint<double, false>>, 8}},
+    .kernels = all_zmarch_kernels(),
 }};
 
 }  // namespace
