@@ -40,14 +40,8 @@ struct WalkWindow {
   }
 };
 
-// Every tuning here has at most 256 threads a block. MinBlocks > 1 asks the compiler to fit that many
-// blocks on an SM, capping registers at 65536 / (256 * MinBlocks) (3: 85, 4: 64): occupancy bought
-// with possible spills. Double needs 122 registers, which leaves room for only two blocks (16 warps)
-// to hide the latency of its loads; tunings ending in _mb3 / _mb4 measure what more warps buy.
-constexpr int kZmarchMaxThreads = 256;
-template <int MinBlocks, class Op>
-__global__ void __launch_bounds__(kZmarchMaxThreads, MinBlocks)
-    momentum_zmarch_kernel(Op op, Grid g, int k_begin, int k_end, int sz) {
+template <class Op>
+__device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
   const int i = 1 + int(blockIdx.x * blockDim.x + threadIdx.x);
   const int j = 1 + int(blockIdx.y * blockDim.y + threadIdx.y);
@@ -78,47 +72,50 @@ __global__ void __launch_bounds__(kZmarchMaxThreads, MinBlocks)
   }
 }
 
-template <int MinBlocks, class T>
-void launch(const StageCall<T>& c, const ZWalk& walk) {
-  with_momentum_point(c, [&](const auto& op) {
-    momentum_zmarch_kernel<MinBlocks><<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin,
-                                                                                       c.zr.k_end, walk.sz);
-  });
-  NSB_LAUNCHED("momentum_zmarch_kernel");
+// The walk as compiled without a request (the compiler picks the registers: 56 float, 122 double).
+template <class Op>
+__global__ void momentum_zmarch_kernel(Op op, Grid g, int k_begin, int k_end, int sz) {
+  zmarch_walk(op, g, k_begin, k_end, sz);
+}
+
+// The same walk compiled to fit MinBlocks blocks of up to 256 threads on an SM, which caps registers
+// at 65536 / (256 * MinBlocks): occupancy bought with possible spills. Double needs 122 registers,
+// room for two such blocks (16 warps) to hide its load latency; tunings ending in _mb3 measure what a
+// third block buys (85 registers at most). Measured at 512^3 (docs/performance-notes.md): double
+// gains, float loses, a cap of 64 (mb4) spills. A launch-bounds instance with MinBlocks = 1 is not the
+// unbounded kernel: told "256 threads" the compiler took 91 / 153 registers and ran slower.
+constexpr int kBoundedMaxThreads = 256;
+template <int MinBlocks, class Op>
+__global__ void __launch_bounds__(kBoundedMaxThreads, MinBlocks)
+    momentum_zmarch_bounded_kernel(Op op, Grid g, int k_begin, int k_end, int sz) {
+  zmarch_walk(op, g, k_begin, k_end, sz);
 }
 
 template <class T>
 void run(const StageCall<T>& c) {
   const Tuning& t = c.tuning;
-  if (t.bx * t.by > kZmarchMaxThreads)
-    throw std::runtime_error("momentum/register_zmarch: tuning " + t.name + " has " + std::to_string(t.bx * t.by) +
-                             " threads a block; the kernel is compiled for at most " +
-                             std::to_string(kZmarchMaxThreads));
   const ZWalk walk = z_walk(c, "momentum/register_zmarch");
   if (walk.empty()) return;
-  switch (t.mb) {
-    case 0: return launch<1>(c, walk);
-    case 3: return launch<3>(c, walk);
-    case 4: return launch<4>(c, walk);
-    default:
-      throw std::runtime_error("momentum/register_zmarch: tuning " + t.name + " asks for mb" + std::to_string(t.mb) +
-                               "; compiled instances: none, mb3, mb4");
+  if (t.mb == 0) {
+    with_momentum_point(c, [&](const auto& op) {
+      momentum_zmarch_kernel<<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin, c.zr.k_end,
+                                                                              walk.sz);
+    });
+    NSB_LAUNCHED("momentum_zmarch_kernel");
+    return;
   }
-}
-
-template <int MinBlocks>
-std::vector<KernelRef> zmarch_kernels() {
-  const std::string suffix = MinBlocks > 1 ? ", mb" + std::to_string(MinBlocks) + ">" : ">";
-  const int tuning_mb = MinBlocks > 1 ? MinBlocks : 0;
-  return {{"momentum_zmarch_kernel<float" + suffix,
-           (const void*)&momentum_zmarch_kernel<MinBlocks, MomentumPoint<float, false>>, 4, tuning_mb},
-          {"momentum_zmarch_kernel<double" + suffix,
-           (const void*)&momentum_zmarch_kernel<MinBlocks, MomentumPoint<double, false>>, 8, tuning_mb}};
-}
-std::vector<KernelRef> all_zmarch_kernels() {
-  std::vector<KernelRef> k = zmarch_kernels<1>();
-  for (auto more : {zmarch_kernels<3>(), zmarch_kernels<4>()}) k.insert(k.end(), more.begin(), more.end());
-  return k;
+  if (t.mb != 3)
+    throw std::runtime_error("momentum/register_zmarch: tuning " + t.name + " asks for mb" + std::to_string(t.mb) +
+                             "; the compiled instances are: none and mb3");
+  if (t.bx * t.by > kBoundedMaxThreads)
+    throw std::runtime_error("momentum/register_zmarch: tuning " + t.name + " has " + std::to_string(t.bx * t.by) +
+                             " threads a block; the mb3 instance is compiled for at most " +
+                             std::to_string(kBoundedMaxThreads));
+  with_momentum_point(c, [&](const auto& op) {
+    momentum_zmarch_bounded_kernel<3><<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin,
+                                                                                       c.zr.k_end, walk.sz);
+  });
+  NSB_LAUNCHED("momentum_zmarch_bounded_kernel");
 }
 
 const Registrar reg{Variant{
@@ -129,11 +126,15 @@ const Registrar reg{Variant{
     .tunings = {parse_tuning("bx32_by4_sz16"), parse_tuning("bx32_by8_sz16"), parse_tuning("bx64_by4_sz16"),
                 parse_tuning("bx64_by4_sz32"), parse_tuning("bx128_by2_sz32"), parse_tuning("bx256_by1_sz32"),
                 parse_tuning("bx32_by4_sz64"), parse_tuning("bx64_by2_sz64"), parse_tuning("bx32_by4_sz16_mb3"),
-                parse_tuning("bx64_by4_sz32_mb3"), parse_tuning("bx128_by2_sz32_mb3"), parse_tuning("bx32_by4_sz16_mb4"),
-                parse_tuning("bx64_by4_sz32_mb4")},
+                parse_tuning("bx64_by4_sz32_mb3"), parse_tuning("bx128_by2_sz32_mb3")},
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = all_zmarch_kernels(),
+    .kernels = {{"momentum_zmarch_kernel<float>", (const void*)&momentum_zmarch_kernel<MomentumPoint<float, false>>, 4},
+                {"momentum_zmarch_kernel<double>", (const void*)&momentum_zmarch_kernel<MomentumPoint<double, false>>, 8},
+                {"momentum_zmarch_bounded_kernel<3, float>",
+                 (const void*)&momentum_zmarch_bounded_kernel<3, MomentumPoint<float, false>>, 4, 3},
+                {"momentum_zmarch_bounded_kernel<3, double>",
+                 (const void*)&momentum_zmarch_bounded_kernel<3, MomentumPoint<double, false>>, 8, 3}},
 }};
 
 }  // namespace
