@@ -48,41 +48,100 @@ struct MomentumCoef {
 // blend and full stress-form diffusion (App. B.2, Eq. B.3-B.8). With Upwind = false the blend terms
 // (weight gamma) are left out at compile time: the thesis's listing computes them even at GAMMA = 0,
 // where they cost a fifth of the arithmetic and change nothing.
-template <bool Upwind, class T, class A, class Q1, class Q2>
-NSB_HD inline T momentum_rhs(const A& a, const Q1& q1, const Q2& q2, const MomentumCoef<T>& c) {
-  const T quarter = T(0.25);
-  const T a0 = a(0, 0, 0);
-  const T ap0 = a(1, 0, 0), am0 = a(-1, 0, 0);
-  const T ap1 = a(0, 1, 0), am1 = a(0, -1, 0);
-  const T ap2 = a(0, 0, 1), am2 = a(0, 0, -1);
+//
+// Written in flux form: along each local direction d the terms are (upper face - lower face), each
+// face a function of the values on its two sides. So a walk along a direction can carry the upper
+// face of one point to the next point as its lower face (momentum/flux_zmarch) instead of computing
+// it again. The operations and their order are the thesis's formula, term by term.
+template <class T>
+struct MomentumFace {
+  T adv{};   // advective flux at the face, times 4: (sum of the two a) x (sum of the two transporting values)
+  T upw{};   // upwind blend: |sum of the transporting values| x (jump of a across the face); only with Upwind
+  T diff{};  // viscous stress at the face: da/dx_d, plus dq/dx_0 along directions 1 and 2
+};
 
-  // Own direction: d(aa)/dx0 and d/dx0 (2 nu da/dx0).
-  const T sp = a0 + ap0, sm = am0 + a0;
-  T adv = c.inv_h[0] * quarter * (sp * sp - sm * sm);
-  if constexpr (Upwind) adv += c.gamma * c.inv_h[0] * quarter * (absval(sp) * (a0 - ap0) - absval(sm) * (am0 - a0));
-  T diff = c.inv_h[0] * T(2) * c.nu * ((ap0 - a0) * c.inv_h[0] - (a0 - am0) * c.inv_h[0]);
+// The accessor at offset s along local direction d, plus s0 along direction 0.
+template <int d, class A>
+NSB_HD inline auto along(const A& a, int s, int s0 = 0) {
+  if constexpr (d == 0) return a(s0 + s, 0, 0);
+  else if constexpr (d == 1) return a(s0, s, 0);
+  else return a(s0, 0, s);
+}
 
-  // Direction 1: d(a q1)/dx1 and d/dx1 (nu (da/dx1 + dq1/dx0)).
-  {
-    const T qp = q1(0, 0, 0) + q1(1, 0, 0), qm = q1(0, -1, 0) + q1(1, -1, 0);
-    adv += c.inv_h[1] * quarter * (qp * (a0 + ap1) - qm * (am1 + a0));
-    if constexpr (Upwind)
-      adv += c.gamma * c.inv_h[1] * quarter * (absval(qp) * (a0 - ap1) - absval(qm) * (am1 - a0));
-    diff += c.inv_h[1] * c.nu *
-            ((ap1 - a0) * c.inv_h[1] + (q1(1, 0, 0) - q1(0, 0, 0)) * c.inv_h[0] -
-             ((a0 - am1) * c.inv_h[1] + (q1(1, -1, 0) - q1(0, -1, 0)) * c.inv_h[0]));
+// The face between offsets `at` and `at + 1` along local direction d (at = 0: upper, -1: lower). Along
+// direction 0 the transported and transporting component are both a; along 1 and 2 the transporting
+// one is q (q1 or q2), averaged over the two points of the face (0 and +1 along direction 0).
+template <bool Upwind, int d, class T, class A, class Q>
+NSB_HD inline MomentumFace<T> momentum_face(const A& a, const Q& q, const MomentumCoef<T>& c, int at) {
+  const T lo = along<d>(a, at), hi = along<d>(a, at + 1);
+  MomentumFace<T> f;
+  if constexpr (d == 0) {
+    const T s = lo + hi;
+    f.adv = s * s;
+    if constexpr (Upwind) f.upw = absval(s) * (lo - hi);
+    f.diff = (hi - lo) * c.inv_h[0];
+  } else {
+    const T q0 = along<d>(q, at), q1 = along<d>(q, at, 1);
+    const T s = q0 + q1;
+    f.adv = s * (lo + hi);
+    if constexpr (Upwind) f.upw = absval(s) * (lo - hi);
+    f.diff = (hi - lo) * c.inv_h[d] + (q1 - q0) * c.inv_h[0];
   }
-  // Direction 2: d(a q2)/dx2 and d/dx2 (nu (da/dx2 + dq2/dx0)).
-  {
-    const T qp = q2(0, 0, 0) + q2(1, 0, 0), qm = q2(0, 0, -1) + q2(1, 0, -1);
-    adv += c.inv_h[2] * quarter * (qp * (a0 + ap2) - qm * (am2 + a0));
-    if constexpr (Upwind)
-      adv += c.gamma * c.inv_h[2] * quarter * (absval(qp) * (a0 - ap2) - absval(qm) * (am2 - a0));
-    diff += c.inv_h[2] * c.nu *
-            ((ap2 - a0) * c.inv_h[2] + (q2(1, 0, 0) - q2(0, 0, 0)) * c.inv_h[0] -
-             ((a0 - am2) * c.inv_h[2] + (q2(1, 0, -1) - q2(0, 0, -1)) * c.inv_h[0]));
+  return f;
+}
+
+// The three directions' terms from their faces.
+template <bool Upwind, class T>
+NSB_HD inline T momentum_from_faces(const MomentumFace<T> (&up)[3], const MomentumFace<T> (&lo)[3],
+                                    const MomentumCoef<T>& c) {
+  const T quarter = T(0.25);
+  // Own direction: d(aa)/dx0 and d/dx0 (2 nu da/dx0).
+  T adv = c.inv_h[0] * quarter * (up[0].adv - lo[0].adv);
+  if constexpr (Upwind) adv += c.gamma * c.inv_h[0] * quarter * (up[0].upw - lo[0].upw);
+  T diff = c.inv_h[0] * T(2) * c.nu * (up[0].diff - lo[0].diff);
+  // Directions 1 and 2: d(a q)/dx_d and d/dx_d (nu (da/dx_d + dq/dx0)).
+  for (int d = 1; d < 3; ++d) {
+    adv += c.inv_h[d] * quarter * (up[d].adv - lo[d].adv);
+    if constexpr (Upwind) adv += c.gamma * c.inv_h[d] * quarter * (up[d].upw - lo[d].upw);
+    diff += c.inv_h[d] * c.nu * (up[d].diff - lo[d].diff);
   }
   return diff - adv + c.force;
+}
+
+template <bool Upwind, int d, class T, class A, class Q1, class Q2>
+NSB_HD inline MomentumFace<T> momentum_face_of(const A& a, const Q1& q1, const Q2& q2, const MomentumCoef<T>& c,
+                                               int at) {
+  if constexpr (d == 0) return momentum_face<Upwind, 0>(a, a, c, at);
+  else if constexpr (d == 1) return momentum_face<Upwind, 1>(a, q1, c, at);
+  else return momentum_face<Upwind, 2>(a, q2, c, at);
+}
+
+template <bool Upwind, class T, class A, class Q1, class Q2>
+NSB_HD inline T momentum_rhs(const A& a, const Q1& q1, const Q2& q2, const MomentumCoef<T>& c) {
+  const MomentumFace<T> up[3] = {momentum_face_of<Upwind, 0>(a, q1, q2, c, 0),
+                                 momentum_face_of<Upwind, 1>(a, q1, q2, c, 0),
+                                 momentum_face_of<Upwind, 2>(a, q1, q2, c, 0)};
+  const MomentumFace<T> lo[3] = {momentum_face_of<Upwind, 0>(a, q1, q2, c, -1),
+                                 momentum_face_of<Upwind, 1>(a, q1, q2, c, -1),
+                                 momentum_face_of<Upwind, 2>(a, q1, q2, c, -1)};
+  return momentum_from_faces<Upwind>(up, lo, c);
+}
+
+// momentum_rhs for a walk along local direction Carried: `face` holds the lower face there (the upper
+// face of the previous point of the walk) and receives this point's upper face for the next one.
+template <bool Upwind, int Carried, class T, class A, class Q1, class Q2>
+NSB_HD inline T momentum_rhs_carried(const A& a, const Q1& q1, const Q2& q2, const MomentumCoef<T>& c,
+                                     MomentumFace<T>& face) {
+  const MomentumFace<T> up[3] = {momentum_face_of<Upwind, 0>(a, q1, q2, c, 0),
+                                 momentum_face_of<Upwind, 1>(a, q1, q2, c, 0),
+                                 momentum_face_of<Upwind, 2>(a, q1, q2, c, 0)};
+  MomentumFace<T> lo[3];
+  if constexpr (Carried != 0) lo[0] = momentum_face_of<Upwind, 0>(a, q1, q2, c, -1);
+  if constexpr (Carried != 1) lo[1] = momentum_face_of<Upwind, 1>(a, q1, q2, c, -1);
+  if constexpr (Carried != 2) lo[2] = momentum_face_of<Upwind, 2>(a, q1, q2, c, -1);
+  lo[Carried] = face;
+  face = up[Carried];
+  return momentum_from_faces<Upwind>(up, lo, c);
 }
 
 enum class TimeScheme : int { euler = 0, adams_bashforth2 = 1 };

@@ -51,6 +51,23 @@ struct MomentumPoint {
     const T rw = momentum_rhs<Upwind>(framed<2>(w), framed<2>(u), framed<2>(v), cw);
     store(n, ru, rv, rw, u(0, 0, 0), v(0, 0, 0), w(0, 0, 0));
   }
+  // The same for a walk up z that carries each component's z face from one level to the next
+  // (momentum_rhs_carried): z is local direction 2 of u, 1 of v and 0 of w. zface: in, the lower z
+  // faces of this point; out, its upper ones.
+  template <class AU, class AV, class AW>
+  NSB_HD void compute_carrying_z(std::size_t n, const AU& u, const AV& v, const AW& w, MomentumFace<T> (&zface)[3]) const {
+    const T ru = momentum_rhs_carried<Upwind, 2>(framed<0>(u), framed<0>(v), framed<0>(w), cu, zface[0]);
+    const T rv = momentum_rhs_carried<Upwind, 1>(framed<1>(v), framed<1>(w), framed<1>(u), cv, zface[1]);
+    const T rw = momentum_rhs_carried<Upwind, 0>(framed<2>(w), framed<2>(u), framed<2>(v), cw, zface[2]);
+    store(n, ru, rv, rw, u(0, 0, 0), v(0, 0, 0), w(0, 0, 0));
+  }
+  // The lower z faces of the point where such a walk starts.
+  template <class AU, class AV, class AW>
+  NSB_HD void lower_z_faces(const AU& u, const AV& v, const AW& w, MomentumFace<T> (&zface)[3]) const {
+    zface[0] = momentum_face_of<Upwind, 2>(framed<0>(u), framed<0>(v), framed<0>(w), cu, -1);
+    zface[1] = momentum_face_of<Upwind, 1>(framed<1>(v), framed<1>(w), framed<1>(u), cv, -1);
+    zface[2] = momentum_face_of<Upwind, 0>(framed<2>(w), framed<2>(u), framed<2>(v), cw, -1);
+  }
   // The time update and the Adams-Bashforth history, shared with the tiled variants.
   NSB_HD void store(std::size_t n, T ru, T rv, T rw, T u0, T v0, T w0) const {
     if (scheme == TimeScheme::adams_bashforth2) {

@@ -1,0 +1,151 @@
+// The z-walk of the register-resident momentum variants (register_zmarch, flux_zmarch): the thesis's
+// 2D blocks walking z, each thread keeping in registers the values of its walk that the next level
+// needs again and loading only the rest. What a variant does at each point is its Visit policy.
+//
+// One point reads 27 values (each component's 7-point star plus two cross-derivative corners per field,
+// point_formulas.hpp). Walking up z, 10 of them were already read at the level below: each field's own
+// column (k-1, k from the previous level's k, k+1), u(-1,0,k) (read as u(-1,0,k+1) one level down),
+// v(0,-1,k) likewise, and w(1,0,k-1), w(0,1,k-1) (read as w(1,0,k), w(0,1,k) one level down). So a point
+// costs 17 loads instead of 27. Values a policy never reads are never loaded (the compiler drops them).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/traversals.cuh"
+#include "point_ops.hpp"
+
+namespace nsb {
+
+// One field seen from the point being computed. The walk's held values answer the offsets they
+// stand for; every other offset is a read-only load. The offsets are constants after inlining, so the
+// choice costs nothing at run time. Field: 0 = u, 1 = v, 2 = w (which cross-derivative corners it holds).
+template <class T, int Field>
+struct WalkWindow {
+  const T* c;  // the field at the point
+  std::ptrdiff_t sy, sz;
+  T below, centre, above;  // (0,0,-1), (0,0,0), (0,0,+1)
+  T h0, h1, h2, h3;        // u: (-1,0,0), (-1,0,1); v: (0,-1,0), (0,-1,1); w: (1,0,0), (1,0,-1), (0,1,0), (0,1,-1)
+  __device__ T operator()(int di, int dj, int dk) const {
+    if (di == 0 && dj == 0) return dk < 0 ? below : (dk > 0 ? above : centre);
+    if constexpr (Field == 0) {
+      if (di == -1 && dj == 0 && dk == 0) return h0;
+      if (di == -1 && dj == 0 && dk == 1) return h1;
+    } else if constexpr (Field == 1) {
+      if (di == 0 && dj == -1 && dk == 0) return h0;
+      if (di == 0 && dj == -1 && dk == 1) return h1;
+    } else {
+      if (di == 1 && dj == 0 && dk == 0) return h0;
+      if (di == 1 && dj == 0 && dk == -1) return h1;
+      if (di == 0 && dj == 1 && dk == 0) return h2;
+      if (di == 0 && dj == 1 && dk == -1) return h3;
+    }
+    return __ldg(c + (di + dj * sy + dk * sz));
+  }
+};
+
+// The walk of one thread: its column from level k0 of its chunk up, the windows moved one level at a
+// time. Visit<Op> says what happens at a point: visit(op, n, U, V, W, first_level).
+template <template <class> class Visit, class Op>
+__device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_begin, int k_end, int sz) {
+  using T = typename Op::value_type;
+  const int i = 1 + int(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = 1 + int(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i > g.nx || j > g.ny) return;
+  const int k0 = k_begin + int(blockIdx.z) * sz;
+  const int k1 = min(k0 + sz, k_end);
+  if (k0 >= k1) return;
+  const std::ptrdiff_t sy = g.sy(), s = g.sz();
+  std::size_t n = g.idx(i, j, k0);
+  const T *u = op.f.u + n, *v = op.f.v + n, *w = op.f.w + n;
+  WalkWindow<T, 0> U{u, sy, s, __ldg(u - s), __ldg(u), __ldg(u + s), __ldg(u - 1), __ldg(u - 1 + s), T(0), T(0)};
+  WalkWindow<T, 1> V{v, sy, s, __ldg(v - s), __ldg(v), __ldg(v + s), __ldg(v - sy), __ldg(v - sy + s), T(0), T(0)};
+  WalkWindow<T, 2> W{w, sy, s, __ldg(w - s), __ldg(w), __ldg(w + s), __ldg(w + 1), __ldg(w + 1 - s), __ldg(w + sy),
+                     __ldg(w + sy - s)};
+  Visit<Op> visit;
+  for (int k = k0;;) {
+    visit(op, n, U, V, W, k == k0);
+    if (++k >= k1) break;
+    n += std::size_t(s);
+    U.c += s, V.c += s, W.c += s;
+    // Planes k-1, k, k+1 of the new level: the old centre and above move down, above is loaded.
+    U.below = U.centre, U.centre = U.above, U.above = __ldg(U.c + s);
+    V.below = V.centre, V.centre = V.above, V.above = __ldg(V.c + s);
+    W.below = W.centre, W.centre = W.above, W.above = __ldg(W.c + s);
+    U.h0 = U.h1, U.h1 = __ldg(U.c - 1 + s);
+    V.h0 = V.h1, V.h1 = __ldg(V.c - sy + s);
+    W.h1 = W.h0, W.h0 = __ldg(W.c + 1);
+    W.h3 = W.h2, W.h2 = __ldg(W.c + sy);
+  }
+}
+
+// The walk as compiled without a request (the compiler picks the registers: 56 float, 122 double).
+template <template <class> class Visit, class Op>
+__global__ void momentum_zmarch_kernel(Op op, Grid g, int k_begin, int k_end, int sz) {
+  zmarch_walk<Visit>(op, g, k_begin, k_end, sz);
+}
+
+// The same walk compiled to fit MinBlocks blocks of up to 256 threads on an SM, which caps registers
+// at 65536 / (256 * MinBlocks): occupancy bought with possible spills. Double needs 122 registers,
+// room for two such blocks (16 warps) to hide its load latency; tunings ending in _mb3 measure what a
+// third block buys (85 registers at most). Measured at 512^3 (docs/performance-notes.md): double
+// gains, float loses, a cap of 64 (mb4) spills. A launch-bounds instance with MinBlocks = 1 is not the
+// unbounded kernel: told "256 threads" the compiler took 91 / 153 registers and ran slower.
+constexpr int kBoundedMaxThreads = 256;
+template <int MinBlocks, template <class> class Visit, class Op>
+__global__ void __launch_bounds__(kBoundedMaxThreads, MinBlocks)
+    momentum_zmarch_bounded_kernel(Op op, Grid g, int k_begin, int k_end, int sz) {
+  zmarch_walk<Visit>(op, g, k_begin, k_end, sz);
+}
+
+// Launches the walk for tuning mb0 (unbounded) or mb3; variant names the variant in errors.
+template <template <class> class Visit, class T>
+void launch_zmarch(const StageCall<T>& c, const std::string& variant) {
+  const Tuning& t = c.tuning;
+  const ZWalk walk = z_walk(c, variant.c_str());
+  if (walk.empty()) return;
+  if (t.mb == 0) {
+    with_momentum_point(c, [&](const auto& op) {
+      momentum_zmarch_kernel<Visit><<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin, c.zr.k_end,
+                                                                              walk.sz);
+    });
+    NSB_LAUNCHED("momentum_zmarch_kernel");
+    return;
+  }
+  if (t.mb != 3)
+    throw std::runtime_error(variant + ": tuning " + t.name + " asks for mb" + std::to_string(t.mb) +
+                             "; the compiled instances are: none and mb3");
+  if (t.bx * t.by > kBoundedMaxThreads)
+    throw std::runtime_error(variant + ": tuning " + t.name + " has " + std::to_string(t.bx * t.by) +
+                             " threads a block; the mb3 instance is compiled for at most " +
+                             std::to_string(kBoundedMaxThreads));
+  with_momentum_point(c, [&](const auto& op) {
+    momentum_zmarch_bounded_kernel<3, Visit><<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin,
+                                                                                       c.zr.k_end, walk.sz);
+  });
+  NSB_LAUNCHED("momentum_zmarch_bounded_kernel");
+}
+
+// Kernel references for the register report: the unbounded instances and the mb3 ones.
+template <template <class> class Visit>
+std::vector<KernelRef> zmarch_kernel_refs() {
+  return {{"momentum_zmarch_kernel<float>", (const void*)&momentum_zmarch_kernel<Visit, MomentumPoint<float, false>>, 4},
+          {"momentum_zmarch_kernel<double>", (const void*)&momentum_zmarch_kernel<Visit, MomentumPoint<double, false>>, 8},
+          {"momentum_zmarch_bounded_kernel<3, float>",
+           (const void*)&momentum_zmarch_bounded_kernel<3, Visit, MomentumPoint<float, false>>, 4, 3},
+          {"momentum_zmarch_bounded_kernel<3, double>",
+           (const void*)&momentum_zmarch_bounded_kernel<3, Visit, MomentumPoint<double, false>>, 8, 3}};
+}
+
+// Tunings: the thesis-like shapes, deeper chunks, and the mb3 instances.
+inline std::vector<Tuning> zmarch_tunings() {
+  std::vector<Tuning> t;
+  for (const char* name : {"bx32_by4_sz16", "bx32_by8_sz16", "bx64_by4_sz16", "bx64_by4_sz32", "bx128_by2_sz32",
+                           "bx256_by1_sz32", "bx32_by4_sz64", "bx64_by2_sz64", "bx32_by4_sz16_mb3", "bx64_by4_sz32_mb3",
+                           "bx128_by2_sz32_mb3"})
+    t.push_back(parse_tuning(name));
+  return t;
+}
+
+}  // namespace nsb
