@@ -3,6 +3,8 @@
 // neighbour values of a point come from shared memory; the global loads of the other variants, their
 // 64-bit address arithmetic and the registers that hold them in flight are gone. The price: one halo
 // row above and below the block's `by` rows is copied again by the neighbouring block (from L2).
+// Measured slower than register_zmarch (512^3: float 48% vs 55%, double 59% vs 61%): the registers and
+// slabs leave too few warps for momentum's 200 flops a point (docs/performance-notes.md, 15).
 #include "common/bulk_slabs.cuh"
 #include "point_ops.hpp"
 

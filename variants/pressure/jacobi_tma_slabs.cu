@@ -2,8 +2,9 @@
 // bulk copies) streams into a ring of shared-memory planes, pf levels ahead (common/bulk_slabs.cuh).
 // A block owns `by` full rows; each level reads p's slab with one halo row each side and div's rows.
 // Threads issue no global loads at all, so the bytes in flight no longer depend on how many loads each
-// thread can hold: the question this variant asks is whether that is what keeps the float sweep at
-// ~78% of the copy bandwidth while double reaches 93%.
+// thread can hold. Measured at 512^3 on an H200: float 86% of the copy bandwidth against 79% for the
+// best global walk; double 89% against 93%. Two resident blocks an SM matter more than a deeper ring:
+// a tuning whose ring leaves room for only one block loses a third (docs/performance-notes.md, 14).
 #include "common/bulk_slabs.cuh"
 #include "point_ops.hpp"
 
