@@ -35,13 +35,30 @@ NSB_HD inline Framed<axis, Accessor> framed(const Accessor& a) {
   return Framed<axis, Accessor>{a};
 }
 
+// The scale factors of each direction's terms are products of these constants; they are formed once
+// here (with the operations and order the formula had when it multiplied them per point, so results
+// are unchanged bit for bit) rather than per point, where they cost a register each on the GPU.
 template <class T>
 struct MomentumCoef {
   T inv_h[3];  // 1/dx along local directions 0, 1, 2
   T nu;        // kinematic viscosity
   T gamma;     // upwind blend weight (0: pure central, thesis GAMMA)
   T force;     // body force along the component's direction
+  T adv[3];    // inv_h[d] / 4: advective flux difference (faces hold 4x the flux)
+  T upw[3];    // gamma inv_h[d] / 4: upwind blend difference
+  T visc[3];   // 2 nu inv_h[0] along the own direction, nu inv_h[d] along the others
 };
+template <class T>
+NSB_HD inline MomentumCoef<T> momentum_coef(const T (&inv_h)[3], T nu, T gamma, T force) {
+  MomentumCoef<T> c{{inv_h[0], inv_h[1], inv_h[2]}, nu, gamma, force, {}, {}, {}};
+  const T quarter = T(0.25);
+  for (int d = 0; d < 3; ++d) {
+    c.adv[d] = inv_h[d] * quarter;
+    c.upw[d] = gamma * inv_h[d] * quarter;
+    c.visc[d] = d == 0 ? inv_h[d] * T(2) * nu : inv_h[d] * nu;
+  }
+  return c;
+}
 
 // Right-hand side of the momentum equation for one component without the pressure gradient:
 // -div(a u) + div(nu (grad a + grad u^T)) + f, flux-form central advection with optional upwind
@@ -94,16 +111,15 @@ NSB_HD inline MomentumFace<T> momentum_face(const A& a, const Q& q, const Moment
 template <bool Upwind, class T>
 NSB_HD inline T momentum_from_faces(const MomentumFace<T> (&up)[3], const MomentumFace<T> (&lo)[3],
                                     const MomentumCoef<T>& c) {
-  const T quarter = T(0.25);
   // Own direction: d(aa)/dx0 and d/dx0 (2 nu da/dx0).
-  T adv = c.inv_h[0] * quarter * (up[0].adv - lo[0].adv);
-  if constexpr (Upwind) adv += c.gamma * c.inv_h[0] * quarter * (up[0].upw - lo[0].upw);
-  T diff = c.inv_h[0] * T(2) * c.nu * (up[0].diff - lo[0].diff);
+  T adv = c.adv[0] * (up[0].adv - lo[0].adv);
+  if constexpr (Upwind) adv += c.upw[0] * (up[0].upw - lo[0].upw);
+  T diff = c.visc[0] * (up[0].diff - lo[0].diff);
   // Directions 1 and 2: d(a q)/dx_d and d/dx_d (nu (da/dx_d + dq/dx0)).
   for (int d = 1; d < 3; ++d) {
-    adv += c.inv_h[d] * quarter * (up[d].adv - lo[d].adv);
-    if constexpr (Upwind) adv += c.gamma * c.inv_h[d] * quarter * (up[d].upw - lo[d].upw);
-    diff += c.inv_h[d] * c.nu * (up[d].diff - lo[d].diff);
+    adv += c.adv[d] * (up[d].adv - lo[d].adv);
+    if constexpr (Upwind) adv += c.upw[d] * (up[d].upw - lo[d].upw);
+    diff += c.visc[d] * (up[d].diff - lo[d].diff);
   }
   return diff - adv + c.force;
 }

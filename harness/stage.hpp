@@ -59,7 +59,8 @@ struct StepParams {
 
   MomentumCoef<T> momentum_coef(int axis) const {
     const T inv[3] = {coef.dxi, coef.dyi, coef.dzi};
-    return MomentumCoef<T>{{inv[axis], inv[(axis + 1) % 3], inv[(axis + 2) % 3]}, nu, gamma, force[axis]};
+    const T local[3] = {inv[axis], inv[(axis + 1) % 3], inv[(axis + 2) % 3]};
+    return nsb::momentum_coef(local, nu, gamma, force[axis]);
   }
 };
 
