@@ -46,10 +46,18 @@ struct MomentumPoint {
   // The three components from any accessors (global memory, a shared tile, a z-marching ring).
   template <class AU, class AV, class AW>
   NSB_HD void compute(std::size_t n, const AU& u, const AV& v, const AW& w) const {
-    const T ru = momentum_rhs<Upwind>(framed<0>(u), framed<0>(v), framed<0>(w), cu);
-    const T rv = momentum_rhs<Upwind>(framed<1>(v), framed<1>(w), framed<1>(u), cv);
-    const T rw = momentum_rhs<Upwind>(framed<2>(w), framed<2>(u), framed<2>(v), cw);
-    store(n, ru, rv, rw, u(0, 0, 0), v(0, 0, 0), w(0, 0, 0));
+    const Rhs r = rhs(u, v, w);
+    store(n, r.u, r.v, r.w, u(0, 0, 0), v(0, 0, 0), w(0, 0, 0));
+  }
+  // The right-hand sides alone, for a variant that computes several points before it stores any.
+  struct Rhs {
+    T u, v, w;
+  };
+  template <class AU, class AV, class AW>
+  NSB_HD Rhs rhs(const AU& u, const AV& v, const AW& w) const {
+    return {momentum_rhs<Upwind>(framed<0>(u), framed<0>(v), framed<0>(w), cu),
+            momentum_rhs<Upwind>(framed<1>(v), framed<1>(w), framed<1>(u), cv),
+            momentum_rhs<Upwind>(framed<2>(w), framed<2>(u), framed<2>(v), cw)};
   }
   // The same for a walk up z that carries each component's z face from one level to the next
   // (momentum_rhs_carried): z is local direction 2 of u, 1 of v and 0 of w. zface: in, the lower z
