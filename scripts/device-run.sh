@@ -2,9 +2,11 @@
 # The one call to make on a GPU machine: build, verify every variant, run the GPU tests, benchmark
 # every stage variant and every recipe, and leave logs and result files under $OUT.
 #
-#   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study|micro|profile|nvtx|ncu|gate]...  (default: all)
+#   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study|micro|profile|nvtx|ncu|sass|gate]...  (default: all)
 #
-# bench: GRIDS="..." PRECISIONS="..." BENCH_STAGES="stage ..." narrow it. gate: scripts/gpu-ci with GPU_CI_ARGS
+# bench: GRIDS="..." PRECISIONS="..." BENCH_STAGES="stage ..." narrow it; verify: VERIFY_ARGS (e.g.
+# "--stage momentum"), SKIP_CTEST=1 skips the GPU tests; ncu: NCU_TARGETS; sass: SASS_STAGES (the
+# instruction mix of each kernel's loops, scripts/sass-mix.py). gate: scripts/gpu-ci with GPU_CI_ARGS
 # (e.g. --record-baseline, or --cmake -DNSB_TEST_SLOWDOWN=ON) into $OUT/gpu-ci-$GATE_NAME; baselines
 # it records come back in $OUT/baselines.
 #
@@ -55,12 +57,14 @@ mg() {
 
 if want verify; then
   log "nsbench verify"
-  $NSB verify >"$OUT/verify.log" 2>&1 || status=1
+  $NSB verify ${VERIFY_ARGS:-} >"$OUT/verify.log" 2>&1 || status=1
   grep -E "FAIL|verify:" "$OUT/verify.log" | tail -20
-  log "GPU tests (ctest)"
-  (cd "$BUILD" && ctest -LE long --output-on-failure -j4) >"$OUT/ctest.log" 2>&1 || status=1
-  grep -E "Ghia max deviation|checks|recipe|float, 40|double, 40" "$OUT/ctest.log" | head -20
-  tail -5 "$OUT/ctest.log"
+  if [ -z "${SKIP_CTEST:-}" ]; then
+    log "GPU tests (ctest)"
+    (cd "$BUILD" && ctest -LE long --output-on-failure -j4) >"$OUT/ctest.log" 2>&1 || status=1
+    grep -E "Ghia max deviation|checks|recipe|float, 40|double, 40" "$OUT/ctest.log" | head -20
+    tail -5 "$OUT/ctest.log"
+  fi
 fi
 
 if want bench; then
@@ -141,12 +145,27 @@ if want nvtx; then  # what the NVTX ranges cost with no tool attached: 500-step 
   done
 fi
 
-if want ncu; then  # Nsight Compute on one stage variant through its NVTX range
-  log "ncu-stage"
-  NSBENCH=$NSB scripts/ncu-stage pressure jacobi_global_2d_zloop bx128_by2_sz16 --grid 512x512x512 --out "$OUT/ncu" \
-    2>&1 | tee -a "$OUT/summary.log" || status=1
-  NSBENCH=$NSB scripts/ncu-stage momentum global_2d_zloop bx32_by8_sz8 --grid 256x256x256 --set basic --out "$OUT/ncu" \
-    2>&1 | tee -a "$OUT/summary.log" || status=1
+if want ncu; then  # Nsight Compute on stage variants through their NVTX ranges
+  # NCU_TARGETS: "stage:variant:tuning:precision:grid:set ..." (set: an ncu section set, e.g. basic, full)
+  for target in ${NCU_TARGETS:-pressure:jacobi_global_2d_zloop:bx128_by2_sz16:float:512x512x512:full \
+                                momentum:global_2d_zloop:bx32_by8_sz8:float:256x256x256:basic}; do
+    IFS=: read -r stage variant tuning prec grid set <<<"$target"
+    log "ncu-stage $stage $variant $tuning $prec $grid ($set)"
+    NSBENCH=$NSB scripts/ncu-stage "$stage" "$variant" "$tuning" --precision "$prec" --grid "$grid" --set "$set" \
+      --out "$OUT/ncu" 2>&1 | tail -3 | tee -a "$OUT/summary.log" || status=1
+  done
+fi
+
+if want sass; then  # what each kernel of a stage's variants issues per loop trip (scripts/sass-mix.py)
+  mkdir -p "$OUT/sass"
+  for stage in ${SASS_STAGES:-momentum}; do
+    for obj in "$BUILD"/CMakeFiles/nsb_core.dir/variants/$stage/*.cu.o; do
+      name=$(basename "$obj" .cu.o)
+      log "sass $stage/$name"
+      cuobjdump -sass "$obj" >"$OUT/sass/${stage}_$name.sass" 2>&1 || status=1
+      scripts/sass-mix.py "$OUT/sass/${stage}_$name.sass" >"$OUT/sass/${stage}_$name.mix" 2>&1 || status=1
+    done
+  done
 fi
 
 if want gate; then  # the regression gate as a GPU runner would run it
