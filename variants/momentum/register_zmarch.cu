@@ -7,14 +7,6 @@
 namespace nsb {
 namespace {
 
-template <class Op>
-struct RecomputeEveryFace {
-  template <class U, class V, class W>
-  __device__ void operator()(const Op& op, std::size_t n, const U& u, const V& v, const W& w, bool) const {
-    op.compute(n, u, v, w);
-  }
-};
-
 template <class T>
 void run(const StageCall<T>& c) {
   launch_zmarch<RecomputeEveryFace>(c, "momentum/register_zmarch");

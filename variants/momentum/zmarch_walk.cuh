@@ -45,14 +45,36 @@ struct WalkWindow {
   }
 };
 
+// The visit of register_zmarch: every point computes all six faces of each component.
+template <class Op>
+struct RecomputeEveryFace {
+  template <class U, class V, class W>
+  __device__ void operator()(const Op& op, std::size_t n, const U& u, const V& v, const W& w, bool) const {
+    op.compute(n, u, v, w);
+  }
+};
+
+// Whether a visit policy asks the block's threads to walk in lockstep (Visit::kLockstep): a barrier
+// after every level, so that no warp runs ahead of its neighbours (register_zmarch_lockstep.cu).
+template <class V>
+constexpr bool walks_in_lockstep() {
+  if constexpr (requires { V::kLockstep; }) return V::kLockstep;
+  else return false;
+}
+
 // The walk of one thread: its column from level k0 of its chunk up, the windows moved one level at a
 // time. Visit<Op> says what happens at a point: visit(op, n, U, V, W, first_level).
 template <template <class> class Visit, class Op>
 __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
-  const int i = 1 + int(blockIdx.x * blockDim.x + threadIdx.x);
-  const int j = 1 + int(blockIdx.y * blockDim.y + threadIdx.y);
-  if (i > g.nx || j > g.ny) return;
+  constexpr bool lockstep = walks_in_lockstep<Visit<Op>>();
+  int i = 1 + int(blockIdx.x * blockDim.x + threadIdx.x);
+  int j = 1 + int(blockIdx.y * blockDim.y + threadIdx.y);
+  const bool inside = i <= g.nx && j <= g.ny;
+  if (!inside) {
+    if constexpr (!lockstep) return;
+    i = min(i, g.nx), j = min(j, g.ny);  // walks a point of the grid, to take part in the barriers, stores nothing
+  }
   const int k0 = k_begin + int(blockIdx.z) * sz;
   const int k1 = min(k0 + sz, k_end);
   if (k0 >= k1) return;
@@ -65,8 +87,9 @@ __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_b
                      __ldg(w + sy - s)};
   Visit<Op> visit;
   for (int k = k0;;) {
-    visit(op, n, U, V, W, k == k0);
+    if (inside) visit(op, n, U, V, W, k == k0);
     if (++k >= k1) break;
+    if constexpr (lockstep) __syncthreads();
     n += std::size_t(s);
     U.c += s, V.c += s, W.c += s;
     // Planes k-1, k, k+1 of the new level: the old centre and above move down, above is loaded.
