@@ -62,12 +62,25 @@ constexpr bool walks_in_lockstep() {
   else return false;
 }
 
+// How many levels ahead a visit policy asks the walk to prefetch its column into L1 (Visit::kPrefetch,
+// register_zmarch_prefetch.cu); 0: none.
+template <class V>
+constexpr int prefetch_levels() {
+  if constexpr (requires { V::kPrefetch; }) return V::kPrefetch;
+  else return 0;
+}
+template <class T>
+__device__ __forceinline__ void prefetch_l1(const T* p) {
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+}
+
 // The walk of one thread: its column from level k0 of its chunk up, the windows moved one level at a
 // time. Visit<Op> says what happens at a point: visit(op, n, U, V, W, first_level).
 template <template <class> class Visit, class Op>
 __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
   constexpr bool lockstep = walks_in_lockstep<Visit<Op>>();
+  constexpr int ahead = prefetch_levels<Visit<Op>>();
   int i = 1 + int(blockIdx.x * blockDim.x + threadIdx.x);
   int j = 1 + int(blockIdx.y * blockDim.y + threadIdx.y);
   const bool inside = i <= g.nx && j <= g.ny;
@@ -100,6 +113,11 @@ __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_b
     V.h0 = V.h1, V.h1 = __ldg(V.c - sy + s);
     W.h1 = W.h0, W.h0 = __ldg(W.c + 1);
     W.h3 = W.h2, W.h2 = __ldg(W.c + sy);
+    if constexpr (ahead > 0) {
+      if (k + 1 + ahead < g.NZ()) {
+        prefetch_l1(U.c + (1 + ahead) * s), prefetch_l1(V.c + (1 + ahead) * s), prefetch_l1(W.c + (1 + ahead) * s);
+      }
+    }
   }
 }
 
