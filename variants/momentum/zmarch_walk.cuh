@@ -69,6 +69,13 @@ constexpr int prefetch_levels() {
   if constexpr (requires { V::kPrefetch; }) return V::kPrefetch;
   else return 0;
 }
+// Whether a visit policy asks the walk to load each level's new values a level early, into registers
+// (Visit::kLoadAhead, register_zmarch_ahead.cu).
+template <class V>
+constexpr bool loads_ahead() {
+  if constexpr (requires { V::kLoadAhead; }) return V::kLoadAhead;
+  else return false;
+}
 template <class T>
 __device__ __forceinline__ void prefetch_l1(const T* p) {
   asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
@@ -81,6 +88,7 @@ __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_b
   using T = typename Op::value_type;
   constexpr bool lockstep = walks_in_lockstep<Visit<Op>>();
   constexpr int ahead = prefetch_levels<Visit<Op>>();
+  constexpr bool load_ahead = loads_ahead<Visit<Op>>();
   int i = 1 + int(blockIdx.x * blockDim.x + threadIdx.x);
   int j = 1 + int(blockIdx.y * blockDim.y + threadIdx.y);
   const bool inside = i <= g.nx && j <= g.ny;
@@ -98,6 +106,17 @@ __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_b
   WalkWindow<T, 1> V{v, sy, s, __ldg(v - s), __ldg(v), __ldg(v + s), __ldg(v - sy), __ldg(v - sy + s), T(0), T(0)};
   WalkWindow<T, 2> W{w, sy, s, __ldg(w - s), __ldg(w), __ldg(w + s), __ldg(w + 1), __ldg(w + 1 - s), __ldg(w + sy),
                      __ldg(w + sy - s)};
+  // The values a level loads, given the field pointers at that level: planes k+1 of each column and of
+  // u(-1,0), v(0,-1); w(1,0,k) and w(0,1,k). With load_ahead they are loaded during the level before.
+  struct Fresh {
+    T u_above, u_h1, v_above, v_h1, w_above, w_h0, w_h2;
+  };
+  auto load_level = [&](const T* uc, const T* vc, const T* wc) {
+    return Fresh{__ldg(uc + s), __ldg(uc - 1 + s), __ldg(vc + s), __ldg(vc - sy + s),
+                 __ldg(wc + s), __ldg(wc + 1),     __ldg(wc + sy)};
+  };
+  Fresh next{};
+  if (load_ahead && k0 + 1 < k1) next = load_level(U.c + s, V.c + s, W.c + s);
   Visit<Op> visit;
   for (int k = k0;;) {
     if (inside) visit(op, n, U, V, W, k == k0);
@@ -105,14 +124,16 @@ __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_b
     if constexpr (lockstep) __syncthreads();
     n += std::size_t(s);
     U.c += s, V.c += s, W.c += s;
-    // Planes k-1, k, k+1 of the new level: the old centre and above move down, above is loaded.
-    U.below = U.centre, U.centre = U.above, U.above = __ldg(U.c + s);
-    V.below = V.centre, V.centre = V.above, V.above = __ldg(V.c + s);
-    W.below = W.centre, W.centre = W.above, W.above = __ldg(W.c + s);
-    U.h0 = U.h1, U.h1 = __ldg(U.c - 1 + s);
-    V.h0 = V.h1, V.h1 = __ldg(V.c - sy + s);
-    W.h1 = W.h0, W.h0 = __ldg(W.c + 1);
-    W.h3 = W.h2, W.h2 = __ldg(W.c + sy);
+    const Fresh fresh = load_ahead ? next : load_level(U.c, V.c, W.c);
+    if (load_ahead && k + 1 < k1) next = load_level(U.c + s, V.c + s, W.c + s);  // in flight during level k
+    // Planes k-1, k, k+1 of the new level: the old centre and above move down, above is new.
+    U.below = U.centre, U.centre = U.above, U.above = fresh.u_above;
+    V.below = V.centre, V.centre = V.above, V.above = fresh.v_above;
+    W.below = W.centre, W.centre = W.above, W.above = fresh.w_above;
+    U.h0 = U.h1, U.h1 = fresh.u_h1;
+    V.h0 = V.h1, V.h1 = fresh.v_h1;
+    W.h1 = W.h0, W.h0 = fresh.w_h0;
+    W.h3 = W.h2, W.h2 = fresh.w_h2;
     if constexpr (ahead > 0) {
       if (k + 1 + ahead < g.NZ()) {
         prefetch_l1(U.c + (1 + ahead) * s), prefetch_l1(V.c + (1 + ahead) * s), prefetch_l1(W.c + (1 + ahead) * s);
