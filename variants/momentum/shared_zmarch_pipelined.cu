@@ -16,53 +16,59 @@ namespace {
 
 constexpr int kSlots = 4;
 constexpr int kFields = 3;
-constexpr int kMaxPerThread = 2;  // plane points a thread copies: (bx+2)(by+2) <= 2 bx by for every tuning
 
-template <class Op>
+// The block shape is a template parameter: every shared-memory offset of the stencil is then a
+// constant, so the 27 reads of a point take immediate offsets from one address per plane, and the
+// plane copy needs no division (tuning shapes without an instance are refused).
+template <int BX, int BY, class Op>
 __global__ void momentum_pipelined_kernel(Op op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
+  constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY;
+  constexpr int per_thread = (plane + threads - 1) / threads;  // plane points a thread copies
+  static_assert(per_thread <= 2, "halo larger than the interior");
   extern __shared__ unsigned char smem[];
   const Grid g = op.g;
-  const int tx = blockDim.x + 2, ty = blockDim.y + 2, plane = tx * ty;
   T* ring = reinterpret_cast<T*>(smem);  // [field][slot][plane]
-  auto slot = [&](int field, int k) { return ring + (field * kSlots + k % kSlots) * plane; };
-  const int i0 = 1 + int(blockIdx.x * blockDim.x), j0 = 1 + int(blockIdx.y * blockDim.y);
+  auto slot = [&](int field, int k) { return ring + (field * kSlots + (k & (kSlots - 1))) * plane; };
+  const int i0 = 1 + int(blockIdx.x) * BX, j0 = 1 + int(blockIdx.y) * BY;
   const int k0 = k_begin + int(blockIdx.z) * sz;
   const int k1 = min(k0 + sz, k_end);
   if (k0 >= k1) return;  // the whole block leaves: no barrier is left waiting
-  const T* fields[kFields] = {op.f.u, op.f.v, op.f.w};
 
-  // The plane points this thread copies, fixed for the whole walk: where they are in a plane of the
-  // field (relative to the plane's start) and in a ring plane. Points beyond the padded array are
-  // not copied; no interior point reads them.
-  const int threads = blockDim.x * blockDim.y, tid = threadIdx.x + threadIdx.y * blockDim.x;
-  std::ptrdiff_t src[kMaxPerThread];
-  int dst[kMaxPerThread];
-  bool copies[kMaxPerThread];
+  // The plane points this thread copies, fixed for the whole walk: their place in the field's plane
+  // (from the block's corner) and in a ring plane. Points beyond the padded array are not copied; no
+  // interior point reads them.
+  const int tid = int(threadIdx.x) + int(threadIdx.y) * BX;
+  const T* src[kFields][per_thread];
+  int dst[per_thread];
+  bool copies[per_thread];
+  const T* fields[kFields] = {op.f.u, op.f.v, op.f.w};
 #pragma unroll
-  for (int m = 0; m < kMaxPerThread; ++m) {
-    const int q = tid + m * threads, a = q % tx, b = q / tx;
+  for (int m = 0; m < per_thread; ++m) {
+    const int q = tid + m * threads, a = q % tx, b = q / tx;  // constants divide by multiplication
     const int i = i0 - 1 + a, j = j0 - 1 + b;
     copies[m] = q < plane && i < g.NX() && j < g.NY();
-    src[m] = std::ptrdiff_t(i) + std::ptrdiff_t(j) * g.sy();
     dst[m] = q;
+#pragma unroll
+    for (int f = 0; f < kFields; ++f) src[f][m] = fields[f] + (std::ptrdiff_t(i) + std::ptrdiff_t(j) * g.sy());
   }
-  auto load_plane = [&](int k, T (&held)[kFields][kMaxPerThread]) {
+  const std::ptrdiff_t s = g.sz();
+  auto load_plane = [&](int k, T (&held)[kFields][per_thread]) {
 #pragma unroll
     for (int f = 0; f < kFields; ++f)
 #pragma unroll
-      for (int m = 0; m < kMaxPerThread; ++m)
-        if (copies[m]) held[f][m] = __ldg(fields[f] + std::ptrdiff_t(k) * g.sz() + src[m]);
+      for (int m = 0; m < per_thread; ++m)
+        if (copies[m]) held[f][m] = __ldg(src[f][m] + std::ptrdiff_t(k) * s);
   };
-  auto store_plane = [&](int k, const T (&held)[kFields][kMaxPerThread]) {
+  auto store_plane = [&](int k, const T (&held)[kFields][per_thread]) {
 #pragma unroll
     for (int f = 0; f < kFields; ++f)
 #pragma unroll
-      for (int m = 0; m < kMaxPerThread; ++m)
+      for (int m = 0; m < per_thread; ++m)
         if (copies[m]) slot(f, k)[dst[m]] = held[f][m];
   };
 
-  T held[kFields][kMaxPerThread] = {};
+  T held[kFields][per_thread] = {};
   for (int k = k0 - 1; k <= k0 + 1; ++k) {
     load_plane(k, held);
     store_plane(k, held);
@@ -71,19 +77,32 @@ __global__ void momentum_pipelined_kernel(Op op, int k_begin, int k_end, int sz)
 
   const int i = i0 + int(threadIdx.x), j = j0 + int(threadIdx.y);
   const bool inside = i <= g.nx && j <= g.ny;
-  const int c = (threadIdx.x + 1) + (threadIdx.y + 1) * tx;
-  for (int k = k0; k < k1; ++k) {
+  const int c = (int(threadIdx.x) + 1) + (int(threadIdx.y) + 1) * tx;
+  std::size_t n = g.idx(i, j, k0);
+  for (int k = k0; k < k1; ++k, n += std::size_t(s)) {
     const bool next = k + 1 < k1;  // the next level needs plane k+2
     if (next) load_plane(k + 2, held);
     if (inside) {
       const RingAt<T> u{slot(0, k - 1) + c, slot(0, k) + c, slot(0, k + 1) + c, tx};
       const RingAt<T> v{slot(1, k - 1) + c, slot(1, k) + c, slot(1, k + 1) + c, tx};
       const RingAt<T> w{slot(2, k - 1) + c, slot(2, k) + c, slot(2, k + 1) + c, tx};
-      op.compute(g.idx(i, j, k), u, v, w);
+      op.compute(n, u, v, w);
     }
     if (next) store_plane(k + 2, held);
     __syncthreads();
   }
+}
+
+// The compiled block shapes.
+template <class Op>
+using PipelinedKernel = void (*)(Op, int, int, int);
+template <class Op>
+PipelinedKernel<Op> pipelined_kernel_for(int bx, int by) {
+  if (bx == 32 && by == 4) return &momentum_pipelined_kernel<32, 4, Op>;
+  if (bx == 32 && by == 8) return &momentum_pipelined_kernel<32, 8, Op>;
+  if (bx == 64 && by == 4) return &momentum_pipelined_kernel<64, 4, Op>;
+  if (bx == 128 && by == 4) return &momentum_pipelined_kernel<128, 4, Op>;
+  return nullptr;
 }
 
 template <class T>
@@ -91,15 +110,14 @@ void run(const StageCall<T>& c) {
   const Tuning& t = c.tuning;
   const ZWalk walk = z_walk(c, "momentum/shared_zmarch_pipelined");
   if (walk.empty()) return;
-  if ((t.bx + 2) * (t.by + 2) > kMaxPerThread * t.bx * t.by)
-    throw std::runtime_error("momentum/shared_zmarch_pipelined: tuning " + t.name + " has a halo larger than its " +
-                             "interior; a thread copies at most " + std::to_string(kMaxPerThread) + " points a plane");
   const std::size_t shared = std::size_t(kFields) * kSlots * (t.bx + 2) * (t.by + 2) * sizeof(T);
   with_momentum_point(c, [&](const auto& op) {
-    const void* kernel = (const void*)&momentum_pipelined_kernel<std::decay_t<decltype(op)>>;
-    allow_shared(kernel, shared, t, "momentum/shared_zmarch_pipelined");
-    momentum_pipelined_kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end,
-                                                                                   walk.sz);
+    const auto kernel = pipelined_kernel_for<std::decay_t<decltype(op)>>(t.bx, t.by);
+    if (!kernel)
+      throw std::runtime_error("momentum/shared_zmarch_pipelined: tuning " + t.name +
+                               " asks for a block shape without a compiled instance (32x4, 32x8, 64x4, 128x4)");
+    allow_shared((const void*)kernel, shared, t, "momentum/shared_zmarch_pipelined");
+    kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, walk.sz);
   });
   NSB_LAUNCHED("momentum_pipelined_kernel");
 }
@@ -109,15 +127,15 @@ const Registrar reg{Variant{
     .name = "shared_zmarch_pipelined",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "registers"}},
-    .tunings = {parse_tuning("bx32_by8_sz32"), parse_tuning("bx32_by8_sz64"), parse_tuning("bx64_by4_sz32"),
-                parse_tuning("bx32_by4_sz32"), parse_tuning("bx64_by8_sz32"), parse_tuning("bx32_by16_sz32"),
+    .tunings = {parse_tuning("bx32_by8_sz32"), parse_tuning("bx32_by8_sz16"), parse_tuning("bx64_by4_sz32"),
+                parse_tuning("bx64_by4_sz16"), parse_tuning("bx32_by4_sz32"), parse_tuning("bx32_by4_sz16"),
                 parse_tuning("bx128_by4_sz32"), parse_tuning("bx32_by8_sz0")},
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = {{"momentum_pipelined_kernel<float>", (const void*)&momentum_pipelined_kernel<MomentumPoint<float, false>>,
-                 4},
-                {"momentum_pipelined_kernel<double>",
-                 (const void*)&momentum_pipelined_kernel<MomentumPoint<double, false>>, 8}},
+    .kernels = {{"momentum_pipelined_kernel<32, 8, float>",
+                 (const void*)&momentum_pipelined_kernel<32, 8, MomentumPoint<float, false>>, 4},
+                {"momentum_pipelined_kernel<32, 8, double>",
+                 (const void*)&momentum_pipelined_kernel<32, 8, MomentumPoint<double, false>>, 8}},
 }};
 
 }  // namespace

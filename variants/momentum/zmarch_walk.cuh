@@ -203,7 +203,7 @@ std::vector<KernelRef> zmarch_kernel_refs() {
 // Tunings: the thesis-like shapes, deeper chunks, and the mb3 instances.
 inline std::vector<Tuning> zmarch_tunings() {
   std::vector<Tuning> t;
-  for (const char* name : {"bx32_by4_sz16", "bx32_by8_sz16", "bx64_by4_sz16", "bx64_by4_sz32", "bx128_by2_sz32",
+  for (const char* name : {"bx32_by4_sz16", "bx32_by4_sz8", "bx32_by2_sz16", "bx16_by8_sz16", "bx32_by8_sz16", "bx64_by4_sz16", "bx64_by4_sz32", "bx128_by2_sz32",
                            "bx256_by1_sz32", "bx32_by4_sz64", "bx64_by2_sz64", "bx32_by4_sz16_mb3", "bx64_by4_sz32_mb3",
                            "bx128_by2_sz32_mb3"})
     t.push_back(parse_tuning(name));
