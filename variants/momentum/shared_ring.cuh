@@ -1,0 +1,159 @@
+// The pipelined 2.5D shared-memory walk of momentum (shared_zmarch_pipelined.cu, shared_zmarch_async.cu):
+// a ring of (bx+2) x (by+2) planes of u, v and w in shared memory, each plane read from global memory
+// once per block, the copy of plane k+2 in flight while level k is computed. The ring has four slots,
+// so the slot being filled (k+2) is never one being read (k-1, k, k+1), and one barrier a level
+// suffices. How the copy travels is the template parameter Async: through registers (loads before the
+// level's compute, shared-memory stores after it) or as cp.async copies that hold no register.
+#pragma once
+
+#include <cuda_pipeline.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "common/tiles.cuh"
+#include "point_ops.hpp"
+
+namespace nsb {
+
+constexpr int kRingSlots = 4;
+constexpr int kRingFields = 3;
+
+// The block shape is a template parameter: every shared-memory offset of the stencil is then a
+// constant, so the 27 reads of a point take immediate offsets from one address per plane, and the
+// plane copy needs no division (tuning shapes without an instance are refused).
+template <bool Async, int BX, int BY, class Op>
+__global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
+  using T = typename Op::value_type;
+  constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY;
+  constexpr int per_thread = (plane + threads - 1) / threads;  // plane points a thread copies
+  static_assert(per_thread <= 2, "halo larger than the interior");
+  extern __shared__ unsigned char smem[];
+  const Grid g = op.g;
+  T* ring = reinterpret_cast<T*>(smem);  // [field][slot][plane]
+  auto slot = [&](int field, int k) { return ring + (field * kRingSlots + (k & (kRingSlots - 1))) * plane; };
+  const int i0 = 1 + int(blockIdx.x) * BX, j0 = 1 + int(blockIdx.y) * BY;
+  const int k0 = k_begin + int(blockIdx.z) * sz;
+  const int k1 = min(k0 + sz, k_end);
+  if (k0 >= k1) return;  // the whole block leaves: no barrier is left waiting
+
+  // The plane points this thread copies, fixed for the whole walk: their place in the field's plane
+  // (from the block's corner) and in a ring plane. Points beyond the padded array are not copied; no
+  // interior point reads them.
+  const int tid = int(threadIdx.x) + int(threadIdx.y) * BX;
+  const T* src[kRingFields][per_thread];
+  int dst[per_thread];
+  bool copies[per_thread];
+  const T* fields[kRingFields] = {op.f.u, op.f.v, op.f.w};
+#pragma unroll
+  for (int m = 0; m < per_thread; ++m) {
+    const int q = tid + m * threads, a = q % tx, b = q / tx;  // constants divide by multiplication
+    const int i = i0 - 1 + a, j = j0 - 1 + b;
+    copies[m] = q < plane && i < g.NX() && j < g.NY();
+    dst[m] = q;
+#pragma unroll
+    for (int f = 0; f < kRingFields; ++f) src[f][m] = fields[f] + (std::ptrdiff_t(i) + std::ptrdiff_t(j) * g.sy());
+  }
+  const std::ptrdiff_t s = g.sz();
+  // Copying plane k into its slot: started by start_plane, in the slot after finish_plane (and, for
+  // the other threads' points, after the barrier that follows). Async: cp.async, no register holds
+  // the values in flight; otherwise loads into `held`, stored by finish_plane.
+  T held[kRingFields][per_thread] = {};
+  auto start_plane = [&](int k) {
+#pragma unroll
+    for (int f = 0; f < kRingFields; ++f)
+#pragma unroll
+      for (int m = 0; m < per_thread; ++m) {
+        if (!copies[m]) continue;
+        const T* from = src[f][m] + std::ptrdiff_t(k) * s;
+        if constexpr (Async)
+          __pipeline_memcpy_async(slot(f, k) + dst[m], from, sizeof(T));
+        else
+          held[f][m] = __ldg(from);
+      }
+    if constexpr (Async) __pipeline_commit();
+  };
+  auto finish_plane = [&](int k) {
+    if constexpr (Async) {
+      __pipeline_wait_prior(0);
+    } else {
+#pragma unroll
+      for (int f = 0; f < kRingFields; ++f)
+#pragma unroll
+        for (int m = 0; m < per_thread; ++m)
+          if (copies[m]) slot(f, k)[dst[m]] = held[f][m];
+    }
+  };
+
+  for (int k = k0 - 1; k <= k0 + 1; ++k) {
+    start_plane(k);
+    finish_plane(k);
+  }
+  __syncthreads();
+
+  const int i = i0 + int(threadIdx.x), j = j0 + int(threadIdx.y);
+  const bool inside = i <= g.nx && j <= g.ny;
+  const int c = (int(threadIdx.x) + 1) + (int(threadIdx.y) + 1) * tx;
+  std::size_t n = g.idx(i, j, k0);
+  for (int k = k0; k < k1; ++k, n += std::size_t(s)) {
+    const bool next = k + 1 < k1;  // the next level needs plane k+2
+    if (next) start_plane(k + 2);
+    if (inside) {
+      const RingAt<T> u{slot(0, k - 1) + c, slot(0, k) + c, slot(0, k + 1) + c, tx};
+      const RingAt<T> v{slot(1, k - 1) + c, slot(1, k) + c, slot(1, k + 1) + c, tx};
+      const RingAt<T> w{slot(2, k - 1) + c, slot(2, k) + c, slot(2, k + 1) + c, tx};
+      op.compute(n, u, v, w);
+    }
+    if (next) finish_plane(k + 2);
+    __syncthreads();
+  }
+}
+
+// The compiled block shapes.
+template <class Op>
+using RingKernel = void (*)(Op, int, int, int);
+template <bool Async, class Op>
+RingKernel<Op> ring_kernel_for(int bx, int by) {
+  if (bx == 32 && by == 4) return &momentum_ring_kernel<Async, 32, 4, Op>;
+  if (bx == 32 && by == 8) return &momentum_ring_kernel<Async, 32, 8, Op>;
+  if (bx == 64 && by == 4) return &momentum_ring_kernel<Async, 64, 4, Op>;
+  if (bx == 128 && by == 4) return &momentum_ring_kernel<Async, 128, 4, Op>;
+  return nullptr;
+}
+
+// Launches the ring walk for a tuning (bx, by, sz); variant names the variant in errors.
+template <bool Async, class T>
+void launch_ring(const StageCall<T>& c, const std::string& variant) {
+  const Tuning& t = c.tuning;
+  const ZWalk walk = z_walk(c, variant.c_str());
+  if (walk.empty()) return;
+  const std::size_t shared = std::size_t(kRingFields) * kRingSlots * (t.bx + 2) * (t.by + 2) * sizeof(T);
+  with_momentum_point(c, [&](const auto& op) {
+    const auto kernel = ring_kernel_for<Async, std::decay_t<decltype(op)>>(t.bx, t.by);
+    if (!kernel)
+      throw std::runtime_error(variant + ": tuning " + t.name +
+                               " asks for a block shape without a compiled instance (32x4, 32x8, 64x4, 128x4)");
+    allow_shared((const void*)kernel, shared, t, variant.c_str());
+    kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, walk.sz);
+  });
+  NSB_LAUNCHED("momentum_ring_kernel");
+}
+
+inline std::vector<Tuning> ring_tunings() {
+  std::vector<Tuning> t;
+  for (const char* name : {"bx32_by8_sz32", "bx32_by8_sz16", "bx64_by4_sz32", "bx64_by4_sz16", "bx32_by4_sz32",
+                           "bx32_by4_sz16", "bx128_by4_sz32", "bx32_by8_sz0"})
+    t.push_back(parse_tuning(name));
+  return t;
+}
+
+// The register report shows the 32x8 instances (the other shapes differ by a few registers at most).
+template <bool Async>
+std::vector<KernelRef> ring_kernel_refs() {
+  return {{"momentum_ring_kernel<32, 8, float>",
+           (const void*)&momentum_ring_kernel<Async, 32, 8, MomentumPoint<float, false>>, 4},
+          {"momentum_ring_kernel<32, 8, double>",
+           (const void*)&momentum_ring_kernel<Async, 32, 8, MomentumPoint<double, false>>, 8}};
+}
+
+}  // namespace nsb

@@ -1,0 +1,30 @@
+// momentum/shared_zmarch_async: shared_zmarch_pipelined with the plane copies as cp.async (global to
+// shared memory without registers, shared_ring.cuh).
+//
+// Why: ncu of shared_zmarch_pipelined in double (experiment 18) still has warps waiting on global
+// loads for 45% of their stalls and 82 registers (31% occupancy): the six values in flight hold 12
+// registers, and the compiler may move their loads down towards the stores that need them. An
+// asynchronous copy holds no register and cannot be moved next to a use.
+#include "momentum/shared_ring.cuh"
+
+namespace nsb {
+namespace {
+
+template <class T>
+void run(const StageCall<T>& c) {
+  launch_ring<true>(c, "momentum/shared_zmarch_async");
+}
+
+const Registrar reg{Variant{
+    .stage = StageKind::momentum,
+    .name = "shared_zmarch_async",
+    .backend = Backend::cuda,
+    .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"}},
+    .tunings = ring_tunings(),
+    .run_float = &run<float>,
+    .run_double = &run<double>,
+    .kernels = ring_kernel_refs<true>(),
+}};
+
+}  // namespace
+}  // namespace nsb
