@@ -23,7 +23,7 @@ constexpr int kRingFields = 3;
 // constant, so the 27 reads of a point take immediate offsets from one address per plane, and the
 // plane copy needs no division (tuning shapes without an instance are refused).
 template <bool Async, int BX, int BY, class Op>
-__global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
+__device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
   constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY;
   constexpr int per_thread = (plane + threads - 1) / threads;  // plane points a thread copies
@@ -109,15 +109,37 @@ __global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
   }
 }
 
-// The compiled block shapes.
+template <bool Async, int BX, int BY, class Op>
+__global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
+  ring_walk<Async, BX, BY>(op, k_begin, k_end, sz);
+}
+
+// The same walk compiled to 64 registers a thread (as many blocks of BX x BY as fit 65536 registers at
+// 64 each): tunings ending in _mbN with N = 65536 / (64 bx by), for the shapes that have one.
+constexpr int kRingCappedRegisters = 64;
+template <int Threads>
+constexpr int ring_capped_blocks() {
+  return 65536 / (kRingCappedRegisters * Threads);
+}
+template <bool Async, int BX, int BY, class Op>
+__global__ void __launch_bounds__(BX* BY, ring_capped_blocks<BX * BY>())
+    momentum_ring_capped_kernel(Op op, int k_begin, int k_end, int sz) {
+  ring_walk<Async, BX, BY>(op, k_begin, k_end, sz);
+}
+
+// The compiled block shapes (and register caps).
 template <class Op>
 using RingKernel = void (*)(Op, int, int, int);
 template <bool Async, class Op>
-RingKernel<Op> ring_kernel_for(int bx, int by) {
-  if (bx == 32 && by == 4) return &momentum_ring_kernel<Async, 32, 4, Op>;
-  if (bx == 32 && by == 8) return &momentum_ring_kernel<Async, 32, 8, Op>;
-  if (bx == 64 && by == 4) return &momentum_ring_kernel<Async, 64, 4, Op>;
-  if (bx == 128 && by == 4) return &momentum_ring_kernel<Async, 128, 4, Op>;
+RingKernel<Op> ring_kernel_for(int bx, int by, int mb) {
+  if (mb == 0) {
+    if (bx == 32 && by == 4) return &momentum_ring_kernel<Async, 32, 4, Op>;
+    if (bx == 32 && by == 8) return &momentum_ring_kernel<Async, 32, 8, Op>;
+    if (bx == 64 && by == 4) return &momentum_ring_kernel<Async, 64, 4, Op>;
+    if (bx == 128 && by == 4) return &momentum_ring_kernel<Async, 128, 4, Op>;
+  }
+  if (bx == 32 && by == 4 && mb == ring_capped_blocks<128>()) return &momentum_ring_capped_kernel<Async, 32, 4, Op>;
+  if (bx == 64 && by == 4 && mb == ring_capped_blocks<256>()) return &momentum_ring_capped_kernel<Async, 64, 4, Op>;
   return nullptr;
 }
 
@@ -129,10 +151,11 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
   if (walk.empty()) return;
   const std::size_t shared = std::size_t(kRingFields) * kRingSlots * (t.bx + 2) * (t.by + 2) * sizeof(T);
   with_momentum_point(c, [&](const auto& op) {
-    const auto kernel = ring_kernel_for<Async, std::decay_t<decltype(op)>>(t.bx, t.by);
+    const auto kernel = ring_kernel_for<Async, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb);
     if (!kernel)
       throw std::runtime_error(variant + ": tuning " + t.name +
-                               " asks for a block shape without a compiled instance (32x4, 32x8, 64x4, 128x4)");
+                               " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: "
+                               "32x4 with mb8, 64x4 with mb4)");
     allow_shared((const void*)kernel, shared, t, variant.c_str());
     kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, walk.sz);
   });
@@ -142,15 +165,24 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
 inline std::vector<Tuning> ring_tunings() {
   std::vector<Tuning> t;
   for (const char* name : {"bx32_by8_sz32", "bx32_by8_sz16", "bx64_by4_sz32", "bx64_by4_sz16", "bx32_by4_sz32",
-                           "bx32_by4_sz16", "bx128_by4_sz32", "bx32_by8_sz0"})
+                           "bx32_by4_sz16", "bx128_by4_sz32", "bx32_by8_sz0", "bx64_by4_sz32_mb4", "bx32_by4_sz16_mb8"})
     t.push_back(parse_tuning(name));
   return t;
 }
 
-// The register report shows the 32x8 instances (the other shapes differ by a few registers at most).
+// The register report shows the 32x8 instances for the unbounded tunings (the other shapes differ by a
+// few registers at most) and the 64x4 capped instances for the capped ones.
 template <bool Async>
 std::vector<KernelRef> ring_kernel_refs() {
-  return {{"momentum_ring_kernel<32, 8, float>",
+  return {{"momentum_ring_capped_kernel<64, 4, float>",
+           (const void*)&momentum_ring_capped_kernel<Async, 64, 4, MomentumPoint<float, false>>, 4, 4},
+          {"momentum_ring_capped_kernel<64, 4, double>",
+           (const void*)&momentum_ring_capped_kernel<Async, 64, 4, MomentumPoint<double, false>>, 8, 4},
+          {"momentum_ring_capped_kernel<32, 4, float>",
+           (const void*)&momentum_ring_capped_kernel<Async, 32, 4, MomentumPoint<float, false>>, 4, 8},
+          {"momentum_ring_capped_kernel<32, 4, double>",
+           (const void*)&momentum_ring_capped_kernel<Async, 32, 4, MomentumPoint<double, false>>, 8, 8},
+          {"momentum_ring_kernel<32, 8, float>",
            (const void*)&momentum_ring_kernel<Async, 32, 8, MomentumPoint<float, false>>, 4},
           {"momentum_ring_kernel<32, 8, double>",
            (const void*)&momentum_ring_kernel<Async, 32, 8, MomentumPoint<double, false>>, 8}};
