@@ -157,10 +157,6 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
                                " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: "
                                "32x4 with mb8, 64x4 with mb4)");
     allow_shared((const void*)kernel, shared, t, variant.c_str());
-    // The ring needs little L1 (its global reads go to shared memory once): left to choose, the driver
-    // kept L1 large and fitted three 64x4 double blocks where registers allow four (ncu, experiment 18).
-    NSB_CUDA(cudaFuncSetAttribute((const void*)kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                  cudaSharedmemCarveoutMaxShared));
     kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, walk.sz);
   });
   NSB_LAUNCHED("momentum_ring_kernel");
