@@ -78,11 +78,23 @@ struct MomentumPoint {
   }
   // The time update and the Adams-Bashforth history, shared with the tiled variants.
   NSB_HD void store(std::size_t n, T ru, T rv, T rw, T u0, T v0, T w0) const {
+    store(n, Rhs{ru, rv, rw}, u0, v0, w0, history(n));
+  }
+  // The previous right-hand sides Adams-Bashforth needs (none for Euler): a variant may read them
+  // before it computes the point, so that their loads are in flight during the arithmetic.
+  struct History {
+    T u{}, v{}, w{};
+  };
+  NSB_HD History history(std::size_t n) const {
+    if (scheme != TimeScheme::adams_bashforth2) return {};
+    return {f.hu[n], f.hv[n], f.hw[n]};
+  }
+  NSB_HD void store(std::size_t n, const Rhs& r, T u0, T v0, T w0, const History& old) const {
+    const T ru = r.u, rv = r.v, rw = r.w;
     if (scheme == TimeScheme::adams_bashforth2) {
-      const T ou = f.hu[n], ov = f.hv[n], ow = f.hw[n];
-      f.us[n] = predictor_update(u0, ru, ou, dt, scheme, first_step);
-      f.vs[n] = predictor_update(v0, rv, ov, dt, scheme, first_step);
-      f.ws[n] = predictor_update(w0, rw, ow, dt, scheme, first_step);
+      f.us[n] = predictor_update(u0, ru, old.u, dt, scheme, first_step);
+      f.vs[n] = predictor_update(v0, rv, old.v, dt, scheme, first_step);
+      f.ws[n] = predictor_update(w0, rw, old.w, dt, scheme, first_step);
       f.hu[n] = ru;
       f.hv[n] = rv;
       f.hw[n] = rw;
