@@ -78,10 +78,12 @@ struct MomentumPoint {
   }
   // The time update and the Adams-Bashforth history, shared with the tiled variants.
   NSB_HD void store(std::size_t n, T ru, T rv, T rw, T u0, T v0, T w0) const {
-    store(n, Rhs{ru, rv, rw}, u0, v0, w0, history(n));
+    if (scheme == TimeScheme::adams_bashforth2) update_ab2(n, Rhs{ru, rv, rw}, u0, v0, w0, {f.hu[n], f.hv[n], f.hw[n]});
+    else update_euler(n, Rhs{ru, rv, rw}, u0, v0, w0);
   }
-  // The previous right-hand sides Adams-Bashforth needs (none for Euler): a variant may read them
-  // before it computes the point, so that their loads are in flight during the arithmetic.
+  // The previous right-hand sides Adams-Bashforth needs (none for Euler), for a variant that reads them
+  // before it computes the point so that their loads are in flight during the arithmetic (the ring
+  // walks, shared_ring.cuh); it stores with the overload below.
   struct History {
     T u{}, v{}, w{};
   };
@@ -90,19 +92,23 @@ struct MomentumPoint {
     return {f.hu[n], f.hv[n], f.hw[n]};
   }
   NSB_HD void store(std::size_t n, const Rhs& r, T u0, T v0, T w0, const History& old) const {
-    const T ru = r.u, rv = r.v, rw = r.w;
-    if (scheme == TimeScheme::adams_bashforth2) {
-      f.us[n] = predictor_update(u0, ru, old.u, dt, scheme, first_step);
-      f.vs[n] = predictor_update(v0, rv, old.v, dt, scheme, first_step);
-      f.ws[n] = predictor_update(w0, rw, old.w, dt, scheme, first_step);
-      f.hu[n] = ru;
-      f.hv[n] = rv;
-      f.hw[n] = rw;
-    } else {
-      f.us[n] = predictor_update(u0, ru, T(0), dt, scheme, true);
-      f.vs[n] = predictor_update(v0, rv, T(0), dt, scheme, true);
-      f.ws[n] = predictor_update(w0, rw, T(0), dt, scheme, true);
-    }
+    if (scheme == TimeScheme::adams_bashforth2) update_ab2(n, r, u0, v0, w0, old);
+    else update_euler(n, r, u0, v0, w0);
+  }
+
+ private:
+  NSB_HD void update_ab2(std::size_t n, const Rhs& r, T u0, T v0, T w0, const History& old) const {
+    f.us[n] = predictor_update(u0, r.u, old.u, dt, scheme, first_step);
+    f.vs[n] = predictor_update(v0, r.v, old.v, dt, scheme, first_step);
+    f.ws[n] = predictor_update(w0, r.w, old.w, dt, scheme, first_step);
+    f.hu[n] = r.u;
+    f.hv[n] = r.v;
+    f.hw[n] = r.w;
+  }
+  NSB_HD void update_euler(std::size_t n, const Rhs& r, T u0, T v0, T w0) const {
+    f.us[n] = predictor_update(u0, r.u, T(0), dt, scheme, true);
+    f.vs[n] = predictor_update(v0, r.v, T(0), dt, scheme, true);
+    f.ws[n] = predictor_update(w0, r.w, T(0), dt, scheme, true);
   }
 };
 
