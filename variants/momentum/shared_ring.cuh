@@ -16,22 +16,28 @@
 
 namespace nsb {
 
-constexpr int kRingSlots = 4;
 constexpr int kRingFields = 3;
+
+// Slots of the ring when the block computes Group levels between two barriers: the Group + 2 planes
+// those levels read, and the Group planes the next group needs, in flight meanwhile.
+constexpr int ring_slots(int group) { return 2 * group + 2; }
 
 // The block shape is a template parameter: every shared-memory offset of the stencil is then a
 // constant, so the 27 reads of a point take immediate offsets from one address per plane, and the
-// plane copy needs no division (tuning shapes without an instance are refused).
-template <bool Async, int BX, int BY, class Op>
+// plane copy needs no division (tuning shapes without an instance are refused). Group: levels
+// computed between two barriers (tuning key pf; 1 unless pf2), so warps wait for each other half as
+// often with 2, for 6 slots instead of 4.
+template <bool Async, int BX, int BY, int Group, class Op>
 __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
-  constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY;
+  constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY, slots = ring_slots(Group);
   constexpr int per_thread = (plane + threads - 1) / threads;  // plane points a thread copies
   static_assert(per_thread <= 2, "halo larger than the interior");
+  static_assert(Async || Group == 1, "copies through registers hold one plane");
   extern __shared__ unsigned char smem[];
   const Grid g = op.g;
   T* ring = reinterpret_cast<T*>(smem);  // [field][slot][plane]
-  auto slot = [&](int field, int k) { return ring + (field * kRingSlots + (k & (kRingSlots - 1))) * plane; };
+  auto slot = [&](int field, int k) { return ring + (field * slots + k % slots) * plane; };
   const int i0 = 1 + int(blockIdx.x) * BX, j0 = 1 + int(blockIdx.y) * BY;
   const int k0 = k_begin + int(blockIdx.z) * sz;
   const int k1 = min(k0 + sz, k_end);
@@ -85,7 +91,10 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
     }
   };
 
-  for (int k = k0 - 1; k <= k0 + 1; ++k) {
+  // Level k reads planes k-1, k, k+1; plane p is first needed by level p-1, so it is copied if
+  // p - 1 < k1. The first group's planes come before the walk.
+  for (int k = k0 - 1; k <= k0 + Group; ++k) {
+    if (k - 1 >= k1) break;
     start_plane(k);
     finish_plane(k);
   }
@@ -94,25 +103,30 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
   const int i = i0 + int(threadIdx.x), j = j0 + int(threadIdx.y);
   const bool inside = i <= g.nx && j <= g.ny;
   const int c = (int(threadIdx.x) + 1) + (int(threadIdx.y) + 1) * tx;
-  std::size_t n = g.idx(i, j, k0);
-  for (int k = k0; k < k1; ++k, n += std::size_t(s)) {
-    const bool next = k + 1 < k1;  // the next level needs plane k+2
-    if (next) start_plane(k + 2);
-    if (inside) {
+  const std::size_t n0 = g.idx(i, j, k0);
+  for (int k = k0; k < k1; k += Group) {
+    // The next group's new planes, k+Group+1 .. k+2 Group, into the slots the previous group read.
+#pragma unroll
+    for (int p = k + Group + 1; p <= k + 2 * Group; ++p)
+      if (p - 1 < k1) start_plane(p);
+#pragma unroll
+    for (int level = k; level < k + Group; ++level) {
+      if (!inside || level >= k1) continue;
+      const std::size_t n = n0 + std::size_t(level - k0) * std::size_t(s);
       const auto old = op.history(n);  // Adams-Bashforth: in flight during the arithmetic
-      const RingAt<T> u{slot(0, k - 1) + c, slot(0, k) + c, slot(0, k + 1) + c, tx};
-      const RingAt<T> v{slot(1, k - 1) + c, slot(1, k) + c, slot(1, k + 1) + c, tx};
-      const RingAt<T> w{slot(2, k - 1) + c, slot(2, k) + c, slot(2, k + 1) + c, tx};
+      const RingAt<T> u{slot(0, level - 1) + c, slot(0, level) + c, slot(0, level + 1) + c, tx};
+      const RingAt<T> v{slot(1, level - 1) + c, slot(1, level) + c, slot(1, level + 1) + c, tx};
+      const RingAt<T> w{slot(2, level - 1) + c, slot(2, level) + c, slot(2, level + 1) + c, tx};
       op.store(n, op.rhs(u, v, w), u(0, 0, 0), v(0, 0, 0), w(0, 0, 0), old);
     }
-    if (next) finish_plane(k + 2);
+    if (k + Group < k1) finish_plane(k + Group + 1);  // (with Async: waits for all of them)
     __syncthreads();
   }
 }
 
-template <bool Async, int BX, int BY, class Op>
+template <bool Async, int BX, int BY, int Group, class Op>
 __global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY>(op, k_begin, k_end, sz);
+  ring_walk<Async, BX, BY, Group>(op, k_begin, k_end, sz);
 }
 
 // The same walk compiled to 64 registers a thread (as many blocks of BX x BY as fit 65536 registers at
@@ -122,25 +136,32 @@ template <int Threads>
 constexpr int ring_capped_blocks() {
   return 65536 / (kRingCappedRegisters * Threads);
 }
-template <bool Async, int BX, int BY, class Op>
+template <bool Async, int BX, int BY, int Group, class Op>
 __global__ void __launch_bounds__(BX* BY, ring_capped_blocks<BX * BY>())
     momentum_ring_capped_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY>(op, k_begin, k_end, sz);
+  ring_walk<Async, BX, BY, Group>(op, k_begin, k_end, sz);
 }
 
 // The compiled block shapes (and register caps).
 template <class Op>
 using RingKernel = void (*)(Op, int, int, int);
 template <bool Async, class Op>
-RingKernel<Op> ring_kernel_for(int bx, int by, int mb) {
-  if (mb == 0) {
-    if (bx == 32 && by == 4) return &momentum_ring_kernel<Async, 32, 4, Op>;
-    if (bx == 32 && by == 8) return &momentum_ring_kernel<Async, 32, 8, Op>;
-    if (bx == 64 && by == 4) return &momentum_ring_kernel<Async, 64, 4, Op>;
-    if (bx == 128 && by == 4) return &momentum_ring_kernel<Async, 128, 4, Op>;
+RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int group) {
+  if (group == 1 && mb == 0) {
+    if (bx == 32 && by == 4) return &momentum_ring_kernel<Async, 32, 4, 1, Op>;
+    if (bx == 32 && by == 8) return &momentum_ring_kernel<Async, 32, 8, 1, Op>;
+    if (bx == 64 && by == 4) return &momentum_ring_kernel<Async, 64, 4, 1, Op>;
+    if (bx == 128 && by == 4) return &momentum_ring_kernel<Async, 128, 4, 1, Op>;
   }
-  if (bx == 32 && by == 4 && mb == ring_capped_blocks<128>()) return &momentum_ring_capped_kernel<Async, 32, 4, Op>;
-  if (bx == 64 && by == 4 && mb == ring_capped_blocks<256>()) return &momentum_ring_capped_kernel<Async, 64, 4, Op>;
+  if (group == 1 && bx == 32 && by == 4 && mb == ring_capped_blocks<128>())
+    return &momentum_ring_capped_kernel<Async, 32, 4, 1, Op>;
+  if (group == 1 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
+    return &momentum_ring_capped_kernel<Async, 64, 4, 1, Op>;
+  if constexpr (Async) {  // two levels a barrier: 64x4 only
+    if (group == 2 && bx == 64 && by == 4 && mb == 0) return &momentum_ring_kernel<Async, 64, 4, 2, Op>;
+    if (group == 2 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
+      return &momentum_ring_capped_kernel<Async, 64, 4, 2, Op>;
+  }
   return nullptr;
 }
 
@@ -150,44 +171,51 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
   const Tuning& t = c.tuning;
   const ZWalk walk = z_walk(c, variant.c_str());
   if (walk.empty()) return;
-  const std::size_t shared = std::size_t(kRingFields) * kRingSlots * (t.bx + 2) * (t.by + 2) * sizeof(T);
+  const int group = t.pf >= 2 ? t.pf : 1;
+  const std::size_t shared = std::size_t(kRingFields) * ring_slots(group) * (t.bx + 2) * (t.by + 2) * sizeof(T);
   with_momentum_point(c, [&](const auto& op) {
-    const auto kernel = ring_kernel_for<Async, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb);
+    const auto kernel = ring_kernel_for<Async, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, group);
     if (!kernel)
       throw std::runtime_error(variant + ": tuning " + t.name +
                                " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: "
-                               "32x4 with mb8, 64x4 with mb4)");
+                               "32x4 with mb8, 64x4 with mb4; two levels a barrier (pf2): 64x4 with cp.async)");
     allow_shared((const void*)kernel, shared, t, variant.c_str());
     kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, walk.sz);
   });
   NSB_LAUNCHED("momentum_ring_kernel");
 }
 
-inline std::vector<Tuning> ring_tunings() {
+// Tunings: shapes, chunk depths, the 64-register caps and (with cp.async) two levels a barrier.
+template <bool Async>
+std::vector<Tuning> ring_tunings() {
   std::vector<Tuning> t;
   for (const char* name : {"bx32_by8_sz32", "bx32_by8_sz16", "bx64_by4_sz32", "bx64_by4_sz16", "bx32_by4_sz32",
                            "bx32_by4_sz16", "bx128_by4_sz32", "bx32_by8_sz0", "bx64_by4_sz32_mb4", "bx32_by4_sz16_mb8",
                            "bx64_by4_sz64", "bx64_by4_sz64_mb4"})
     t.push_back(parse_tuning(name));
+  if (Async)
+    for (const char* name :
+         {"bx64_by4_sz32_pf2", "bx64_by4_sz32_pf2_mb4", "bx64_by4_sz64_pf2", "bx64_by4_sz64_pf2_mb4"})
+      t.push_back(parse_tuning(name));
   return t;
 }
 
 // The register report shows the 32x8 instances for the unbounded tunings (the other shapes differ by a
-// few registers at most) and the 64x4 capped instances for the capped ones.
+// few registers at most) and the 64x4 capped instances for the capped ones, one level a barrier.
 template <bool Async>
 std::vector<KernelRef> ring_kernel_refs() {
   return {{"momentum_ring_capped_kernel<64, 4, float>",
-           (const void*)&momentum_ring_capped_kernel<Async, 64, 4, MomentumPoint<float, false>>, 4, 4},
+           (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, MomentumPoint<float, false>>, 4, 4},
           {"momentum_ring_capped_kernel<64, 4, double>",
-           (const void*)&momentum_ring_capped_kernel<Async, 64, 4, MomentumPoint<double, false>>, 8, 4},
+           (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, MomentumPoint<double, false>>, 8, 4},
           {"momentum_ring_capped_kernel<32, 4, float>",
-           (const void*)&momentum_ring_capped_kernel<Async, 32, 4, MomentumPoint<float, false>>, 4, 8},
+           (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, MomentumPoint<float, false>>, 4, 8},
           {"momentum_ring_capped_kernel<32, 4, double>",
-           (const void*)&momentum_ring_capped_kernel<Async, 32, 4, MomentumPoint<double, false>>, 8, 8},
+           (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, MomentumPoint<double, false>>, 8, 8},
           {"momentum_ring_kernel<32, 8, float>",
-           (const void*)&momentum_ring_kernel<Async, 32, 8, MomentumPoint<float, false>>, 4},
+           (const void*)&momentum_ring_kernel<Async, 32, 8, 1, MomentumPoint<float, false>>, 4},
           {"momentum_ring_kernel<32, 8, double>",
-           (const void*)&momentum_ring_kernel<Async, 32, 8, MomentumPoint<double, false>>, 8}};
+           (const void*)&momentum_ring_kernel<Async, 32, 8, 1, MomentumPoint<double, false>>, 8}};
 }
 
 }  // namespace nsb

@@ -20,7 +20,7 @@ const Registrar reg{Variant{
     .name = "shared_zmarch_async",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"}},
-    .tunings = ring_tunings(),
+    .tunings = ring_tunings<true>(),
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = ring_kernel_refs<true>(),

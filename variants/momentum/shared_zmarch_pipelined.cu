@@ -21,7 +21,7 @@ const Registrar reg{Variant{
     .name = "shared_zmarch_pipelined",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "registers"}},
-    .tunings = ring_tunings(),
+    .tunings = ring_tunings<false>(),
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = ring_kernel_refs<false>(),
