@@ -18,9 +18,9 @@ import stage_table  # noqa: E402
 
 
 def main(argv):
-    if len(argv) != 1:
+    if len(argv) != 1 or argv[0] in ("-h", "--help"):
         print(__doc__)
-        return 2
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
     d = argv[0]
     runs = sorted(glob.glob(os.path.join(d, "run_*.json")))
     stages = sorted(glob.glob(os.path.join(d, "stages_*.json")))
