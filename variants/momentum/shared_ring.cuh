@@ -47,7 +47,7 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
   // (from the block's corner) and in a ring plane. Points beyond the padded array are not copied; no
   // interior point reads them.
   const int tid = int(threadIdx.x) + int(threadIdx.y) * BX;
-  int within[per_thread];  // the point's offset within a plane: 32 bits, one for the three fields
+  const T* src[kRingFields][per_thread];
   int dst[per_thread];
   bool copies[per_thread];
   const T* fields[kRingFields] = {op.f.u, op.f.v, op.f.w};
@@ -57,7 +57,8 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
     const int i = i0 - 1 + a, j = j0 - 1 + b;
     copies[m] = q < plane && i < g.NX() && j < g.NY();
     dst[m] = q;
-    within[m] = i + j * int(g.sy());
+#pragma unroll
+    for (int f = 0; f < kRingFields; ++f) src[f][m] = fields[f] + (std::ptrdiff_t(i) + std::ptrdiff_t(j) * g.sy());
   }
   const std::ptrdiff_t s = g.sz();
   // Copying plane k into its slot: started by start_plane, in the slot after finish_plane (and, for
@@ -70,7 +71,7 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
 #pragma unroll
       for (int m = 0; m < per_thread; ++m) {
         if (!copies[m]) continue;
-        const T* from = fields[f] + (std::ptrdiff_t(k) * s + within[m]);
+        const T* from = src[f][m] + std::ptrdiff_t(k) * s;
         if constexpr (Async)
           __pipeline_memcpy_async(slot(f, k) + dst[m], from, sizeof(T));
         else
