@@ -1,12 +1,16 @@
 // momentum/register_pairs: register_zmarch's walk up z with two neighbouring columns per thread,
-// (i, j) and (i+1, j). Momentum in float is bound by issued instructions, not bytes
-// (docs/performance-notes.md): register_zmarch issues ~260 a point, about 150 of them arithmetic.
-// The pair cuts the rest and some of the arithmetic:
+// (i, j) and (i+1, j). The premise: momentum in float is bound by issued instructions, and
+// register_zmarch issues ~250 a point, ~140 of them arithmetic. The pair cuts the rest and some of
+// the arithmetic:
 // - loads: the two points read 4 columns (i-1 .. i+2) of the same rows, 13 loads a point instead of 17;
 // - addresses: one 64-bit address a loaded row serves all four columns (x offsets are immediates);
 // - faces: the face between the two points (flux form, point_formulas.hpp) is the same arithmetic on
 //   the same registers for both, so the compiler computes it once;
-// - the walk is unrolled by two levels, so the held planes are renamed, not moved.
+// Unrolling the walk by two levels as well (to rename the held planes instead of moving them) took
+// 168 registers in float, so it is not.
+// Measured (docs/performance-notes.md, experiment 20): 130 arithmetic instructions a point, but 93 / 168
+// registers, and no faster than register_zmarch (float 55.5%, double 61.7% at 512^3): the float walk
+// is not purely issue-bound.
 // A grid with an odd nx leaves the last column of each row without a partner: that thread walks it
 // alone with global loads.
 #include "common/traversals.cuh"

@@ -1,10 +1,12 @@
 // momentum/shared_zmarch_async: shared_zmarch_pipelined with the plane copies as cp.async (global to
 // shared memory without registers, shared_ring.cuh).
 //
-// Why: ncu of shared_zmarch_pipelined in double (experiment 18) still has warps waiting on global
-// loads for 45% of their stalls and 82 registers (31% occupancy): the six values in flight hold 12
-// registers, and the compiler may move their loads down towards the stores that need them. An
-// asynchronous copy holds no register and cannot be moved next to a use.
+// Why: ncu of shared_zmarch_pipelined in double (docs/performance-notes.md, experiment 24) still has
+// warps waiting on global loads for 45% of their stalls and 82 registers (31% occupancy): the six
+// values in flight hold 12 registers, and the compiler may move their loads down towards the stores
+// that need them. An asynchronous copy holds no register and cannot be moved next to a use.
+// Measured (experiment 24): the best momentum variant here, double 69.2% (Euler) and 67.3% (AB2) of
+// the copy bandwidth at 512^3 with bx64_by4_sz32_mb4.
 #include "momentum/shared_ring.cuh"
 
 namespace nsb {

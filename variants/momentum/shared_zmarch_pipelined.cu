@@ -1,7 +1,7 @@
 // momentum/shared_zmarch_pipelined: shared_zmarch's 2.5D walk (shared_ring.cuh) with the global loads
 // of plane k+2 issued into registers before the compute of level k and stored into the ring after it.
 //
-// Why: ncu at 512^3 (docs/performance-notes.md, experiment 18) shows the register walks with L2
+// Why: ncu at 512^3 (docs/performance-notes.md, experiment 19) shows the register walks with L2
 // throughput at 80-90% (DRAM 50-60%) and warps waiting on loads: the rows j-1 and j+1 and the
 // x-neighbours come from L2 again for every warp that reads them. A ring in shared memory reads each
 // value from L2 once per block ((bx+2)(by+2)/(bx by) of the interior); shared_zmarch does that too but

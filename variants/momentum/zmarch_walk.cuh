@@ -94,7 +94,7 @@ __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_b
   const bool inside = i <= g.nx && j <= g.ny;
   if (!inside) {
     if constexpr (!lockstep) return;
-    i = min(i, g.nx), j = min(j, g.ny);  // walks a point of the grid, to take part in the barriers, stores nothing
+    i = min(i, g.nx), j = min(j, g.ny);  // walks a grid point to take part in the barriers; stores nothing
   }
   const int k0 = k_begin + int(blockIdx.z) * sz;
   const int k1 = min(k0 + sz, k_end);
@@ -142,17 +142,18 @@ __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_b
   }
 }
 
-// The walk as compiled without a request (the compiler picks the registers: 56 float, 122 double).
+// The walk as compiled without a request (the compiler picks the registers: 40 float, 66 double for
+// register_zmarch since the scale factors are formed once; 56 / 122 before, experiment 18).
 template <template <class> class Visit, class Op>
 __global__ void momentum_zmarch_kernel(Op op, Grid g, int k_begin, int k_end, int sz) {
   zmarch_walk<Visit>(op, g, k_begin, k_end, sz);
 }
 
 // The same walk compiled to fit MinBlocks blocks of up to 256 threads on an SM, which caps registers
-// at 65536 / (256 * MinBlocks): occupancy bought with possible spills. Double needs 122 registers,
-// room for two such blocks (16 warps) to hide its load latency; tunings ending in _mb3 measure what a
-// third block buys (85 registers at most). Measured at 512^3 (docs/performance-notes.md): double
-// gains, float loses, a cap of 64 (mb4) spills. A launch-bounds instance with MinBlocks = 1 is not the
+// at 65536 / (256 * MinBlocks): occupancy bought with possible spills. When double needed 122
+// registers (two such blocks, 16 warps), a third block (_mb3, 85 registers at most) bought 3 points at
+// 512^3 and a cap of 64 (mb4) spilled (docs/performance-notes.md, experiment 16); at 66 registers the
+// unbounded walk already fits three blocks and _mb3 is slower. A launch-bounds instance with MinBlocks = 1 is not the
 // unbounded kernel: told "256 threads" the compiler took 91 / 153 registers and ran slower.
 constexpr int kBoundedMaxThreads = 256;
 template <int MinBlocks, template <class> class Visit, class Op>
@@ -203,9 +204,9 @@ std::vector<KernelRef> zmarch_kernel_refs() {
 // Tunings: the thesis-like shapes, deeper chunks, and the mb3 instances.
 inline std::vector<Tuning> zmarch_tunings() {
   std::vector<Tuning> t;
-  for (const char* name : {"bx32_by4_sz16", "bx32_by4_sz8", "bx32_by2_sz16", "bx16_by8_sz16", "bx32_by8_sz16", "bx64_by4_sz16", "bx64_by4_sz32", "bx128_by2_sz32",
-                           "bx256_by1_sz32", "bx32_by4_sz64", "bx64_by2_sz64", "bx32_by4_sz16_mb3", "bx64_by4_sz32_mb3",
-                           "bx128_by2_sz32_mb3"})
+  for (const char* name : {"bx32_by4_sz16", "bx32_by4_sz8", "bx32_by2_sz16", "bx16_by8_sz16", "bx32_by8_sz16",
+                           "bx64_by4_sz16", "bx64_by4_sz32", "bx128_by2_sz32", "bx256_by1_sz32", "bx32_by4_sz64",
+                           "bx64_by2_sz64", "bx32_by4_sz16_mb3", "bx64_by4_sz32_mb3", "bx128_by2_sz32_mb3"})
     t.push_back(parse_tuning(name));
   return t;
 }
