@@ -157,6 +157,8 @@ RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int group) {
     return &momentum_ring_capped_kernel<Async, 32, 4, 1, Op>;
   if (group == 1 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
     return &momentum_ring_capped_kernel<Async, 64, 4, 1, Op>;
+  if (group == 1 && bx == 32 && by == 8 && mb == ring_capped_blocks<256>())
+    return &momentum_ring_capped_kernel<Async, 32, 8, 1, Op>;
   if constexpr (Async) {  // two levels a barrier: 64x4 only
     if (group == 2 && bx == 64 && by == 4 && mb == 0) return &momentum_ring_kernel<Async, 64, 4, 2, Op>;
     if (group == 2 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
@@ -178,7 +180,7 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
     if (!kernel)
       throw std::runtime_error(variant + ": tuning " + t.name +
                                " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: "
-                               "32x4 with mb8, 64x4 with mb4; two levels a barrier (pf2): 64x4 with cp.async)");
+                               "32x4 with mb8, 64x4 and 32x8 with mb4; two levels a barrier (pf2): 64x4 with cp.async)");
     allow_shared((const void*)kernel, shared, t, variant.c_str());
     kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, walk.sz);
   });
@@ -191,7 +193,8 @@ std::vector<Tuning> ring_tunings() {
   std::vector<Tuning> t;
   for (const char* name : {"bx32_by8_sz32", "bx32_by8_sz16", "bx64_by4_sz32", "bx64_by4_sz16", "bx32_by4_sz32",
                            "bx32_by4_sz16", "bx128_by4_sz32", "bx32_by8_sz0", "bx64_by4_sz32_mb4", "bx32_by4_sz16_mb8",
-                           "bx64_by4_sz64", "bx64_by4_sz64_mb4"})
+                           "bx64_by4_sz64", "bx64_by4_sz64_mb4", "bx32_by8_sz32_mb4", "bx32_by8_sz16_mb4",
+                           "bx64_by4_sz24_mb4", "bx64_by4_sz48_mb4"})
     t.push_back(parse_tuning(name));
   if (Async)
     for (const char* name :
