@@ -1,8 +1,8 @@
 // The pipelined 2.5D shared-memory walk of momentum (shared_zmarch_pipelined.cu, shared_zmarch_async.cu):
 // a ring of (bx+2) x (by+2) planes of u, v and w in shared memory, each plane read from global memory
-// once per block, the copy of plane k+2 in flight while level k is computed. The ring has four slots,
-// so the slot being filled (k+2) is never one being read (k-1, k, k+1), and one barrier a level
-// suffices. How the copy travels is the template parameter Async: through registers (loads before the
+// once per block, the copy of plane k+2 in flight while level k is computed. The ring has four slots
+// (with one level between barriers), so the slot being filled (k+2) is never one being read (k-1, k,
+// k+1), and one barrier a level suffices. How the copy travels is the template parameter Async: through registers (loads before the
 // level's compute, shared-memory stores after it) or as cp.async copies that hold no register.
 #pragma once
 
@@ -25,8 +25,8 @@ constexpr int ring_slots(int group) { return 2 * group + 2; }
 // The block shape is a template parameter: every shared-memory offset of the stencil is then a
 // constant, so the 27 reads of a point take immediate offsets from one address per plane, and the
 // plane copy needs no division (tuning shapes without an instance are refused). Group: levels
-// computed between two barriers (tuning key pf; 1 unless pf2), so warps wait for each other half as
-// often with 2, for 6 slots instead of 4.
+// computed between two barriers (tuning key pf; 1 unless pf2): with 2, warps wait for each other half
+// as often, for 6 slots instead of 4 (measured slower: docs/performance-notes.md, experiment 25).
 template <bool Async, int BX, int BY, int Group, class Op>
 __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
