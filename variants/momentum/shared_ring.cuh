@@ -8,6 +8,7 @@
 
 #include <cuda_pipeline.h>
 
+#include <cuda/ptx>
 #include <stdexcept>
 #include <string>
 
@@ -22,15 +23,38 @@ constexpr int kRingFields = 3;
 // those levels read, and the Group planes the next group needs, in flight meanwhile.
 constexpr int ring_slots(int group) { return 2 * group + 2; }
 
+// Split: no block barrier in the walk. Each slot has two mbarriers: `ready` (every thread arrives when
+// its cp.async copies into the slot have landed) and `consumed` (every thread arrives when it has
+// computed the last level that reads the slot's plane). A thread waits for the planes it reads and
+// for the slot it refills, no more, so warps may drift two levels apart; five slots (the three planes
+// read, the one in flight, one of slack).
+constexpr int kSplitSlots = 5;
+template <class T>
+constexpr std::size_t ring_bytes(int slots, int bx, int by, bool split) {
+  const std::size_t planes = std::size_t(kRingFields) * slots * (bx + 2) * (by + 2) * sizeof(T);
+  return split ? (planes + 7) / 8 * 8 + 2 * slots * sizeof(std::uint64_t) : planes;
+}
+__device__ __forceinline__ void arrive_when_copied(std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+      : "memory");
+}
+__device__ __forceinline__ void wait_phase(std::uint64_t* bar, int parity) {
+  while (!cuda::ptx::mbarrier_try_wait_parity(bar, std::uint32_t(parity))) {
+  }
+}
+
 // The block shape is a template parameter: every shared-memory offset of the stencil is then a
 // constant, so the 27 reads of a point take immediate offsets from one address per plane, and the
 // plane copy needs no division (tuning shapes without an instance are refused). Group: levels
 // computed between two barriers (tuning key pf; 1 unless pf2): with 2, warps wait for each other half
 // as often, for 6 slots instead of 4 (measured slower: docs/performance-notes.md, experiment 25).
-template <bool Async, int BX, int BY, int Group, class Op>
+template <bool Async, int BX, int BY, int Group, bool Split, class Op>
 __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
-  constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY, slots = ring_slots(Group);
+  static_assert(!Split || (Async && Group == 1), "the split walk copies with cp.async, one level at a time");
+  constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY;
+  constexpr int slots = Split ? kSplitSlots : ring_slots(Group);
   constexpr int per_thread = (plane + threads - 1) / threads;  // plane points a thread copies
   static_assert(per_thread <= 2, "halo larger than the interior");
   static_assert(Async || Group == 1, "copies through registers hold one plane");
@@ -98,35 +122,60 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
     start_plane(k);
     finish_plane(k);
   }
+  std::uint64_t *ready = nullptr, *consumed = nullptr;
+  if constexpr (Split) {
+    ready = reinterpret_cast<std::uint64_t*>(smem + (ring_bytes<T>(slots, BX, BY, false) + 7) / 8 * 8);
+    consumed = ready + slots;
+    if (tid == 0)
+      for (int b = 0; b < 2 * slots; ++b) cuda::ptx::mbarrier_init(ready + b, threads);
+  }
   __syncthreads();
 
   const int i = i0 + int(threadIdx.x), j = j0 + int(threadIdx.y);
   const bool inside = i <= g.nx && j <= g.ny;
   const int c = (int(threadIdx.x) + 1) + (int(threadIdx.y) + 1) * tx;
   const std::size_t n0 = g.idx(i, j, k0);
+  auto compute = [&](int level) {
+    const std::size_t n = n0 + std::size_t(level - k0) * std::size_t(s);
+    const auto old = op.history(n);  // Adams-Bashforth: in flight during the arithmetic
+    const RingAt<T> u{slot(0, level - 1) + c, slot(0, level) + c, slot(0, level + 1) + c, tx};
+    const RingAt<T> v{slot(1, level - 1) + c, slot(1, level) + c, slot(1, level + 1) + c, tx};
+    const RingAt<T> w{slot(2, level - 1) + c, slot(2, level) + c, slot(2, level + 1) + c, tx};
+    op.store(n, op.rhs(u, v, w), u(0, 0, 0), v(0, 0, 0), w(0, 0, 0), old);
+  };
+  if constexpr (Split) {
+    // Phases: a slot's `ready` completes once per plane copied through it from plane k0+2 on (the
+    // first three came before the walk), its `consumed` once per plane it held from k0-1 on.
+    for (int k = k0; k < k1; ++k) {
+      const int p = k + 2;  // copied during level k, read from level k+1
+      if (p - 1 < k1) {
+        const int before = p - slots;  // the plane the slot held
+        if (before >= k0 - 1) wait_phase(consumed + before % slots, ((before - (k0 - 1)) / slots) & 1);
+        start_plane(p);
+        arrive_when_copied(ready + p % slots);
+      }
+      if (k + 1 >= k0 + 2) wait_phase(ready + (k + 1) % slots, ((k + 1 - (k0 + 2)) / slots) & 1);
+      if (inside) compute(k);
+      (void)cuda::ptx::mbarrier_arrive(consumed + (k - 1) % slots);  // plane k-1: read for the last time
+    }
+    return;
+  }
   for (int k = k0; k < k1; k += Group) {
     // The next group's new planes, k+Group+1 .. k+2 Group, into the slots the previous group read.
 #pragma unroll
     for (int p = k + Group + 1; p <= k + 2 * Group; ++p)
       if (p - 1 < k1) start_plane(p);
 #pragma unroll
-    for (int level = k; level < k + Group; ++level) {
-      if (!inside || level >= k1) continue;
-      const std::size_t n = n0 + std::size_t(level - k0) * std::size_t(s);
-      const auto old = op.history(n);  // Adams-Bashforth: in flight during the arithmetic
-      const RingAt<T> u{slot(0, level - 1) + c, slot(0, level) + c, slot(0, level + 1) + c, tx};
-      const RingAt<T> v{slot(1, level - 1) + c, slot(1, level) + c, slot(1, level + 1) + c, tx};
-      const RingAt<T> w{slot(2, level - 1) + c, slot(2, level) + c, slot(2, level + 1) + c, tx};
-      op.store(n, op.rhs(u, v, w), u(0, 0, 0), v(0, 0, 0), w(0, 0, 0), old);
-    }
+    for (int level = k; level < k + Group; ++level)
+      if (inside && level < k1) compute(level);
     if (k + Group < k1) finish_plane(k + Group + 1);  // (with Async: waits for all of them)
     __syncthreads();
   }
 }
 
-template <bool Async, int BX, int BY, int Group, class Op>
+template <bool Async, int BX, int BY, int Group, bool Split, class Op>
 __global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Group>(op, k_begin, k_end, sz);
+  ring_walk<Async, BX, BY, Group, Split>(op, k_begin, k_end, sz);
 }
 
 // The same walk compiled to 64 registers a thread (as many blocks of BX x BY as fit 65536 registers at
@@ -136,51 +185,60 @@ template <int Threads>
 constexpr int ring_capped_blocks() {
   return 65536 / (kRingCappedRegisters * Threads);
 }
-template <bool Async, int BX, int BY, int Group, class Op>
+template <bool Async, int BX, int BY, int Group, bool Split, class Op>
 __global__ void __launch_bounds__(BX* BY, ring_capped_blocks<BX * BY>())
     momentum_ring_capped_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Group>(op, k_begin, k_end, sz);
+  ring_walk<Async, BX, BY, Group, Split>(op, k_begin, k_end, sz);
 }
 
 // The compiled block shapes (and register caps).
 template <class Op>
 using RingKernel = void (*)(Op, int, int, int);
-template <bool Async, class Op>
+template <bool Async, bool Split, class Op>
 RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int group) {
-  if (group == 1 && mb == 0) {
-    if (bx == 32 && by == 4) return &momentum_ring_kernel<Async, 32, 4, 1, Op>;
-    if (bx == 32 && by == 8) return &momentum_ring_kernel<Async, 32, 8, 1, Op>;
-    if (bx == 64 && by == 4) return &momentum_ring_kernel<Async, 64, 4, 1, Op>;
-    if (bx == 128 && by == 4) return &momentum_ring_kernel<Async, 128, 4, 1, Op>;
+  if constexpr (Split) {  // 64x4 only
+    if (group != 1 || bx != 64 || by != 4) return nullptr;
+    if (mb == 0) return &momentum_ring_kernel<true, 64, 4, 1, true, Op>;
+    if (mb == ring_capped_blocks<256>()) return &momentum_ring_capped_kernel<true, 64, 4, 1, true, Op>;
+    return nullptr;
+  } else {
+    if (group == 1 && mb == 0) {
+      if (bx == 32 && by == 4) return &momentum_ring_kernel<Async, 32, 4, 1, false, Op>;
+      if (bx == 32 && by == 8) return &momentum_ring_kernel<Async, 32, 8, 1, false, Op>;
+      if (bx == 64 && by == 4) return &momentum_ring_kernel<Async, 64, 4, 1, false, Op>;
+      if (bx == 128 && by == 4) return &momentum_ring_kernel<Async, 128, 4, 1, false, Op>;
+    }
+    if (group == 1 && bx == 32 && by == 4 && mb == ring_capped_blocks<128>())
+      return &momentum_ring_capped_kernel<Async, 32, 4, 1, false, Op>;
+    if (group == 1 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
+      return &momentum_ring_capped_kernel<Async, 64, 4, 1, false, Op>;
+    if (group == 1 && bx == 32 && by == 8 && mb == ring_capped_blocks<256>())
+      return &momentum_ring_capped_kernel<Async, 32, 8, 1, false, Op>;
+    if constexpr (Async) {  // two levels a barrier: 64x4 only
+      if (group == 2 && bx == 64 && by == 4 && mb == 0) return &momentum_ring_kernel<Async, 64, 4, 2, false, Op>;
+      if (group == 2 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
+        return &momentum_ring_capped_kernel<Async, 64, 4, 2, false, Op>;
+    }
+    return nullptr;
   }
-  if (group == 1 && bx == 32 && by == 4 && mb == ring_capped_blocks<128>())
-    return &momentum_ring_capped_kernel<Async, 32, 4, 1, Op>;
-  if (group == 1 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
-    return &momentum_ring_capped_kernel<Async, 64, 4, 1, Op>;
-  if (group == 1 && bx == 32 && by == 8 && mb == ring_capped_blocks<256>())
-    return &momentum_ring_capped_kernel<Async, 32, 8, 1, Op>;
-  if constexpr (Async) {  // two levels a barrier: 64x4 only
-    if (group == 2 && bx == 64 && by == 4 && mb == 0) return &momentum_ring_kernel<Async, 64, 4, 2, Op>;
-    if (group == 2 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
-      return &momentum_ring_capped_kernel<Async, 64, 4, 2, Op>;
-  }
-  return nullptr;
 }
 
 // Launches the ring walk for a tuning (bx, by, sz); variant names the variant in errors.
-template <bool Async, class T>
+template <bool Async, bool Split, class T>
 void launch_ring(const StageCall<T>& c, const std::string& variant) {
   const Tuning& t = c.tuning;
   const ZWalk walk = z_walk(c, variant.c_str());
   if (walk.empty()) return;
   const int group = t.pf >= 2 ? t.pf : 1;
-  const std::size_t shared = std::size_t(kRingFields) * ring_slots(group) * (t.bx + 2) * (t.by + 2) * sizeof(T);
+  const std::size_t shared = ring_bytes<T>(Split ? kSplitSlots : ring_slots(group), t.bx, t.by, Split);
   with_momentum_point(c, [&](const auto& op) {
-    const auto kernel = ring_kernel_for<Async, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, group);
+    const auto kernel = ring_kernel_for<Async, Split, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, group);
     if (!kernel)
       throw std::runtime_error(variant + ": tuning " + t.name +
-                               " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: "
-                               "32x4 with mb8, 64x4 and 32x8 with mb4; two levels a barrier (pf2): 64x4 with cp.async)");
+                               (Split ? " has no compiled instance (64x4, unbounded or with mb4)"
+                                      : " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 "
+                                        "registers: 32x4 with mb8, 64x4 and 32x8 with mb4; two levels a barrier "
+                                        "(pf2): 64x4 with cp.async)"));
     allow_shared((const void*)kernel, shared, t, variant.c_str());
     kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, walk.sz);
   });
@@ -188,13 +246,19 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
 }
 
 // Tunings: shapes, chunk depths, the 64-register caps and (with cp.async) two levels a barrier.
-template <bool Async>
+template <bool Async, bool Split>
 std::vector<Tuning> ring_tunings() {
   std::vector<Tuning> t;
-  for (const char* name : {"bx32_by8_sz32", "bx32_by8_sz16", "bx64_by4_sz32", "bx64_by4_sz16", "bx32_by4_sz32",
-                           "bx32_by4_sz16", "bx128_by4_sz32", "bx32_by8_sz0", "bx64_by4_sz32_mb4", "bx32_by4_sz16_mb8",
-                           "bx64_by4_sz64", "bx64_by4_sz64_mb4", "bx32_by8_sz32_mb4", "bx32_by8_sz16_mb4",
-                           "bx64_by4_sz24_mb4", "bx64_by4_sz48_mb4"})
+  if (Split) {
+    for (const char* name :
+         {"bx64_by4_sz32", "bx64_by4_sz64", "bx64_by4_sz32_mb4", "bx64_by4_sz16_mb4", "bx64_by4_sz64_mb4"})
+      t.push_back(parse_tuning(name));
+    return t;
+  }
+  for (const char* name :
+       {"bx32_by8_sz32", "bx32_by8_sz16", "bx64_by4_sz32", "bx64_by4_sz16", "bx32_by4_sz32", "bx32_by4_sz16",
+        "bx128_by4_sz32", "bx32_by8_sz0", "bx64_by4_sz32_mb4", "bx32_by4_sz16_mb8", "bx64_by4_sz64",
+        "bx64_by4_sz64_mb4", "bx32_by8_sz32_mb4", "bx32_by8_sz16_mb4", "bx64_by4_sz24_mb4", "bx64_by4_sz48_mb4"})
     t.push_back(parse_tuning(name));
   if (Async)
     for (const char* name :
@@ -205,20 +269,30 @@ std::vector<Tuning> ring_tunings() {
 
 // The register report shows the 32x8 instances for the unbounded tunings (the other shapes differ by a
 // few registers at most) and the 64x4 capped instances for the capped ones, one level a barrier.
-template <bool Async>
+template <bool Async, bool Split>
 std::vector<KernelRef> ring_kernel_refs() {
-  return {{"momentum_ring_capped_kernel<64, 4, float>",
-           (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, MomentumPoint<float, false>>, 4, 4},
-          {"momentum_ring_capped_kernel<64, 4, double>",
-           (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, MomentumPoint<double, false>>, 8, 4},
-          {"momentum_ring_capped_kernel<32, 4, float>",
-           (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, MomentumPoint<float, false>>, 4, 8},
-          {"momentum_ring_capped_kernel<32, 4, double>",
-           (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, MomentumPoint<double, false>>, 8, 8},
-          {"momentum_ring_kernel<32, 8, float>",
-           (const void*)&momentum_ring_kernel<Async, 32, 8, 1, MomentumPoint<float, false>>, 4},
-          {"momentum_ring_kernel<32, 8, double>",
-           (const void*)&momentum_ring_kernel<Async, 32, 8, 1, MomentumPoint<double, false>>, 8}};
+  if constexpr (Split)
+    return {{"momentum_ring_capped_kernel<64, 4, split, float>",
+             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, true, MomentumPoint<float, false>>, 4, 4},
+            {"momentum_ring_capped_kernel<64, 4, split, double>",
+             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, true, MomentumPoint<double, false>>, 8, 4},
+            {"momentum_ring_kernel<64, 4, split, float>",
+             (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, MomentumPoint<float, false>>, 4},
+            {"momentum_ring_kernel<64, 4, split, double>",
+             (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, MomentumPoint<double, false>>, 8}};
+  else
+    return {{"momentum_ring_capped_kernel<64, 4, float>",
+             (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, MomentumPoint<float, false>>, 4, 4},
+            {"momentum_ring_capped_kernel<64, 4, double>",
+             (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, MomentumPoint<double, false>>, 8, 4},
+            {"momentum_ring_capped_kernel<32, 4, float>",
+             (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, MomentumPoint<float, false>>, 4, 8},
+            {"momentum_ring_capped_kernel<32, 4, double>",
+             (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, MomentumPoint<double, false>>, 8, 8},
+            {"momentum_ring_kernel<32, 8, float>",
+             (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, MomentumPoint<float, false>>, 4},
+            {"momentum_ring_kernel<32, 8, double>",
+             (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, MomentumPoint<double, false>>, 8}};
 }
 
 }  // namespace nsb

@@ -14,7 +14,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_ring<true>(c, "momentum/shared_zmarch_async");
+  launch_ring<true, false>(c, "momentum/shared_zmarch_async");
 }
 
 const Registrar reg{Variant{
@@ -22,10 +22,10 @@ const Registrar reg{Variant{
     .name = "shared_zmarch_async",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"}},
-    .tunings = ring_tunings<true>(),
+    .tunings = ring_tunings<true, false>(),
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = ring_kernel_refs<true>(),
+    .kernels = ring_kernel_refs<true, false>(),
 }};
 
 }  // namespace

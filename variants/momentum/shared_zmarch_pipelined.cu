@@ -13,7 +13,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_ring<false>(c, "momentum/shared_zmarch_pipelined");
+  launch_ring<false, false>(c, "momentum/shared_zmarch_pipelined");
 }
 
 const Registrar reg{Variant{
@@ -21,10 +21,10 @@ const Registrar reg{Variant{
     .name = "shared_zmarch_pipelined",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "registers"}},
-    .tunings = ring_tunings<false>(),
+    .tunings = ring_tunings<false, false>(),
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = ring_kernel_refs<false>(),
+    .kernels = ring_kernel_refs<false, false>(),
 }};
 
 }  // namespace
