@@ -158,18 +158,18 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
       if (inside) compute(k);
       (void)cuda::ptx::mbarrier_arrive(consumed + (k - 1) % slots);  // plane k-1: read for the last time
     }
-    return;
-  }
-  for (int k = k0; k < k1; k += Group) {
-    // The next group's new planes, k+Group+1 .. k+2 Group, into the slots the previous group read.
+  } else {
+    for (int k = k0; k < k1; k += Group) {
+      // The next group's new planes, k+Group+1 .. k+2 Group, into the slots the previous group read.
 #pragma unroll
-    for (int p = k + Group + 1; p <= k + 2 * Group; ++p)
-      if (p - 1 < k1) start_plane(p);
+      for (int p = k + Group + 1; p <= k + 2 * Group; ++p)
+        if (p - 1 < k1) start_plane(p);
 #pragma unroll
-    for (int level = k; level < k + Group; ++level)
-      if (inside && level < k1) compute(level);
-    if (k + Group < k1) finish_plane(k + Group + 1);  // (with Async: waits for all of them)
-    __syncthreads();
+      for (int level = k; level < k + Group; ++level)
+        if (inside && level < k1) compute(level);
+      if (k + Group < k1) finish_plane(k + Group + 1);  // (with Async: waits for all of them)
+      __syncthreads();
+    }
   }
 }
 
@@ -248,19 +248,18 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
 // Tunings: shapes, chunk depths, the 64-register caps and (with cp.async) two levels a barrier.
 template <bool Async, bool Split>
 std::vector<Tuning> ring_tunings() {
+  const std::vector<const char*> names =
+      Split ? std::vector<const char*>{"bx64_by4_sz32", "bx64_by4_sz64", "bx64_by4_sz32_mb4", "bx64_by4_sz16_mb4",
+                                       "bx64_by4_sz64_mb4"}
+            : std::vector<const char*>{"bx32_by8_sz32",     "bx32_by8_sz16",     "bx64_by4_sz32",
+                                       "bx64_by4_sz16",     "bx32_by4_sz32",     "bx32_by4_sz16",
+                                       "bx128_by4_sz32",    "bx32_by8_sz0",      "bx64_by4_sz32_mb4",
+                                       "bx32_by4_sz16_mb8", "bx64_by4_sz64",     "bx64_by4_sz64_mb4",
+                                       "bx32_by8_sz32_mb4", "bx32_by8_sz16_mb4", "bx64_by4_sz24_mb4",
+                                       "bx64_by4_sz48_mb4"};
   std::vector<Tuning> t;
-  if (Split) {
-    for (const char* name :
-         {"bx64_by4_sz32", "bx64_by4_sz64", "bx64_by4_sz32_mb4", "bx64_by4_sz16_mb4", "bx64_by4_sz64_mb4"})
-      t.push_back(parse_tuning(name));
-    return t;
-  }
-  for (const char* name :
-       {"bx32_by8_sz32", "bx32_by8_sz16", "bx64_by4_sz32", "bx64_by4_sz16", "bx32_by4_sz32", "bx32_by4_sz16",
-        "bx128_by4_sz32", "bx32_by8_sz0", "bx64_by4_sz32_mb4", "bx32_by4_sz16_mb8", "bx64_by4_sz64",
-        "bx64_by4_sz64_mb4", "bx32_by8_sz32_mb4", "bx32_by8_sz16_mb4", "bx64_by4_sz24_mb4", "bx64_by4_sz48_mb4"})
-    t.push_back(parse_tuning(name));
-  if (Async)
+  for (const char* name : names) t.push_back(parse_tuning(name));
+  if (Async && !Split)
     for (const char* name :
          {"bx64_by4_sz32_pf2", "bx64_by4_sz32_pf2_mb4", "bx64_by4_sz64_pf2", "bx64_by4_sz64_pf2_mb4"})
       t.push_back(parse_tuning(name));
