@@ -5,8 +5,8 @@
 // warps waiting on global loads for 45% of their stalls and 82 registers (31% occupancy): the six
 // values in flight hold 12 registers, and the compiler may move their loads down towards the stores
 // that need them. An asynchronous copy holds no register and cannot be moved next to a use.
-// Measured (experiment 24): the best momentum variant here, double 69.2% (Euler) and 67.3% (AB2) of
-// the copy bandwidth at 512^3 with bx64_by4_sz32_mb4.
+// Measured (experiment 24): double 66-69% (Euler) and 67.3% (AB2, the best AB2 variant) of the copy
+// bandwidth at 512^3 with bx64_by4_sz32_mb4; shared_zmarch_split drops the barrier (experiment 27).
 #include "momentum/shared_ring.cuh"
 
 namespace nsb {
