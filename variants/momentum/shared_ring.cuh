@@ -1,9 +1,11 @@
-// The pipelined 2.5D shared-memory walk of momentum (shared_zmarch_pipelined.cu, shared_zmarch_async.cu):
-// a ring of (bx+2) x (by+2) planes of u, v and w in shared memory, each plane read from global memory
-// once per block, the copy of plane k+2 in flight while level k is computed. The ring has four slots
-// (with one level between barriers), so the slot being filled (k+2) is never one being read (k-1, k,
-// k+1), and one barrier a level suffices. How the copy travels is the template parameter Async: through registers (loads before the
-// level's compute, shared-memory stores after it) or as cp.async copies that hold no register.
+// The pipelined 2.5D shared-memory walk of momentum (shared_zmarch_pipelined.cu, shared_zmarch_async.cu,
+// shared_zmarch_split.cu): a ring of (bx+2) x (by+2) planes of u, v and w in shared memory, each plane
+// read from global memory once per block, the copy of plane k+2 in flight while level k is computed.
+// The ring has four slots (with one level between barriers), so the slot being filled (k+2) is never
+// one being read (k-1, k, k+1), and one barrier a level suffices. How the copy travels is the template
+// parameter Async: through registers (loads before the level's compute, shared-memory stores after
+// it) or as cp.async copies that hold no register. Split replaces the block barrier by mbarriers per
+// slot (see kSplitSlots).
 #pragma once
 
 #include <cuda_pipeline.h>
