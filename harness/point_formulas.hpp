@@ -132,14 +132,20 @@ NSB_HD inline MomentumFace<T> momentum_face_of(const A& a, const Q1& q1, const Q
   else return momentum_face<Upwind, 2>(a, q2, c, at);
 }
 
+// The three directions' faces at `at` (0: upper, -1: lower); Skip (0-2) leaves that direction out.
+template <bool Upwind, int Skip = -1, class T, class A, class Q1, class Q2>
+NSB_HD inline void momentum_faces(const A& a, const Q1& q1, const Q2& q2, const MomentumCoef<T>& c, int at,
+                                  MomentumFace<T> (&f)[3]) {
+  if constexpr (Skip != 0) f[0] = momentum_face_of<Upwind, 0>(a, q1, q2, c, at);
+  if constexpr (Skip != 1) f[1] = momentum_face_of<Upwind, 1>(a, q1, q2, c, at);
+  if constexpr (Skip != 2) f[2] = momentum_face_of<Upwind, 2>(a, q1, q2, c, at);
+}
+
 template <bool Upwind, class T, class A, class Q1, class Q2>
 NSB_HD inline T momentum_rhs(const A& a, const Q1& q1, const Q2& q2, const MomentumCoef<T>& c) {
-  const MomentumFace<T> up[3] = {momentum_face_of<Upwind, 0>(a, q1, q2, c, 0),
-                                 momentum_face_of<Upwind, 1>(a, q1, q2, c, 0),
-                                 momentum_face_of<Upwind, 2>(a, q1, q2, c, 0)};
-  const MomentumFace<T> lo[3] = {momentum_face_of<Upwind, 0>(a, q1, q2, c, -1),
-                                 momentum_face_of<Upwind, 1>(a, q1, q2, c, -1),
-                                 momentum_face_of<Upwind, 2>(a, q1, q2, c, -1)};
+  MomentumFace<T> up[3], lo[3];
+  momentum_faces<Upwind>(a, q1, q2, c, 0, up);
+  momentum_faces<Upwind>(a, q1, q2, c, -1, lo);
   return momentum_from_faces<Upwind>(up, lo, c);
 }
 
@@ -148,13 +154,9 @@ NSB_HD inline T momentum_rhs(const A& a, const Q1& q1, const Q2& q2, const Momen
 template <bool Upwind, int Carried, class T, class A, class Q1, class Q2>
 NSB_HD inline T momentum_rhs_carried(const A& a, const Q1& q1, const Q2& q2, const MomentumCoef<T>& c,
                                      MomentumFace<T>& face) {
-  const MomentumFace<T> up[3] = {momentum_face_of<Upwind, 0>(a, q1, q2, c, 0),
-                                 momentum_face_of<Upwind, 1>(a, q1, q2, c, 0),
-                                 momentum_face_of<Upwind, 2>(a, q1, q2, c, 0)};
-  MomentumFace<T> lo[3];
-  if constexpr (Carried != 0) lo[0] = momentum_face_of<Upwind, 0>(a, q1, q2, c, -1);
-  if constexpr (Carried != 1) lo[1] = momentum_face_of<Upwind, 1>(a, q1, q2, c, -1);
-  if constexpr (Carried != 2) lo[2] = momentum_face_of<Upwind, 2>(a, q1, q2, c, -1);
+  MomentumFace<T> up[3], lo[3];
+  momentum_faces<Upwind>(a, q1, q2, c, 0, up);
+  momentum_faces<Upwind, Carried>(a, q1, q2, c, -1, lo);
   lo[Carried] = face;
   face = up[Carried];
   return momentum_from_faces<Upwind>(up, lo, c);

@@ -1,7 +1,9 @@
 // momentum/register_zmarch: the thesis's 2D blocks walking z with the values the next level needs
-// again kept in registers (zmarch_walk.cuh): 17 loads a point instead of 27. Momentum is bound by
-// issued instructions, not bytes (docs/performance-notes.md), and loads with their address arithmetic
-// are a large share of them. Every point computes all six faces of each component.
+// again kept in registers (zmarch_walk.cuh): 17 loads a point instead of 27, to cut issued instructions
+// (loads and their address arithmetic). Every point computes all six faces of each component. ncu
+// found it issuing on two-thirds of the cycles in float and waiting on loads in double, with the
+// neighbour rows refetched from L2 (docs/performance-notes.md, 19); the shared-memory rings
+// (shared_ring.cuh) read each value from L2 once per block.
 #include "momentum/zmarch_walk.cuh"
 
 namespace nsb {

@@ -31,10 +31,14 @@ constexpr int ring_slots(int group) { return 2 * group + 2; }
 // for the slot it refills, no more, so warps may drift two levels apart; five slots (the three planes
 // read, the one in flight, one of slack).
 constexpr int kSplitSlots = 5;
+// Shared memory of a ring: its planes, then (split walk) the two mbarriers a slot, 8-byte aligned.
+template <class T>
+constexpr std::size_t ring_barriers_offset(int slots, int bx, int by) {
+  return (std::size_t(kRingFields) * slots * (bx + 2) * (by + 2) * sizeof(T) + 7) / 8 * 8;
+}
 template <class T>
 constexpr std::size_t ring_bytes(int slots, int bx, int by, bool split) {
-  const std::size_t planes = std::size_t(kRingFields) * slots * (bx + 2) * (by + 2) * sizeof(T);
-  return split ? (planes + 7) / 8 * 8 + 2 * slots * sizeof(std::uint64_t) : planes;
+  return ring_barriers_offset<T>(slots, bx, by) + (split ? 2 * slots * sizeof(std::uint64_t) : 0);
 }
 __device__ __forceinline__ void arrive_when_copied(std::uint64_t* bar) {
   asm volatile(
@@ -126,7 +130,7 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
   }
   std::uint64_t *ready = nullptr, *consumed = nullptr;
   if constexpr (Split) {
-    ready = reinterpret_cast<std::uint64_t*>(smem + (ring_bytes<T>(slots, BX, BY, false) + 7) / 8 * 8);
+    ready = reinterpret_cast<std::uint64_t*>(smem + ring_barriers_offset<T>(slots, BX, BY));
     consumed = ready + slots;
     if (tid == 0)
       for (int b = 0; b < 2 * slots; ++b) cuda::ptx::mbarrier_init(ready + b, threads);
