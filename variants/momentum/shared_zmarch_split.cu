@@ -6,8 +6,8 @@
 //
 // Why: ncu of shared_zmarch_async capped at 64 registers (docs/performance-notes.md, experiment 24)
 // has warps waiting ~3 cycles an issued instruction at the per-level barrier.
-// Measured (experiment 27): the best momentum variant, double Euler 68.3-69.9% of the copy bandwidth
-// at 512^3 over four processes (bx64_by4_sz32, 62 registers), against 64-68% for the barrier version;
+// Measured (experiment 27): the best momentum variant, double Euler 68.2-69.9% of the copy bandwidth
+// at 512^3 over five processes (bx64_by4_sz32, 62 registers), against 64-68% for the barrier version;
 // AB2 63.0% (the barrier version keeps 66.8% there).
 #include "momentum/shared_ring.cuh"
 
