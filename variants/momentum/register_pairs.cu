@@ -36,6 +36,8 @@ struct PairWindow {
   std::ptrdiff_t sy, sz;
   T r[3][3][4];
 
+  // Plain loads, not __ldg: __ldg is an `asm volatile` the compiler must issue even when the value is
+  // never read, and the window loads whole rows of which each field reads only some.
   __device__ __forceinline__ void load(int plane, int dj) {
 #pragma unroll
     for (int x = 0; x < 4; ++x) r[plane + 1][dj + 1][x] = c[(x - 1) + dj * sy + plane * sz];
