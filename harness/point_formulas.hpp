@@ -48,16 +48,52 @@ struct MomentumCoef {
   T upw[3];    // gamma inv_h[d] / 4: upwind blend difference
   T visc[3];   // 2 nu inv_h[0] along the own direction, nu inv_h[d] along the others
 };
+// The three components' factors are the same numbers in three orders, so they are kept once, by grid
+// direction, and each component's MomentumCoef is a permutation of them formed where a point is
+// computed: the GPU then reads 15 distinct values a point instead of 30 (the three components' copies
+// of one value are one load), which the walks keep in uniform registers instead of reloading.
 template <class T>
-NSB_HD inline MomentumCoef<T> momentum_coef(const T (&inv_h)[3], T nu, T gamma, T force) {
-  MomentumCoef<T> c{{inv_h[0], inv_h[1], inv_h[2]}, nu, gamma, force, {}, {}, {}};
-  const T quarter = T(0.25);
-  for (int d = 0; d < 3; ++d) {
-    c.adv[d] = inv_h[d] * quarter;
-    c.upw[d] = gamma * inv_h[d] * quarter;
-    c.visc[d] = d == 0 ? inv_h[d] * T(2) * nu : inv_h[d] * nu;
+struct MomentumCoefTable {
+  T inv_h[3];     // 1/dx, 1/dy, 1/dz
+  T nu, gamma;
+  T force[3];     // body force per component
+  T adv[3];       // inv_h / 4
+  T upw[3];       // gamma inv_h / 4
+  T visc_own[3];  // 2 nu inv_h: the component's own direction
+  T visc[3];      // nu inv_h: the two others
+
+  // Component `axis` (0: u, 1: v, 2: w) in its local frame: local direction d is grid direction
+  // (axis + d) % 3.
+  NSB_HD MomentumCoef<T> component(int axis) const {
+    MomentumCoef<T> c{};
+    for (int d = 0; d < 3; ++d) {
+      const int g = (axis + d) % 3;
+      c.inv_h[d] = inv_h[g];
+      c.adv[d] = adv[g];
+      c.upw[d] = upw[g];
+      c.visc[d] = d == 0 ? visc_own[g] : visc[g];
+    }
+    c.nu = nu;
+    c.gamma = gamma;
+    c.force = force[axis];
+    return c;
   }
-  return c;
+};
+template <class T>
+NSB_HD inline MomentumCoefTable<T> momentum_coef_table(const T (&inv_h)[3], T nu, T gamma, const T (&force)[3]) {
+  MomentumCoefTable<T> t{};
+  const T quarter = T(0.25);
+  for (int g = 0; g < 3; ++g) {
+    t.inv_h[g] = inv_h[g];
+    t.force[g] = force[g];
+    t.adv[g] = inv_h[g] * quarter;
+    t.upw[g] = gamma * inv_h[g] * quarter;
+    t.visc_own[g] = inv_h[g] * T(2) * nu;
+    t.visc[g] = inv_h[g] * nu;
+  }
+  t.nu = nu;
+  t.gamma = gamma;
+  return t;
 }
 
 // Right-hand side of the momentum equation for one component without the pressure gradient:

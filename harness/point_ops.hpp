@@ -30,13 +30,13 @@ struct MomentumPoint {
   static constexpr bool kUpwind = Upwind;
   Grid g;
   FieldPtrs<T> f;
-  MomentumCoef<T> cu, cv, cw;
+  MomentumCoefTable<T> coefs;  // each component's MomentumCoef is formed from it where it is used
   T dt;
   TimeScheme scheme;
   bool first_step;
 
   explicit MomentumPoint(const StageCall<T>& c)
-      : g(c.grid), f(c.f), cu(c.prm.momentum_coef(0)), cv(c.prm.momentum_coef(1)), cw(c.prm.momentum_coef(2)),
+      : g(c.grid), f(c.f), coefs(c.prm.momentum_coefs()),
         dt(c.prm.dt), scheme(c.prm.scheme), first_step(c.prm.first_step) {}
 
   NSB_HD void operator()(int, int, int, std::size_t n) const {
@@ -55,26 +55,26 @@ struct MomentumPoint {
   };
   template <class AU, class AV, class AW>
   NSB_HD Rhs rhs(const AU& u, const AV& v, const AW& w) const {
-    return {momentum_rhs<Upwind>(framed<0>(u), framed<0>(v), framed<0>(w), cu),
-            momentum_rhs<Upwind>(framed<1>(v), framed<1>(w), framed<1>(u), cv),
-            momentum_rhs<Upwind>(framed<2>(w), framed<2>(u), framed<2>(v), cw)};
+    return {momentum_rhs<Upwind>(framed<0>(u), framed<0>(v), framed<0>(w), coefs.component(0)),
+            momentum_rhs<Upwind>(framed<1>(v), framed<1>(w), framed<1>(u), coefs.component(1)),
+            momentum_rhs<Upwind>(framed<2>(w), framed<2>(u), framed<2>(v), coefs.component(2))};
   }
   // The same for a walk up z that carries each component's z face from one level to the next
   // (momentum_rhs_carried): z is local direction 2 of u, 1 of v and 0 of w. zface: in, the lower z
   // faces of this point; out, its upper ones.
   template <class AU, class AV, class AW>
   NSB_HD void compute_carrying_z(std::size_t n, const AU& u, const AV& v, const AW& w, MomentumFace<T> (&zface)[3]) const {
-    const T ru = momentum_rhs_carried<Upwind, 2>(framed<0>(u), framed<0>(v), framed<0>(w), cu, zface[0]);
-    const T rv = momentum_rhs_carried<Upwind, 1>(framed<1>(v), framed<1>(w), framed<1>(u), cv, zface[1]);
-    const T rw = momentum_rhs_carried<Upwind, 0>(framed<2>(w), framed<2>(u), framed<2>(v), cw, zface[2]);
+    const T ru = momentum_rhs_carried<Upwind, 2>(framed<0>(u), framed<0>(v), framed<0>(w), coefs.component(0), zface[0]);
+    const T rv = momentum_rhs_carried<Upwind, 1>(framed<1>(v), framed<1>(w), framed<1>(u), coefs.component(1), zface[1]);
+    const T rw = momentum_rhs_carried<Upwind, 0>(framed<2>(w), framed<2>(u), framed<2>(v), coefs.component(2), zface[2]);
     store(n, ru, rv, rw, u(0, 0, 0), v(0, 0, 0), w(0, 0, 0));
   }
   // The lower z faces of the point where such a walk starts.
   template <class AU, class AV, class AW>
   NSB_HD void lower_z_faces(const AU& u, const AV& v, const AW& w, MomentumFace<T> (&zface)[3]) const {
-    zface[0] = momentum_face_of<Upwind, 2>(framed<0>(u), framed<0>(v), framed<0>(w), cu, -1);
-    zface[1] = momentum_face_of<Upwind, 1>(framed<1>(v), framed<1>(w), framed<1>(u), cv, -1);
-    zface[2] = momentum_face_of<Upwind, 0>(framed<2>(w), framed<2>(u), framed<2>(v), cw, -1);
+    zface[0] = momentum_face_of<Upwind, 2>(framed<0>(u), framed<0>(v), framed<0>(w), coefs.component(0), -1);
+    zface[1] = momentum_face_of<Upwind, 1>(framed<1>(v), framed<1>(w), framed<1>(u), coefs.component(1), -1);
+    zface[2] = momentum_face_of<Upwind, 0>(framed<2>(w), framed<2>(u), framed<2>(v), coefs.component(2), -1);
   }
   // The time update and the Adams-Bashforth history, shared with the tiled variants.
   NSB_HD void store(std::size_t n, T ru, T rv, T rw, T u0, T v0, T w0) const {

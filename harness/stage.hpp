@@ -57,10 +57,9 @@ struct StepParams {
   bool first_step = true;
   GridCoef<T> coef{};
 
-  MomentumCoef<T> momentum_coef(int axis) const {
+  MomentumCoefTable<T> momentum_coefs() const {
     const T inv[3] = {coef.dxi, coef.dyi, coef.dzi};
-    const T local[3] = {inv[axis], inv[(axis + 1) % 3], inv[(axis + 2) % 3]};
-    return nsb::momentum_coef(local, nu, gamma, force[axis]);
+    return momentum_coef_table(inv, nu, gamma, force);
   }
 };
 

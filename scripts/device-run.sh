@@ -4,7 +4,8 @@
 #
 #   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study|micro|profile|nvtx|ncu|sass|gate]...  (default: all)
 #
-# bench: GRIDS="..." PRECISIONS="..." BENCH_STAGES="stage ..." narrow it; verify: VERIFY_ARGS (e.g.
+# bench: GRIDS="..." PRECISIONS="..." BENCH_STAGES="stage ..." BENCH_VARIANTS="name ..." narrow it, REPEATS=N
+# runs each N times (separate processes, for the spread between runs); verify: VERIFY_ARGS (e.g.
 # "--stage momentum"), SKIP_CTEST=1 skips the GPU tests; ncu: NCU_TARGETS; sass: SASS_STAGES (the
 # instruction mix of each kernel's loops, scripts/sass-mix.py). gate: scripts/gpu-ci with GPU_CI_ARGS
 # (e.g. --record-baseline, or --cmake -DNSB_TEST_SLOWDOWN=ON) into $OUT/gpu-ci-$GATE_NAME; baselines
@@ -71,11 +72,17 @@ if want bench; then
   for grid in ${GRIDS:-256x32x256 256x256x256 512x512x512}; do
     for prec in ${PRECISIONS:-float double}; do
       for stage in ${BENCH_STAGES:-all}; do
-        tag=${grid}_${prec}$([ "$stage" = all ] || echo "_$stage")
-        log "nsbench stages $grid $prec $stage"
-        $NSB stages --grid $grid --precision $prec --samples ${SAMPLES:-30} $([ "$stage" = all ] || echo "--stage $stage") \
-          --json "$OUT/results/stages_$tag.json" >"$OUT/stages_$tag.log" 2>&1 || status=1
-        tail -3 "$OUT/stages_$tag.log"
+        for variant in ${BENCH_VARIANTS:-all}; do
+          for rep in $(seq 1 ${REPEATS:-1}); do  # each repeat is a separate process (its own copy bandwidth)
+            tag=${grid}_${prec}$([ "$stage" = all ] || echo "_$stage")$([ "$variant" = all ] || echo "_$variant")
+            tag=$tag$([ "${REPEATS:-1}" = 1 ] || echo "_rep$rep")
+            log "nsbench stages $grid $prec $stage $variant${REPEATS:+ (repeat $rep)}"
+            $NSB stages --grid $grid --precision $prec --samples ${SAMPLES:-30} $([ "$stage" = all ] || echo "--stage $stage") \
+              $([ "$variant" = all ] || echo "--variant $variant") \
+              --json "$OUT/results/stages_$tag.json" >"$OUT/stages_$tag.log" 2>&1 || status=1
+            tail -3 "$OUT/stages_$tag.log"
+          done
+        done
       done
     done
   done

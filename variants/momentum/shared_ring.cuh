@@ -10,9 +10,10 @@
 
 #include <cuda_pipeline.h>
 
-#include <cuda/ptx>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "common/tiles.cuh"
 #include "point_ops.hpp"
@@ -40,43 +41,75 @@ template <class T>
 constexpr std::size_t ring_bytes(int slots, int bx, int by, bool split) {
   return ring_barriers_offset<T>(slots, bx, by) + (split ? 2 * slots * sizeof(std::uint64_t) : 0);
 }
-__device__ __forceinline__ void arrive_when_copied(std::uint64_t* bar) {
-  asm volatile(
-      "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
-      : "memory");
+// The walk names shared memory by 32-bit shared-window addresses (the generic-pointer forms of these
+// instructions convert their address on every call). A copy of one value, global to shared, that
+// holds no register:
+template <class T>
+__device__ __forceinline__ void copy_async(unsigned to, const T* from) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to), "l"(from), "n"(sizeof(T)) : "memory");
 }
-__device__ __forceinline__ void wait_phase(std::uint64_t* bar, int parity) {
-  while (!cuda::ptx::mbarrier_try_wait_parity(bar, std::uint32_t(parity))) {
-  }
+__device__ __forceinline__ void arrive_when_copied(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void wait_phase(unsigned bar, int parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
 }
 
+// f(std::integral_constant<int, R>{}) for R = 0 .. N-1, unrolled: R is a constant inside f.
+template <int N, class F>
+__device__ __forceinline__ void for_each_constant(F&& f) {
+  [&]<int... R>(std::integer_sequence<int, R...>) {
+    (f(std::integral_constant<int, R>{}), ...);
+  }(std::make_integer_sequence<int, N>{});
+}
+constexpr int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
 // The block shape is a template parameter: every shared-memory offset of the stencil is then a
-// constant, so the 27 reads of a point take immediate offsets from one address per plane, and the
-// plane copy needs no division (tuning shapes without an instance are refused). Group: levels
-// computed between two barriers (tuning key pf; 1 unless pf2): with 2, warps wait for each other half
-// as often, for 6 slots instead of 4 (measured slower: docs/performance-notes.md, experiment 25).
+// constant, so the 27 reads of a point take immediate offsets from one address, and the plane copy
+// needs no division (tuning shapes without an instance are refused). Group: levels computed between
+// two barriers (tuning key pf; 1 unless pf2): with 2, warps wait for each other half as often, for 6
+// slots instead of 4 (measured slower: docs/performance-notes.md, experiment 25).
+//
+// Slots are constants too. Planes are numbered from the walk's start, rel = p - (k0 - 1), plane rel
+// lives in slot rel % slots, and the level loop is unrolled `slots` times: in the copy of the body that
+// computes level k = k0 + slots it + r, planes k-1, k, k+1 are in slots r, r+1, r+2 (mod slots) and the
+// plane being copied in slot r+3, whatever `it` is. So no read, copy or barrier of the walk computes
+// an address; with the slot taken modulo 5 at run time (the split walk before experiment 28) that
+// address arithmetic was more than a third of the instructions issued.
 template <bool Async, int BX, int BY, int Group, bool Split, class Op>
 __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
   static_assert(!Split || (Async && Group == 1), "the split walk copies with cp.async, one level at a time");
   constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY;
   constexpr int slots = Split ? kSplitSlots : ring_slots(Group);
+  static_assert(slots % Group == 0, "a group of levels starts at the same place of every unrolled cycle");
   constexpr int per_thread = (plane + threads - 1) / threads;  // plane points a thread copies
   static_assert(per_thread <= 2, "halo larger than the interior");
   static_assert(Async || Group == 1, "copies through registers hold one plane");
   extern __shared__ unsigned char smem[];
   const Grid g = op.g;
   T* ring = reinterpret_cast<T*>(smem);  // [field][slot][plane]
-  auto slot = [&](int field, int k) { return ring + (field * slots + k % slots) * plane; };
+  constexpr auto slot_offset = [](int field, int slot) { return (field * slots + slot) * plane; };
   const int i0 = 1 + int(blockIdx.x) * BX, j0 = 1 + int(blockIdx.y) * BY;
   const int k0 = k_begin + int(blockIdx.z) * sz;
   const int k1 = min(k0 + sz, k_end);
   if (k0 >= k1) return;  // the whole block leaves: no barrier is left waiting
 
-  // The plane points this thread copies, fixed for the whole walk: their place in the field's plane
-  // (from the block's corner) and in a ring plane. Points beyond the padded array are not copied; no
-  // interior point reads them.
+  // The plane points this thread copies, fixed for the whole walk: their place in a ring plane, and
+  // where the next plane to copy starts in each field (advanced a plane after each copy). Points
+  // beyond the padded array are not copied; no interior point reads them.
   const int tid = int(threadIdx.x) + int(threadIdx.y) * BX;
+  const std::ptrdiff_t s = g.sz();
   const T* src[kRingFields][per_thread];
   int dst[per_thread];
   bool copies[per_thread];
@@ -88,28 +121,29 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
     copies[m] = q < plane && i < g.NX() && j < g.NY();
     dst[m] = q;
 #pragma unroll
-    for (int f = 0; f < kRingFields; ++f) src[f][m] = fields[f] + (std::ptrdiff_t(i) + std::ptrdiff_t(j) * g.sy());
+    for (int f = 0; f < kRingFields; ++f)
+      src[f][m] = fields[f] + (std::ptrdiff_t(i) + std::ptrdiff_t(j) * g.sy() + std::ptrdiff_t(k0 - 1) * s);
   }
-  const std::ptrdiff_t s = g.sz();
-  // Copying plane k into its slot: started by start_plane, in the slot after finish_plane (and, for
-  // the other threads' points, after the barrier that follows). Async: cp.async, no register holds
-  // the values in flight; otherwise loads into `held`, stored by finish_plane.
+  const unsigned ring_at = static_cast<unsigned>(__cvta_generic_to_shared(ring));
+  // Copying the next plane into slot Slot: started by start_plane, in the slot after finish_plane (and,
+  // for the other threads' points, after the barrier that follows). Async: cp.async, no register
+  // holds the values in flight; otherwise loads into `held`, stored by finish_plane.
   T held[kRingFields][per_thread] = {};
-  auto start_plane = [&](int k) {
+  auto start_plane = [&](auto slot) {
 #pragma unroll
     for (int f = 0; f < kRingFields; ++f)
 #pragma unroll
       for (int m = 0; m < per_thread; ++m) {
         if (!copies[m]) continue;
-        const T* from = src[f][m] + std::ptrdiff_t(k) * s;
         if constexpr (Async)
-          __pipeline_memcpy_async(slot(f, k) + dst[m], from, sizeof(T));
+          copy_async(ring_at + unsigned(sizeof(T)) * (slot_offset(f, slot) + dst[m]), src[f][m]);
         else
-          held[f][m] = __ldg(from);
+          held[f][m] = __ldg(src[f][m]);
+        src[f][m] += s;
       }
     if constexpr (Async) __pipeline_commit();
   };
-  auto finish_plane = [&](int k) {
+  auto finish_plane = [&](auto slot) {
     if constexpr (Async) {
       __pipeline_wait_prior(0);
     } else {
@@ -117,65 +151,73 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
       for (int f = 0; f < kRingFields; ++f)
 #pragma unroll
         for (int m = 0; m < per_thread; ++m)
-          if (copies[m]) slot(f, k)[dst[m]] = held[f][m];
+          if (copies[m]) ring[slot_offset(f, slot) + dst[m]] = held[f][m];
     }
   };
 
   // Level k reads planes k-1, k, k+1; plane p is first needed by level p-1, so it is copied if
-  // p - 1 < k1. The first group's planes come before the walk.
-  for (int k = k0 - 1; k <= k0 + Group; ++k) {
-    if (k - 1 >= k1) break;
-    start_plane(k);
-    finish_plane(k);
-  }
-  std::uint64_t *ready = nullptr, *consumed = nullptr;
+  // p - 1 < k1. The first group's planes (rel 0 .. Group+1) come before the walk.
+  for_each_constant<Group + 2>([&](auto rel) {
+    if (k0 - 2 + rel < k1) {
+      start_plane(rel);
+      finish_plane(rel);
+    }
+  });
+  // Split: the two mbarriers of each slot, as shared-window addresses.
+  const unsigned ready = ring_at + unsigned(ring_barriers_offset<T>(slots, BX, BY)), consumed = ready + 8 * slots;
   if constexpr (Split) {
-    ready = reinterpret_cast<std::uint64_t*>(smem + ring_barriers_offset<T>(slots, BX, BY));
-    consumed = ready + slots;
     if (tid == 0)
-      for (int b = 0; b < 2 * slots; ++b) cuda::ptx::mbarrier_init(ready + b, threads);
+      for (int b = 0; b < 2 * slots; ++b)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(ready + 8 * b), "r"(threads) : "memory");
   }
   __syncthreads();
 
   const int i = i0 + int(threadIdx.x), j = j0 + int(threadIdx.y);
   const bool inside = i <= g.nx && j <= g.ny;
-  const int c = (int(threadIdx.x) + 1) + (int(threadIdx.y) + 1) * tx;
-  const std::size_t n0 = g.idx(i, j, k0);
-  auto compute = [&](int level) {
-    const std::size_t n = n0 + std::size_t(level - k0) * std::size_t(s);
+  const T* at = ring + (int(threadIdx.x) + 1) + (int(threadIdx.y) + 1) * tx;
+  std::size_t n = g.idx(i, j, k0);
+  // Level k = k0 + slots it + r (r: its place in the unrolled cycle).
+  auto compute = [&](auto r) {
     const auto old = op.history(n);  // Adams-Bashforth: in flight during the arithmetic
-    const RingAt<T> u{slot(0, level - 1) + c, slot(0, level) + c, slot(0, level + 1) + c, tx};
-    const RingAt<T> v{slot(1, level - 1) + c, slot(1, level) + c, slot(1, level + 1) + c, tx};
-    const RingAt<T> w{slot(2, level - 1) + c, slot(2, level) + c, slot(2, level + 1) + c, tx};
+    constexpr int below = r % slots, mid = (r + 1) % slots, above = (r + 2) % slots;
+    const RingAt<T> u{at + slot_offset(0, below), at + slot_offset(0, mid), at + slot_offset(0, above), tx};
+    const RingAt<T> v{at + slot_offset(1, below), at + slot_offset(1, mid), at + slot_offset(1, above), tx};
+    const RingAt<T> w{at + slot_offset(2, below), at + slot_offset(2, mid), at + slot_offset(2, above), tx};
     op.store(n, op.rhs(u, v, w), u(0, 0, 0), v(0, 0, 0), w(0, 0, 0), old);
   };
-  if constexpr (Split) {
-    // Phases: a slot's `ready` completes once per plane copied through it from plane k0+2 on (the
-    // first three came before the walk), its `consumed` once per plane it held from k0-1 on.
-    for (int k = k0; k < k1; ++k) {
-      const int p = k + 2;  // copied during level k, read from level k+1
-      if (p - 1 < k1) {
-        const int before = p - slots;  // the plane the slot held
-        if (before >= k0 - 1) wait_phase(consumed + before % slots, ((before - (k0 - 1)) / slots) & 1);
-        start_plane(p);
-        arrive_when_copied(ready + p % slots);
+  for (int it = 0, kb = k0; kb < k1; ++it, kb += slots) {
+    for_each_constant<slots>([&](auto r) {
+      const int k = kb + r;
+      if (k >= k1) return;  // the same for the whole block
+      if constexpr (Split) {
+        // A slot's `ready` completes once per plane copied through it from rel 3 on (the first three
+        // came before the walk), its `consumed` once per plane it held from rel 0 on. Plane k+2
+        // (rel slots it + r + 3) refills the slot of the plane `slots` before it, once that is read.
+        constexpr int copy_slot = (r + 3) % slots;
+        if (k + 1 < k1) {
+          if (it > 0 || r + 3 >= slots) wait_phase(consumed + 8 * copy_slot, (it + floor_div(r + 3 - slots, slots)) & 1);
+          start_plane(std::integral_constant<int, copy_slot>{});
+          arrive_when_copied(ready + 8 * copy_slot);
+        }
+        if (it > 0 || r >= 1) wait_phase(ready + 8 * ((r + 2) % slots), (it + floor_div(r - 1, slots)) & 1);
+        if (inside) compute(r);
+        arrive(consumed + 8 * (r % slots));  // plane k-1: read for the last time
+      } else {
+        // The group starting at level k copies planes k+Group+1 .. k+2 Group (rel from slots it + r +
+        // Group + 2) into the slots the previous group read, computes its levels, and ends with the
+        // block barrier.
+        if constexpr (r % Group == 0)
+          for_each_constant<Group>([&](auto e) {
+            if (k + Group + e < k1) start_plane(std::integral_constant<int, (r + Group + 2 + e) % slots>{});
+          });
+        if (inside) compute(r);
+        if constexpr (r % Group == Group - 1) {
+          if (k + 1 < k1) finish_plane(std::integral_constant<int, (r + 3) % slots>{});  // (Async: waits for all)
+          __syncthreads();
+        }
       }
-      if (k + 1 >= k0 + 2) wait_phase(ready + (k + 1) % slots, ((k + 1 - (k0 + 2)) / slots) & 1);
-      if (inside) compute(k);
-      (void)cuda::ptx::mbarrier_arrive(consumed + (k - 1) % slots);  // plane k-1: read for the last time
-    }
-  } else {
-    for (int k = k0; k < k1; k += Group) {
-      // The next group's new planes, k+Group+1 .. k+2 Group, into the slots the previous group read.
-#pragma unroll
-      for (int p = k + Group + 1; p <= k + 2 * Group; ++p)
-        if (p - 1 < k1) start_plane(p);
-#pragma unroll
-      for (int level = k; level < k + Group; ++level)
-        if (inside && level < k1) compute(level);
-      if (k + Group < k1) finish_plane(k + Group + 1);  // (with Async: waits for all of them)
-      __syncthreads();
-    }
+      n += std::size_t(s);
+    });
   }
 }
 
@@ -202,10 +244,12 @@ template <class Op>
 using RingKernel = void (*)(Op, int, int, int);
 template <bool Async, bool Split, class Op>
 RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int group) {
-  if constexpr (Split) {  // 64x4 only
-    if (group != 1 || bx != 64 || by != 4) return nullptr;
-    if (mb == 0) return &momentum_ring_kernel<true, 64, 4, 1, true, Op>;
-    if (mb == ring_capped_blocks<256>()) return &momentum_ring_capped_kernel<true, 64, 4, 1, true, Op>;
+  if constexpr (Split) {  // 64x4 (unbounded or capped) and 32x8
+    if (group != 1) return nullptr;
+    if (bx == 64 && by == 4 && mb == 0) return &momentum_ring_kernel<true, 64, 4, 1, true, Op>;
+    if (bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
+      return &momentum_ring_capped_kernel<true, 64, 4, 1, true, Op>;
+    if (bx == 32 && by == 8 && mb == 0) return &momentum_ring_kernel<true, 32, 8, 1, true, Op>;
     return nullptr;
   } else {
     if (group == 1 && mb == 0) {
@@ -241,7 +285,7 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
     const auto kernel = ring_kernel_for<Async, Split, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, group);
     if (!kernel)
       throw std::runtime_error(variant + ": tuning " + t.name +
-                               (Split ? " has no compiled instance (64x4, unbounded or with mb4)"
+                               (Split ? " has no compiled instance (64x4, unbounded or with mb4; 32x8)"
                                       : " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 "
                                         "registers: 32x4 with mb8, 64x4 and 32x8 with mb4; two levels a barrier "
                                         "(pf2): 64x4 with cp.async)"));
@@ -256,7 +300,7 @@ template <bool Async, bool Split>
 std::vector<Tuning> ring_tunings() {
   const std::vector<const char*> names =
       Split ? std::vector<const char*>{"bx64_by4_sz32", "bx64_by4_sz64", "bx64_by4_sz32_mb4", "bx64_by4_sz16_mb4",
-                                       "bx64_by4_sz64_mb4"}
+                                       "bx64_by4_sz64_mb4", "bx32_by8_sz32", "bx32_by8_sz64"}
             : std::vector<const char*>{"bx32_by8_sz32",     "bx32_by8_sz16",     "bx64_by4_sz32",
                                        "bx64_by4_sz16",     "bx32_by4_sz32",     "bx32_by4_sz16",
                                        "bx128_by4_sz32",    "bx32_by8_sz0",      "bx64_by4_sz32_mb4",
