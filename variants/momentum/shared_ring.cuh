@@ -1,11 +1,10 @@
 // The pipelined 2.5D shared-memory walk of momentum (shared_zmarch_pipelined.cu, shared_zmarch_async.cu,
 // shared_zmarch_split.cu): a ring of (bx+2) x (by+2) planes of u, v and w in shared memory, each plane
-// read from global memory once per block, the copy of plane k+2 in flight while level k is computed.
-// The ring has four slots (with one level between barriers), so the slot being filled (k+2) is never
-// one being read (k-1, k, k+1), and one barrier a level suffices. How the copy travels is the template
-// parameter Async: through registers (loads before the level's compute, shared-memory stores after
-// it) or as cp.async copies that hold no register. Split replaces the block barrier by mbarriers per
-// slot (see kSplitSlots).
+// read from global memory once per block, the copies of the next Depth planes in flight while a level
+// is computed (level k computes from planes k-1, k, k+1 and copies plane k+1+Depth). How a copy
+// travels is the template parameter Async: through registers (loads before the level's compute,
+// shared-memory stores after it; Depth 1) or as cp.async copies that hold no register. The walk either
+// ends every level with a block barrier, or (Split) has mbarriers per slot.
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -22,16 +21,16 @@ namespace nsb {
 
 constexpr int kRingFields = 3;
 
-// Slots of the ring when the block computes Group levels between two barriers: the Group + 2 planes
-// those levels read, and the Group planes the next group needs, in flight meanwhile.
-constexpr int ring_slots(int group) { return 2 * group + 2; }
-
+// Slots of the ring: the three planes a level reads and the Depth planes in flight. With a block
+// barrier after every level that is enough: the slot a level refills was last read by the level
+// before, which every thread has finished.
+//
 // Split: no block barrier in the walk. Each slot has two mbarriers: `ready` (every thread arrives when
 // its cp.async copies into the slot have landed) and `consumed` (every thread arrives when it has
 // computed the last level that reads the slot's plane). A thread waits for the planes it reads and
-// for the slot it refills, no more, so warps may drift two levels apart; five slots (the three planes
-// read, the one in flight, one of slack).
-constexpr int kSplitSlots = 5;
+// for the slot it refills, no more, so warps may drift apart; one more slot gives them a level of
+// slack.
+constexpr int ring_slots(int depth, bool split) { return 3 + depth + (split ? 1 : 0); }
 // Shared memory of a ring: its planes, then (split walk) the two mbarriers a slot, 8-byte aligned.
 template <class T>
 constexpr std::size_t ring_barriers_offset(int slots, int bx, int by) {
@@ -76,26 +75,23 @@ constexpr int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) /
 
 // The block shape is a template parameter: every shared-memory offset of the stencil is then a
 // constant, so the 27 reads of a point take immediate offsets from one address, and the plane copy
-// needs no division (tuning shapes without an instance are refused). Group: levels computed between
-// two barriers (tuning key pf; 1 unless pf2): with 2, warps wait for each other half as often, for 6
-// slots instead of 4 (measured slower: docs/performance-notes.md, experiment 25).
+// needs no division (tuning shapes without an instance are refused).
 //
 // Slots are constants too. Planes are numbered from the walk's start, rel = p - (k0 - 1), plane rel
 // lives in slot rel % slots, and the level loop is unrolled `slots` times: in the copy of the body that
 // computes level k = k0 + slots it + r, planes k-1, k, k+1 are in slots r, r+1, r+2 (mod slots) and the
-// plane being copied in slot r+3, whatever `it` is. So no read, copy or barrier of the walk computes
+// plane it copies in slot r+2+Depth, whatever `it` is. So no read, copy or barrier of the walk computes
 // an address; with the slot taken modulo 5 at run time (the split walk before experiment 28) that
 // address arithmetic was more than a third of the instructions issued.
-template <bool Async, int BX, int BY, int Group, bool Split, class Op>
+template <bool Async, int BX, int BY, int Depth, bool Split, class Op>
 __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
-  static_assert(!Split || (Async && Group == 1), "the split walk copies with cp.async, one level at a time");
+  static_assert(Depth >= 1 && (Async || Depth == 1), "copies through registers hold one plane");
+  static_assert(!Split || Async, "the split walk copies with cp.async");
   constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY;
-  constexpr int slots = Split ? kSplitSlots : ring_slots(Group);
-  static_assert(slots % Group == 0, "a group of levels starts at the same place of every unrolled cycle");
+  constexpr int slots = ring_slots(Depth, Split);
   constexpr int per_thread = (plane + threads - 1) / threads;  // plane points a thread copies
   static_assert(per_thread <= 2, "halo larger than the interior");
-  static_assert(Async || Group == 1, "copies through registers hold one plane");
   extern __shared__ unsigned char smem[];
   const Grid g = op.g;
   T* ring = reinterpret_cast<T*>(smem);  // [field][slot][plane]
@@ -125,9 +121,10 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
       src[f][m] = fields[f] + (std::ptrdiff_t(i) + std::ptrdiff_t(j) * g.sy() + std::ptrdiff_t(k0 - 1) * s);
   }
   const unsigned ring_at = static_cast<unsigned>(__cvta_generic_to_shared(ring));
-  // Copying the next plane into slot Slot: started by start_plane, in the slot after finish_plane (and,
-  // for the other threads' points, after the barrier that follows). Async: cp.async, no register
-  // holds the values in flight; otherwise loads into `held`, stored by finish_plane.
+  // Copying the next plane into slot `slot`: started by start_plane, in the slot after finish_plane
+  // (and, for the other threads' points, after the barrier that follows). Async: cp.async, one commit
+  // group a plane, no register holds the values in flight; otherwise loads into `held`, stored by
+  // finish_plane.
   T held[kRingFields][per_thread] = {};
   auto start_plane = [&](auto slot) {
 #pragma unroll
@@ -141,28 +138,26 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
           held[f][m] = __ldg(src[f][m]);
         src[f][m] += s;
       }
-    if constexpr (Async) __pipeline_commit();
   };
   auto finish_plane = [&](auto slot) {
-    if constexpr (Async) {
-      __pipeline_wait_prior(0);
-    } else {
 #pragma unroll
-      for (int f = 0; f < kRingFields; ++f)
+    for (int f = 0; f < kRingFields; ++f)
 #pragma unroll
-        for (int m = 0; m < per_thread; ++m)
-          if (copies[m]) ring[slot_offset(f, slot) + dst[m]] = held[f][m];
-    }
+      for (int m = 0; m < per_thread; ++m)
+        if (copies[m]) ring[slot_offset(f, slot) + dst[m]] = held[f][m];
   };
 
   // Level k reads planes k-1, k, k+1; plane p is first needed by level p-1, so it is copied if
-  // p - 1 < k1. The first group's planes (rel 0 .. Group+1) come before the walk.
-  for_each_constant<Group + 2>([&](auto rel) {
+  // p - 1 < k1. The planes before the walk: rel 0 .. Depth+1, the first three landed before it starts.
+  for_each_constant<Depth + 2>([&](auto rel) {
     if (k0 - 2 + rel < k1) {
       start_plane(rel);
-      finish_plane(rel);
+      if constexpr (!Async) finish_plane(rel);
     }
+    if constexpr (Async) __pipeline_commit();  // (empty groups too: the waits below count groups)
   });
+  // (Split: all of them, since its `ready` barriers count only the planes copied in the walk.)
+  if constexpr (Async) __pipeline_wait_prior(Split ? 0 : Depth - 1);
   // Split: the two mbarriers of each slot, as shared-window addresses.
   const unsigned ready = ring_at + unsigned(ring_barriers_offset<T>(slots, BX, BY)), consumed = ready + 8 * slots;
   if constexpr (Split) {
@@ -189,41 +184,39 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
     for_each_constant<slots>([&](auto r) {
       const int k = kb + r;
       if (k >= k1) return;  // the same for the whole block
+      // Plane k+1+Depth (rel slots it + r + 2 + Depth) goes into the slot of the plane `slots` before it.
+      constexpr int copy_slot = (r + 2 + Depth) % slots;
+      const bool copy = k + Depth < k1;
       if constexpr (Split) {
-        // A slot's `ready` completes once per plane copied through it from rel 3 on (the first three
-        // came before the walk), its `consumed` once per plane it held from rel 0 on. Plane k+2
-        // (rel slots it + r + 3) refills the slot of the plane `slots` before it, once that is read.
-        constexpr int copy_slot = (r + 3) % slots;
-        if (k + 1 < k1) {
-          if (it > 0 || r + 3 >= slots) wait_phase(consumed + 8 * copy_slot, (it + floor_div(r + 3 - slots, slots)) & 1);
+        // A slot's `ready` completes once per plane copied through it in the walk (rel Depth+2 on),
+        // its `consumed` once per plane it held from rel 0 on.
+        if (copy) {
+          if (it > 0 || r + 2 + Depth >= slots)
+            wait_phase(consumed + 8 * copy_slot, (it + floor_div(r + 2 + Depth - slots, slots)) & 1);
           start_plane(std::integral_constant<int, copy_slot>{});
           arrive_when_copied(ready + 8 * copy_slot);
         }
-        if (it > 0 || r >= 1) wait_phase(ready + 8 * ((r + 2) % slots), (it + floor_div(r - 1, slots)) & 1);
+        if (it > 0 || r >= Depth) wait_phase(ready + 8 * ((r + 2) % slots), (it + floor_div(r - Depth, slots)) & 1);
         if (inside) compute(r);
         arrive(consumed + 8 * (r % slots));  // plane k-1: read for the last time
       } else {
-        // The group starting at level k copies planes k+Group+1 .. k+2 Group (rel from slots it + r +
-        // Group + 2) into the slots the previous group read, computes its levels, and ends with the
-        // block barrier.
-        if constexpr (r % Group == 0)
-          for_each_constant<Group>([&](auto e) {
-            if (k + Group + e < k1) start_plane(std::integral_constant<int, (r + Group + 2 + e) % slots>{});
-          });
+        if (copy) start_plane(std::integral_constant<int, copy_slot>{});
+        if constexpr (Async) __pipeline_commit();
         if (inside) compute(r);
-        if constexpr (r % Group == Group - 1) {
-          if (k + 1 < k1) finish_plane(std::integral_constant<int, (r + 3) % slots>{});  // (Async: waits for all)
-          __syncthreads();
-        }
+        // Plane k+2, for the next level: landed (Async: the Depth-1 later groups may still fly), or
+        // stored from registers.
+        if constexpr (Async) __pipeline_wait_prior(Depth - 1);
+        else if (copy) finish_plane(std::integral_constant<int, copy_slot>{});
+        __syncthreads();
       }
       n += std::size_t(s);
     });
   }
 }
 
-template <bool Async, int BX, int BY, int Group, bool Split, class Op>
+template <bool Async, int BX, int BY, int Depth, bool Split, class Op>
 __global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Group, Split>(op, k_begin, k_end, sz);
+  ring_walk<Async, BX, BY, Depth, Split>(op, k_begin, k_end, sz);
 }
 
 // The same walk compiled to 64 registers a thread (as many blocks of BX x BY as fit 65536 registers at
@@ -233,74 +226,78 @@ template <int Threads>
 constexpr int ring_capped_blocks() {
   return 65536 / (kRingCappedRegisters * Threads);
 }
-template <bool Async, int BX, int BY, int Group, bool Split, class Op>
+template <bool Async, int BX, int BY, int Depth, bool Split, class Op>
 __global__ void __launch_bounds__(BX* BY, ring_capped_blocks<BX * BY>())
     momentum_ring_capped_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Group, Split>(op, k_begin, k_end, sz);
+  ring_walk<Async, BX, BY, Depth, Split>(op, k_begin, k_end, sz);
 }
 
-// The compiled block shapes (and register caps).
+// The compiled instances: block shape, register cap (mb) and copy depth (tuning key pf; 0 means 1).
 template <class Op>
 using RingKernel = void (*)(Op, int, int, int);
 template <bool Async, bool Split, class Op>
-RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int group) {
-  if constexpr (Split) {  // 64x4 (unbounded or capped) and 32x8
-    if (group != 1) return nullptr;
-    if (bx == 64 && by == 4 && mb == 0) return &momentum_ring_kernel<true, 64, 4, 1, true, Op>;
-    if (bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
-      return &momentum_ring_capped_kernel<true, 64, 4, 1, true, Op>;
-    if (bx == 32 && by == 8 && mb == 0) return &momentum_ring_kernel<true, 32, 8, 1, true, Op>;
-    return nullptr;
+RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int depth) {
+  const auto is = [&](int x, int y, int m, int d) { return bx == x && by == y && mb == m && depth == d; };
+  constexpr int mb4 = ring_capped_blocks<256>(), mb8 = ring_capped_blocks<128>();
+  if constexpr (Split) {
+    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<true, 64, 4, 1, true, Op>;
+    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<true, 64, 4, 1, true, Op>;
+    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<true, 32, 8, 1, true, Op>;
+    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, true, Op>;
+    if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, true, Op>;
   } else {
-    if (group == 1 && mb == 0) {
-      if (bx == 32 && by == 4) return &momentum_ring_kernel<Async, 32, 4, 1, false, Op>;
-      if (bx == 32 && by == 8) return &momentum_ring_kernel<Async, 32, 8, 1, false, Op>;
-      if (bx == 64 && by == 4) return &momentum_ring_kernel<Async, 64, 4, 1, false, Op>;
-      if (bx == 128 && by == 4) return &momentum_ring_kernel<Async, 128, 4, 1, false, Op>;
+    if (is(32, 4, 0, 1)) return &momentum_ring_kernel<Async, 32, 4, 1, false, Op>;
+    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<Async, 32, 8, 1, false, Op>;
+    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<Async, 64, 4, 1, false, Op>;
+    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<Async, 128, 4, 1, false, Op>;
+    if (is(32, 4, mb8, 1)) return &momentum_ring_capped_kernel<Async, 32, 4, 1, false, Op>;
+    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<Async, 64, 4, 1, false, Op>;
+    if (is(32, 8, mb4, 1)) return &momentum_ring_capped_kernel<Async, 32, 8, 1, false, Op>;
+    if constexpr (Async) {
+      if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, false, Op>;
+      if (is(128, 4, 0, 2)) return &momentum_ring_kernel<true, 128, 4, 2, false, Op>;
+      if (is(64, 4, mb4, 2)) return &momentum_ring_capped_kernel<true, 64, 4, 2, false, Op>;
+      if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, false, Op>;
+      if (is(128, 4, 0, 3)) return &momentum_ring_kernel<true, 128, 4, 3, false, Op>;
     }
-    if (group == 1 && bx == 32 && by == 4 && mb == ring_capped_blocks<128>())
-      return &momentum_ring_capped_kernel<Async, 32, 4, 1, false, Op>;
-    if (group == 1 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
-      return &momentum_ring_capped_kernel<Async, 64, 4, 1, false, Op>;
-    if (group == 1 && bx == 32 && by == 8 && mb == ring_capped_blocks<256>())
-      return &momentum_ring_capped_kernel<Async, 32, 8, 1, false, Op>;
-    if constexpr (Async) {  // two levels a barrier: 64x4 only
-      if (group == 2 && bx == 64 && by == 4 && mb == 0) return &momentum_ring_kernel<Async, 64, 4, 2, false, Op>;
-      if (group == 2 && bx == 64 && by == 4 && mb == ring_capped_blocks<256>())
-        return &momentum_ring_capped_kernel<Async, 64, 4, 2, false, Op>;
-    }
-    return nullptr;
   }
+  return nullptr;
 }
 
-// Launches the ring walk for a tuning (bx, by, sz); variant names the variant in errors.
+// Launches the ring walk for a tuning (bx, by, sz, pf, mb); variant names the variant in errors.
 template <bool Async, bool Split, class T>
 void launch_ring(const StageCall<T>& c, const std::string& variant) {
   const Tuning& t = c.tuning;
   const ZWalk walk = z_walk(c, variant.c_str());
   if (walk.empty()) return;
-  const int group = t.pf >= 2 ? t.pf : 1;
-  const std::size_t shared = ring_bytes<T>(Split ? kSplitSlots : ring_slots(group), t.bx, t.by, Split);
+  const int depth = t.pf > 0 ? t.pf : 1;
+  const std::size_t shared = ring_bytes<T>(ring_slots(depth, Split), t.bx, t.by, Split);
   with_momentum_point(c, [&](const auto& op) {
-    const auto kernel = ring_kernel_for<Async, Split, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, group);
+    const auto kernel = ring_kernel_for<Async, Split, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, depth);
     if (!kernel)
-      throw std::runtime_error(variant + ": tuning " + t.name +
-                               (Split ? " has no compiled instance (64x4, unbounded or with mb4; 32x8)"
-                                      : " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 "
-                                        "registers: 32x4 with mb8, 64x4 and 32x8 with mb4; two levels a barrier "
-                                        "(pf2): 64x4 with cp.async)"));
+      throw std::runtime_error(
+          variant + ": tuning " + t.name +
+          (Split ? " has no compiled instance (64x4 with pf1-3, 64x4 capped to 64 registers (mb4), 32x8)"
+           : Async
+               ? " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: 32x4 with mb8, "
+                 "64x4 and 32x8 with mb4; copies two or three levels ahead (pf2, pf3): 64x4 and 128x4, and 64x4 "
+                 "mb4 with pf2)"
+               : " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: 32x4 with "
+                 "mb8, 64x4 and 32x8 with mb4; copies through registers go one level ahead only)"));
     allow_shared((const void*)kernel, shared, t, variant.c_str());
     kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, walk.sz);
   });
   NSB_LAUNCHED("momentum_ring_kernel");
 }
 
-// Tunings: shapes, chunk depths, the 64-register caps and (with cp.async) two levels a barrier.
+// Tunings: shapes, chunk depths, the 64-register caps and (with cp.async) deeper copies.
 template <bool Async, bool Split>
 std::vector<Tuning> ring_tunings() {
   const std::vector<const char*> names =
-      Split ? std::vector<const char*>{"bx64_by4_sz32", "bx64_by4_sz64", "bx64_by4_sz32_mb4", "bx64_by4_sz16_mb4",
-                                       "bx64_by4_sz64_mb4", "bx32_by8_sz32", "bx32_by8_sz64"}
+      Split ? std::vector<const char*>{"bx64_by4_sz32",     "bx64_by4_sz64",     "bx64_by4_sz32_mb4",
+                                       "bx64_by4_sz16_mb4", "bx64_by4_sz64_mb4", "bx32_by8_sz32",
+                                       "bx32_by8_sz64",     "bx64_by4_sz32_pf2", "bx64_by4_sz64_pf2",
+                                       "bx64_by4_sz32_pf3", "bx64_by4_sz64_pf3"}
             : std::vector<const char*>{"bx32_by8_sz32",     "bx32_by8_sz16",     "bx64_by4_sz32",
                                        "bx64_by4_sz16",     "bx32_by4_sz32",     "bx32_by4_sz16",
                                        "bx128_by4_sz32",    "bx32_by8_sz0",      "bx64_by4_sz32_mb4",
@@ -310,14 +307,14 @@ std::vector<Tuning> ring_tunings() {
   std::vector<Tuning> t;
   for (const char* name : names) t.push_back(parse_tuning(name));
   if (Async && !Split)
-    for (const char* name :
-         {"bx64_by4_sz32_pf2", "bx64_by4_sz32_pf2_mb4", "bx64_by4_sz64_pf2", "bx64_by4_sz64_pf2_mb4"})
+    for (const char* name : {"bx64_by4_sz32_pf2", "bx64_by4_sz32_pf2_mb4", "bx64_by4_sz64_pf2", "bx64_by4_sz64_pf2_mb4",
+                             "bx128_by4_sz32_pf2", "bx64_by4_sz32_pf3", "bx64_by4_sz64_pf3", "bx128_by4_sz32_pf3"})
       t.push_back(parse_tuning(name));
   return t;
 }
 
 // The register report shows the 32x8 instances for the unbounded tunings (the other shapes differ by a
-// few registers at most) and the 64x4 capped instances for the capped ones, one level a barrier.
+// few registers at most) and the 64x4 capped instances for the capped ones, copying one level ahead.
 template <bool Async, bool Split>
 std::vector<KernelRef> ring_kernel_refs() {
   if constexpr (Split)
