@@ -101,9 +101,10 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
   const int k1 = min(k0 + sz, k_end);
   if (k0 >= k1) return;  // the whole block leaves: no barrier is left waiting
 
-  // The plane points this thread copies, fixed for the whole walk: their place in a ring plane, and
-  // where the next plane to copy starts in each field (advanced a plane after each copy). Points
-  // beyond the padded array are not copied; no interior point reads them.
+  // The plane points this thread copies, fixed for the whole walk: their place in a ring plane, and in
+  // each field's plane k0-1; `next` is the offset of the next plane to copy from there. (One offset
+  // for all copies: a pointer a copy, each advanced after its copy, cost a register move a copy.)
+  // Points beyond the padded array are not copied; no interior point reads them.
   const int tid = int(threadIdx.x) + int(threadIdx.y) * BX;
   const std::ptrdiff_t s = g.sz();
   const T* src[kRingFields][per_thread];
@@ -120,6 +121,7 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
     for (int f = 0; f < kRingFields; ++f)
       src[f][m] = fields[f] + (std::ptrdiff_t(i) + std::ptrdiff_t(j) * g.sy() + std::ptrdiff_t(k0 - 1) * s);
   }
+  std::ptrdiff_t next = 0;
   const unsigned ring_at = static_cast<unsigned>(__cvta_generic_to_shared(ring));
   // Copying the next plane into slot `slot`: started by start_plane, in the slot after finish_plane
   // (and, for the other threads' points, after the barrier that follows). Async: cp.async, one commit
@@ -133,11 +135,11 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
       for (int m = 0; m < per_thread; ++m) {
         if (!copies[m]) continue;
         if constexpr (Async)
-          copy_async(ring_at + unsigned(sizeof(T)) * (slot_offset(f, slot) + dst[m]), src[f][m]);
+          copy_async(ring_at + unsigned(sizeof(T)) * (slot_offset(f, slot) + dst[m]), src[f][m] + next);
         else
-          held[f][m] = __ldg(src[f][m]);
-        src[f][m] += s;
+          held[f][m] = __ldg(src[f][m] + next);
       }
+    next += s;
   };
   auto finish_plane = [&](auto slot) {
 #pragma unroll
