@@ -83,7 +83,7 @@ constexpr int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) /
 // plane it copies in slot r+2+Depth, whatever `it` is. So no read, copy or barrier of the walk computes
 // an address; with the slot taken modulo 5 at run time (the split walk before experiment 28) that
 // address arithmetic was more than a third of the instructions issued.
-template <bool Async, int BX, int BY, int Depth, bool Split, class Op>
+template <bool Async, int BX, int BY, int Depth, bool Split, bool CarryZ, class Op>
 __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
   static_assert(Depth >= 1 && (Async || Depth == 1), "copies through registers hold one plane");
@@ -173,14 +173,22 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
   const bool inside = i <= g.nx && j <= g.ny;
   const T* at = ring + (int(threadIdx.x) + 1) + (int(threadIdx.y) + 1) * tx;
   std::size_t n = g.idx(i, j, k0);
+  // CarryZ: each component's upper z faces, carried to the next level as its lower ones
+  // (MomentumPoint::compute_carrying_z); the first level computes its lower faces.
+  MomentumFace<T> zface[3];
   // Level k = k0 + slots it + r (r: its place in the unrolled cycle).
-  auto compute = [&](auto r) {
-    const auto old = op.history(n);  // Adams-Bashforth: in flight during the arithmetic
+  auto compute = [&](auto r, int it) {
     constexpr int below = r % slots, mid = (r + 1) % slots, above = (r + 2) % slots;
     const RingAt<T> u{at + slot_offset(0, below), at + slot_offset(0, mid), at + slot_offset(0, above), tx};
     const RingAt<T> v{at + slot_offset(1, below), at + slot_offset(1, mid), at + slot_offset(1, above), tx};
     const RingAt<T> w{at + slot_offset(2, below), at + slot_offset(2, mid), at + slot_offset(2, above), tx};
-    op.store(n, op.rhs(u, v, w), u(0, 0, 0), v(0, 0, 0), w(0, 0, 0), old);
+    if constexpr (CarryZ) {
+      if (r == 0 && it == 0) op.lower_z_faces(u, v, w, zface);
+      op.compute_carrying_z(n, u, v, w, zface);
+    } else {
+      const auto old = op.history(n);  // Adams-Bashforth: in flight during the arithmetic
+      op.store(n, op.rhs(u, v, w), u(0, 0, 0), v(0, 0, 0), w(0, 0, 0), old);
+    }
   };
   for (int it = 0, kb = k0; kb < k1; ++it, kb += slots) {
     for_each_constant<slots>([&](auto r) {
@@ -199,12 +207,12 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
           arrive_when_copied(ready + 8 * copy_slot);
         }
         if (it > 0 || r >= Depth) wait_phase(ready + 8 * ((r + 2) % slots), (it + floor_div(r - Depth, slots)) & 1);
-        if (inside) compute(r);
+        if (inside) compute(r, it);
         arrive(consumed + 8 * (r % slots));  // plane k-1: read for the last time
       } else {
         if (copy) start_plane(std::integral_constant<int, copy_slot>{});
         if constexpr (Async) __pipeline_commit();
-        if (inside) compute(r);
+        if (inside) compute(r, it);
         // Plane k+2, for the next level: landed (Async: the Depth-1 later groups may still fly), or
         // stored from registers.
         if constexpr (Async) __pipeline_wait_prior(Depth - 1);
@@ -216,9 +224,9 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
   }
 }
 
-template <bool Async, int BX, int BY, int Depth, bool Split, class Op>
+template <bool Async, int BX, int BY, int Depth, bool Split, bool CarryZ, class Op>
 __global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Depth, Split>(op, k_begin, k_end, sz);
+  ring_walk<Async, BX, BY, Depth, Split, CarryZ>(op, k_begin, k_end, sz);
 }
 
 // The same walk compiled to 64 registers a thread (as many blocks of BX x BY as fit 65536 registers at
@@ -228,46 +236,51 @@ template <int Threads>
 constexpr int ring_capped_blocks() {
   return 65536 / (kRingCappedRegisters * Threads);
 }
-template <bool Async, int BX, int BY, int Depth, bool Split, class Op>
+template <bool Async, int BX, int BY, int Depth, bool Split, bool CarryZ, class Op>
 __global__ void __launch_bounds__(BX* BY, ring_capped_blocks<BX * BY>())
     momentum_ring_capped_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Depth, Split>(op, k_begin, k_end, sz);
+  ring_walk<Async, BX, BY, Depth, Split, CarryZ>(op, k_begin, k_end, sz);
 }
 
 // The compiled instances: block shape, register cap (mb) and copy depth (tuning key pf; 0 means 1).
 template <class Op>
 using RingKernel = void (*)(Op, int, int, int);
-template <bool Async, bool Split, class Op>
+template <bool Async, bool Split, bool CarryZ, class Op>
 RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int depth) {
   const auto is = [&](int x, int y, int m, int d) { return bx == x && by == y && mb == m && depth == d; };
   constexpr int mb4 = ring_capped_blocks<256>(), mb8 = ring_capped_blocks<128>();
-  if constexpr (Split) {
-    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<true, 64, 4, 1, true, Op>;
-    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<true, 64, 4, 1, true, Op>;
-    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<true, 32, 8, 1, true, Op>;
-    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, true, Op>;
-    if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, true, Op>;
+  if constexpr (CarryZ) {  // cp.async and a block barrier
+    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<true, 64, 4, 1, false, true, Op>;
+    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<true, 128, 4, 1, false, true, Op>;
+    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<true, 64, 4, 1, false, true, Op>;
+    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, false, true, Op>;
+  } else if constexpr (Split) {
+    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<true, 64, 4, 1, true, false, Op>;
+    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<true, 64, 4, 1, true, false, Op>;
+    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<true, 32, 8, 1, true, false, Op>;
+    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, true, false, Op>;
+    if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, true, false, Op>;
   } else {
-    if (is(32, 4, 0, 1)) return &momentum_ring_kernel<Async, 32, 4, 1, false, Op>;
-    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<Async, 32, 8, 1, false, Op>;
-    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<Async, 64, 4, 1, false, Op>;
-    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<Async, 128, 4, 1, false, Op>;
-    if (is(32, 4, mb8, 1)) return &momentum_ring_capped_kernel<Async, 32, 4, 1, false, Op>;
-    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<Async, 64, 4, 1, false, Op>;
-    if (is(32, 8, mb4, 1)) return &momentum_ring_capped_kernel<Async, 32, 8, 1, false, Op>;
+    if (is(32, 4, 0, 1)) return &momentum_ring_kernel<Async, 32, 4, 1, false, false, Op>;
+    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<Async, 32, 8, 1, false, false, Op>;
+    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<Async, 64, 4, 1, false, false, Op>;
+    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<Async, 128, 4, 1, false, false, Op>;
+    if (is(32, 4, mb8, 1)) return &momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, Op>;
+    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, Op>;
+    if (is(32, 8, mb4, 1)) return &momentum_ring_capped_kernel<Async, 32, 8, 1, false, false, Op>;
     if constexpr (Async) {
-      if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, false, Op>;
-      if (is(128, 4, 0, 2)) return &momentum_ring_kernel<true, 128, 4, 2, false, Op>;
-      if (is(64, 4, mb4, 2)) return &momentum_ring_capped_kernel<true, 64, 4, 2, false, Op>;
-      if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, false, Op>;
-      if (is(128, 4, 0, 3)) return &momentum_ring_kernel<true, 128, 4, 3, false, Op>;
+      if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, false, false, Op>;
+      if (is(128, 4, 0, 2)) return &momentum_ring_kernel<true, 128, 4, 2, false, false, Op>;
+      if (is(64, 4, mb4, 2)) return &momentum_ring_capped_kernel<true, 64, 4, 2, false, false, Op>;
+      if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, false, false, Op>;
+      if (is(128, 4, 0, 3)) return &momentum_ring_kernel<true, 128, 4, 3, false, false, Op>;
     }
   }
   return nullptr;
 }
 
 // Launches the ring walk for a tuning (bx, by, sz, pf, mb); variant names the variant in errors.
-template <bool Async, bool Split, class T>
+template <bool Async, bool Split, bool CarryZ, class T>
 void launch_ring(const StageCall<T>& c, const std::string& variant) {
   const Tuning& t = c.tuning;
   const ZWalk walk = z_walk(c, variant.c_str());
@@ -275,11 +288,12 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
   const int depth = t.pf > 0 ? t.pf : 1;
   const std::size_t shared = ring_bytes<T>(ring_slots(depth, Split), t.bx, t.by, Split);
   with_momentum_point(c, [&](const auto& op) {
-    const auto kernel = ring_kernel_for<Async, Split, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, depth);
+    const auto kernel = ring_kernel_for<Async, Split, CarryZ, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, depth);
     if (!kernel)
       throw std::runtime_error(
           variant + ": tuning " + t.name +
-          (Split ? " has no compiled instance (64x4 with pf1-3, 64x4 capped to 64 registers (mb4), 32x8)"
+          (CarryZ ? " has no compiled instance (64x4 and 128x4; 64x4 with mb4 or pf2)"
+           : Split ? " has no compiled instance (64x4 with pf1-3, 64x4 capped to 64 registers (mb4), 32x8)"
            : Async
                ? " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: 32x4 with mb8, "
                  "64x4 and 32x8 with mb4; copies two or three levels ahead (pf2, pf3): 64x4 and 128x4, and 64x4 "
@@ -293,10 +307,12 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
 }
 
 // Tunings: shapes, chunk depths, the 64-register caps and (with cp.async) deeper copies.
-template <bool Async, bool Split>
+template <bool Async, bool Split, bool CarryZ = false>
 std::vector<Tuning> ring_tunings() {
   const std::vector<const char*> names =
-      Split ? std::vector<const char*>{"bx64_by4_sz32",     "bx64_by4_sz64",     "bx64_by4_sz32_mb4",
+      CarryZ ? std::vector<const char*>{"bx64_by4_sz32", "bx64_by4_sz16", "bx64_by4_sz64", "bx128_by4_sz32",
+                                        "bx64_by4_sz32_mb4", "bx64_by4_sz32_pf2"}
+      : Split ? std::vector<const char*>{"bx64_by4_sz32",     "bx64_by4_sz64",     "bx64_by4_sz32_mb4",
                                        "bx64_by4_sz16_mb4", "bx64_by4_sz64_mb4", "bx32_by8_sz32",
                                        "bx32_by8_sz64",     "bx64_by4_sz32_pf2", "bx64_by4_sz64_pf2",
                                        "bx64_by4_sz32_pf3", "bx64_by4_sz64_pf3"}
@@ -308,7 +324,7 @@ std::vector<Tuning> ring_tunings() {
                                        "bx64_by4_sz48_mb4"};
   std::vector<Tuning> t;
   for (const char* name : names) t.push_back(parse_tuning(name));
-  if (Async && !Split)
+  if (Async && !Split && !CarryZ)
     for (const char* name : {"bx64_by4_sz32_pf2", "bx64_by4_sz32_pf2_mb4", "bx64_by4_sz64_pf2", "bx64_by4_sz64_pf2_mb4",
                              "bx128_by4_sz32_pf2", "bx64_by4_sz32_pf3", "bx64_by4_sz64_pf3", "bx128_by4_sz32_pf3"})
       t.push_back(parse_tuning(name));
@@ -317,30 +333,35 @@ std::vector<Tuning> ring_tunings() {
 
 // The register report shows the 32x8 instances for the unbounded tunings (the other shapes differ by a
 // few registers at most) and the 64x4 capped instances for the capped ones, copying one level ahead.
-template <bool Async, bool Split>
+template <bool Async, bool Split, bool CarryZ = false>
 std::vector<KernelRef> ring_kernel_refs() {
-  if constexpr (Split)
+  if constexpr (CarryZ)
+    return {{"momentum_ring_kernel<64, 4, carried z faces, float>",
+             (const void*)&momentum_ring_kernel<true, 64, 4, 1, false, true, MomentumPoint<float, false>>, 4},
+            {"momentum_ring_kernel<64, 4, carried z faces, double>",
+             (const void*)&momentum_ring_kernel<true, 64, 4, 1, false, true, MomentumPoint<double, false>>, 8}};
+  else if constexpr (Split)
     return {{"momentum_ring_capped_kernel<64, 4, split, float>",
-             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, true, MomentumPoint<float, false>>, 4, 4},
+             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, true, false, MomentumPoint<float, false>>, 4, 4},
             {"momentum_ring_capped_kernel<64, 4, split, double>",
-             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, true, MomentumPoint<double, false>>, 8, 4},
+             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, true, false, MomentumPoint<double, false>>, 8, 4},
             {"momentum_ring_kernel<64, 4, split, float>",
-             (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, MomentumPoint<float, false>>, 4},
+             (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, false, MomentumPoint<float, false>>, 4},
             {"momentum_ring_kernel<64, 4, split, double>",
-             (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, MomentumPoint<double, false>>, 8}};
+             (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, false, MomentumPoint<double, false>>, 8}};
   else
     return {{"momentum_ring_capped_kernel<64, 4, float>",
-             (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, MomentumPoint<float, false>>, 4, 4},
+             (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, MomentumPoint<float, false>>, 4, 4},
             {"momentum_ring_capped_kernel<64, 4, double>",
-             (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, MomentumPoint<double, false>>, 8, 4},
+             (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, MomentumPoint<double, false>>, 8, 4},
             {"momentum_ring_capped_kernel<32, 4, float>",
-             (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, MomentumPoint<float, false>>, 4, 8},
+             (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, MomentumPoint<float, false>>, 4, 8},
             {"momentum_ring_capped_kernel<32, 4, double>",
-             (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, MomentumPoint<double, false>>, 8, 8},
+             (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, MomentumPoint<double, false>>, 8, 8},
             {"momentum_ring_kernel<32, 8, float>",
-             (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, MomentumPoint<float, false>>, 4},
+             (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, false, MomentumPoint<float, false>>, 4},
             {"momentum_ring_kernel<32, 8, double>",
-             (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, MomentumPoint<double, false>>, 8}};
+             (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, false, MomentumPoint<double, false>>, 8}};
 }
 
 }  // namespace nsb

@@ -14,7 +14,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_ring<true, false>(c, "momentum/shared_zmarch_async");
+  launch_ring<true, false, false>(c, "momentum/shared_zmarch_async");
 }
 
 const Registrar reg{Variant{

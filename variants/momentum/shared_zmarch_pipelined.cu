@@ -13,7 +13,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_ring<false, false>(c, "momentum/shared_zmarch_pipelined");
+  launch_ring<false, false, false>(c, "momentum/shared_zmarch_pipelined");
 }
 
 const Registrar reg{Variant{

@@ -16,7 +16,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_ring<true, true>(c, "momentum/shared_zmarch_split");
+  launch_ring<true, true, false>(c, "momentum/shared_zmarch_split");
 }
 
 const Registrar reg{Variant{

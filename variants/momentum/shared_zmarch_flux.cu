@@ -1,0 +1,32 @@
+// momentum/shared_zmarch_flux: shared_zmarch_async's ring (cp.async copies, a block barrier a level,
+// shared_ring.cuh) with each component's z faces carried from one level to the next, as flux_zmarch
+// does for the register walk: the lower z face of level k is the upper z face of level k-1, so a
+// point computes 5 faces a component instead of 6 and reads no value of plane k-1.
+//
+// Why: after the ring's addresses became constants (docs/performance-notes.md, experiment 28) the float
+// walk issues on ~73% of its cycles: fewer instructions a point is what float needs. Double is not
+// issue-bound there, and the six (twelve in double) carried values cost registers.
+#include "momentum/shared_ring.cuh"
+
+namespace nsb {
+namespace {
+
+template <class T>
+void run(const StageCall<T>& c) {
+  launch_ring<true, false, true>(c, "momentum/shared_zmarch_flux");
+}
+
+const Registrar reg{Variant{
+    .stage = StageKind::momentum,
+    .name = "shared_zmarch_flux",
+    .backend = Backend::cuda,
+    .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"},
+             {"faces", "carried"}},
+    .tunings = ring_tunings<true, false, true>(),
+    .run_float = &run<float>,
+    .run_double = &run<double>,
+    .kernels = ring_kernel_refs<true, false, true>(),
+}};
+
+}  // namespace
+}  // namespace nsb
