@@ -248,7 +248,7 @@ using RingKernel = void (*)(Op, int, int, int);
 template <bool Async, bool Split, bool CarryZ, class Op>
 RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int depth) {
   const auto is = [&](int x, int y, int m, int d) { return bx == x && by == y && mb == m && depth == d; };
-  constexpr int mb4 = ring_capped_blocks<256>(), mb8 = ring_capped_blocks<128>();
+  constexpr int mb2 = ring_capped_blocks<512>(), mb4 = ring_capped_blocks<256>(), mb8 = ring_capped_blocks<128>();
   if constexpr (CarryZ) {  // cp.async and a block barrier
     if (is(64, 4, 0, 1)) return &momentum_ring_kernel<true, 64, 4, 1, false, true, Op>;
     if (is(128, 4, 0, 1)) return &momentum_ring_kernel<true, 128, 4, 1, false, true, Op>;
@@ -274,6 +274,9 @@ RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int depth) {
       if (is(64, 4, mb4, 2)) return &momentum_ring_capped_kernel<true, 64, 4, 2, false, false, Op>;
       if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, false, false, Op>;
       if (is(128, 4, 0, 3)) return &momentum_ring_kernel<true, 128, 4, 3, false, false, Op>;
+      if (is(128, 4, mb2, 1)) return &momentum_ring_capped_kernel<true, 128, 4, 1, false, false, Op>;
+      if (is(128, 4, mb2, 2)) return &momentum_ring_capped_kernel<true, 128, 4, 2, false, false, Op>;
+      if (is(128, 4, mb2, 3)) return &momentum_ring_capped_kernel<true, 128, 4, 3, false, false, Op>;
     }
   }
   return nullptr;
@@ -296,8 +299,8 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
            : Split ? " has no compiled instance (64x4 with pf1-3, 64x4 capped to 64 registers (mb4), 32x8)"
            : Async
                ? " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: 32x4 with mb8, "
-                 "64x4 and 32x8 with mb4; copies two or three levels ahead (pf2, pf3): 64x4 and 128x4, and 64x4 "
-                 "mb4 with pf2)"
+                 "64x4 and 32x8 with mb4, 128x4 with mb2 (also with pf2, pf3); copies two or three levels ahead "
+                 "(pf2, pf3): 64x4 and 128x4, and 64x4 mb4 with pf2)"
                : " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: 32x4 with "
                  "mb8, 64x4 and 32x8 with mb4; copies through registers go one level ahead only)"));
     allow_shared((const void*)kernel, shared, t, variant.c_str());
@@ -326,7 +329,8 @@ std::vector<Tuning> ring_tunings() {
   for (const char* name : names) t.push_back(parse_tuning(name));
   if (Async && !Split && !CarryZ)
     for (const char* name : {"bx64_by4_sz32_pf2", "bx64_by4_sz32_pf2_mb4", "bx64_by4_sz64_pf2", "bx64_by4_sz64_pf2_mb4",
-                             "bx128_by4_sz32_pf2", "bx64_by4_sz32_pf3", "bx64_by4_sz64_pf3", "bx128_by4_sz32_pf3"})
+                             "bx128_by4_sz32_pf2", "bx64_by4_sz32_pf3", "bx64_by4_sz64_pf3", "bx128_by4_sz32_pf3",
+                             "bx128_by4_sz32_mb2", "bx128_by4_sz32_pf2_mb2", "bx128_by4_sz32_pf3_mb2"})
       t.push_back(parse_tuning(name));
   return t;
 }
