@@ -336,14 +336,19 @@ std::vector<Tuning> ring_tunings() {
 }
 
 // The register report shows the 32x8 instances for the unbounded tunings (the other shapes differ by a
-// few registers at most) and the 64x4 capped instances for the capped ones, copying one level ahead.
+// few registers at most) and the capped instances for the capped ones (64x4 for mb4, 32x4 for mb8,
+// 128x4 for mb2), copying one level ahead.
 template <bool Async, bool Split, bool CarryZ = false>
 std::vector<KernelRef> ring_kernel_refs() {
   if constexpr (CarryZ)
     return {{"momentum_ring_kernel<64, 4, carried z faces, float>",
              (const void*)&momentum_ring_kernel<true, 64, 4, 1, false, true, MomentumPoint<float, false>>, 4},
             {"momentum_ring_kernel<64, 4, carried z faces, double>",
-             (const void*)&momentum_ring_kernel<true, 64, 4, 1, false, true, MomentumPoint<double, false>>, 8}};
+             (const void*)&momentum_ring_kernel<true, 64, 4, 1, false, true, MomentumPoint<double, false>>, 8},
+            {"momentum_ring_capped_kernel<64, 4, carried z faces, float>",
+             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, false, true, MomentumPoint<float, false>>, 4, 4},
+            {"momentum_ring_capped_kernel<64, 4, carried z faces, double>",
+             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, false, true, MomentumPoint<double, false>>, 8, 4}};
   else if constexpr (Split)
     return {{"momentum_ring_capped_kernel<64, 4, split, float>",
              (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, true, false, MomentumPoint<float, false>>, 4, 4},
@@ -353,19 +358,30 @@ std::vector<KernelRef> ring_kernel_refs() {
              (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, false, MomentumPoint<float, false>>, 4},
             {"momentum_ring_kernel<64, 4, split, double>",
              (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, false, MomentumPoint<double, false>>, 8}};
-  else
-    return {{"momentum_ring_capped_kernel<64, 4, float>",
-             (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, MomentumPoint<float, false>>, 4, 4},
-            {"momentum_ring_capped_kernel<64, 4, double>",
-             (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, MomentumPoint<double, false>>, 8, 4},
-            {"momentum_ring_capped_kernel<32, 4, float>",
-             (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, MomentumPoint<float, false>>, 4, 8},
-            {"momentum_ring_capped_kernel<32, 4, double>",
-             (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, MomentumPoint<double, false>>, 8, 8},
-            {"momentum_ring_kernel<32, 8, float>",
-             (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, false, MomentumPoint<float, false>>, 4},
-            {"momentum_ring_kernel<32, 8, double>",
-             (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, false, MomentumPoint<double, false>>, 8}};
+  else {
+    std::vector<KernelRef> refs = {
+        {"momentum_ring_capped_kernel<64, 4, float>",
+         (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, MomentumPoint<float, false>>, 4, 4},
+        {"momentum_ring_capped_kernel<64, 4, double>",
+         (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, MomentumPoint<double, false>>, 8, 4},
+        {"momentum_ring_capped_kernel<32, 4, float>",
+         (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, MomentumPoint<float, false>>, 4, 8},
+        {"momentum_ring_capped_kernel<32, 4, double>",
+         (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, MomentumPoint<double, false>>, 8, 8},
+        {"momentum_ring_kernel<32, 8, float>",
+         (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, false, MomentumPoint<float, false>>, 4},
+        {"momentum_ring_kernel<32, 8, double>",
+         (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, false, MomentumPoint<double, false>>, 8}};
+    if constexpr (Async)
+      refs.insert(refs.end(),
+                  {{"momentum_ring_capped_kernel<128, 4, float>",
+                    (const void*)&momentum_ring_capped_kernel<true, 128, 4, 1, false, false, MomentumPoint<float, false>>,
+                    4, ring_capped_blocks<512>()},
+                   {"momentum_ring_capped_kernel<128, 4, double>",
+                    (const void*)&momentum_ring_capped_kernel<true, 128, 4, 1, false, false, MomentumPoint<double, false>>,
+                    8, ring_capped_blocks<512>()}});
+    return refs;
+  }
 }
 
 }  // namespace nsb
