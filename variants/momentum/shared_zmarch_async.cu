@@ -5,8 +5,12 @@
 // warps waiting on global loads for 45% of their stalls and 82 registers (31% occupancy): the six
 // values in flight hold 12 registers, and the compiler may move their loads down towards the stores
 // that need them. An asynchronous copy holds no register and cannot be moved next to a use.
-// Measured (experiment 24): double 66-69% (Euler) and 67.3% (AB2, the best AB2 variant) of the copy
-// bandwidth at 512^3 with bx64_by4_sz32_mb4; shared_zmarch_split drops the barrier (experiment 27).
+// Measured (experiments 24, 28-33): session 5, double 66-69% (Euler) and 67.3% (AB2) of the copy
+// bandwidth at 512^3 with bx64_by4_sz32_mb4; session 6 (slots and coefficients constants), three
+// processes each on an H200: double AB2 73.2% (bx128_by4_sz32_mb2, the best AB2 variant), Euler 71.8%
+// (bx64_by4_sz32_pf3), float AB2 61.7%, Euler 58.0%; on an H100 double Euler 82.0%
+// (bx128_by4_sz32_pf3), float Euler 71.1% (bx128_by4_sz32_pf2). shared_zmarch_split drops the barrier
+// (experiment 27), shared_zmarch_flux carries the z faces (32).
 #include "momentum/shared_ring.cuh"
 
 namespace nsb {

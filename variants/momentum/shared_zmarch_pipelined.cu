@@ -6,6 +6,8 @@
 // x-neighbours come from L2 again for every warp that reads them. A ring in shared memory reads each
 // value from L2 once per block ((bx+2)(by+2)/(bx by) of the interior); shared_zmarch does that too but
 // loads a plane and waits for it before every level. Here the wait overlaps the level before.
+// Measured: double Euler 63.8% of the copy bandwidth at 512^3 on an H200 (bx64_by4_sz32, session 6,
+// call5); the copies' registers cost it against shared_zmarch_async (docs/performance-notes.md, 24).
 #include "momentum/shared_ring.cuh"
 
 namespace nsb {

@@ -6,9 +6,10 @@
 //
 // Why: ncu of shared_zmarch_async capped at 64 registers (docs/performance-notes.md, experiment 24)
 // has warps waiting ~3 cycles an issued instruction at the per-level barrier.
-// Measured (experiment 27): the best momentum variant, double Euler 68.2-69.9% of the copy bandwidth
-// at 512^3 over five processes (bx64_by4_sz32, 62 registers), against 64-68% for the barrier version;
-// AB2 63.0% (the barrier version keeps 66.8% there).
+// Measured (experiments 27, 28): double Euler 68.2-69.9% of the copy bandwidth at 512^3 over five
+// processes (bx64_by4_sz32) in session 5; with the ring's slots constants (session 6) 72.2-72.6% over
+// three processes on an H200, about as fast as the barrier version now that its barrier waits less
+// than its copies (experiment 30). AB2 66.0% (the barrier version 68.3%, 73.2% at 128x4).
 #include "momentum/shared_ring.cuh"
 
 namespace nsb {
