@@ -29,6 +29,10 @@ struct KernelRef {
   const void* fn;
   int elem_bytes;      // 4: the float instance, 8: the double one
   int min_blocks = 0;  // the instance tunings with this mb run (0: tunings without mb)
+  std::string tuning = {};  // if set, the one tuning that runs this instance (min_blocks is then not consulted)
+
+  // Whether a call with tuning t runs this instance.
+  bool runs(const Tuning& t) const { return tuning.empty() ? min_blocks == t.mb : tuning == t.name; }
 };
 
 template <class T>

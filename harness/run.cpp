@@ -566,7 +566,7 @@ json run_typed(const RunOptions& o, const Case& c, const ResolvedRecipe& rr, con
     for (int k = 0; k < int(StageKind::count); ++k) {
       const Variant& v = *rr[StageKind(k)].variant;
       for (const KernelRef& kr : v.kernels) {
-        if (kr.elem_bytes != elem || kr.min_blocks != rr[StageKind(k)].tuning.mb) continue;
+        if (kr.elem_bytes != elem || !kr.runs(rr[StageKind(k)].tuning)) continue;
         const device::KernelAttributes a = device::kernel_attributes(kr.fn);
         kernels[v.id() + ":" + kr.name] = {{"registers", a.registers},
                                            {"static_shared_bytes", a.static_shared_bytes},

@@ -113,7 +113,7 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
         row["fraction_of_copy_bandwidth"] = m.bytes / sm.median / copy.bytes_per_second;
         nlohmann::json kernels = nlohmann::json::array();
         for (const KernelRef& k : v.kernels) {
-          if (k.elem_bytes != int(sizeof(T)) || k.min_blocks != t.mb) continue;
+          if (k.elem_bytes != int(sizeof(T)) || !k.runs(t)) continue;
           const device::KernelAttributes a = device::kernel_attributes(k.fn);
           kernels.push_back({{"name", k.name}, {"registers", a.registers}, {"static_shared_bytes", a.static_shared_bytes},
                              {"local_bytes", a.local_bytes}});

@@ -45,6 +45,38 @@ TEST(Registry, IdsAreUniqueAndEveryVariantIsComplete) {
   }
 }
 
+// The register report of a stage benchmark row lists the kernel refs that run with its tuning
+// (KernelRef::runs): by register cap when a ref names no tuning, by name when it does. A variant
+// whose refs name tunings must name registered ones and cover each of its tunings exactly once per
+// precision, or its rows report another instance's registers, or none.
+TEST(Registry, KernelRefsNamingTuningsCoverEachTuningOnce) {
+  Tuning capped = parse_tuning("bx64_by4_sz32_mb4"), plain = parse_tuning("bx64_by4_sz32");
+  const KernelRef by_cap{"k", nullptr, 4, 4};
+  EXPECT_TRUE(by_cap.runs(capped));
+  EXPECT_FALSE(by_cap.runs(plain));
+  const KernelRef by_name{"k", nullptr, 4, 0, "bx64_by4_sz32"};
+  EXPECT_TRUE(by_name.runs(plain));
+  EXPECT_FALSE(by_name.runs(capped));
+  EXPECT_FALSE(by_name.runs(parse_tuning("bx64_by4_sz64")));
+
+  for (const Variant& v : Registry::instance().all()) {
+    bool names_tunings = false;
+    for (const KernelRef& k : v.kernels) {
+      if (k.tuning.empty()) continue;
+      names_tunings = true;
+      EXPECT_NE(v.find_tuning(k.tuning), nullptr) << v.id() << ": " << k.name << " names no registered tuning";
+      EXPECT_NE(k.fn, nullptr) << v.id() << ": " << k.name;
+    }
+    if (!names_tunings) continue;
+    for (const Tuning& t : v.tunings)
+      for (int elem : {4, 8}) {
+        int runs = 0;
+        for (const KernelRef& k : v.kernels) runs += k.elem_bytes == elem && k.runs(t);
+        EXPECT_EQ(runs, 1) << v.id() << ":" << t.name << " (" << elem << "-byte values)";
+      }
+  }
+}
+
 // nsbench-micro's benchmarks come from the registry: every GPU variant x tuning (x scheme for
 // momentum) x grid x precision, each once, so a new variant is benchmarked without editing anything.
 TEST(MicroBenchmarks, CoverEveryGpuVariantOnce) {

@@ -242,7 +242,10 @@ __global__ void __launch_bounds__(BX* BY, ring_capped_blocks<BX * BY>())
   ring_walk<Async, BX, BY, Depth, Split, CarryZ>(op, k_begin, k_end, sz);
 }
 
-// The compiled instances: block shape, register cap (mb) and copy depth (tuning key pf; 0 means 1).
+// The planes a tuning copies ahead (tuning key pf; 0 means 1).
+inline int ring_depth(const Tuning& t) { return t.pf > 0 ? t.pf : 1; }
+
+// The compiled instances: block shape, register cap (mb) and copy depth.
 template <class Op>
 using RingKernel = void (*)(Op, int, int, int);
 template <bool Async, bool Split, bool CarryZ, class Op>
@@ -288,7 +291,7 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
   const Tuning& t = c.tuning;
   const ZWalk walk = z_walk(c, variant.c_str());
   if (walk.empty()) return;
-  const int depth = t.pf > 0 ? t.pf : 1;
+  const int depth = ring_depth(t);
   const std::size_t shared = ring_bytes<T>(ring_slots(depth, Split), t.bx, t.by, Split);
   with_momentum_point(c, [&](const auto& op) {
     const auto kernel = ring_kernel_for<Async, Split, CarryZ, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, depth);
@@ -335,53 +338,20 @@ std::vector<Tuning> ring_tunings() {
   return t;
 }
 
-// The register report shows the 32x8 instances for the unbounded tunings (the other shapes differ by a
-// few registers at most) and the capped instances for the capped ones (64x4 for mb4, 32x4 for mb8,
-// 128x4 for mb2), copying one level ahead.
+// For the register report: the instance each tuning runs (central advection), float and double.
 template <bool Async, bool Split, bool CarryZ = false>
 std::vector<KernelRef> ring_kernel_refs() {
-  if constexpr (CarryZ)
-    return {{"momentum_ring_kernel<64, 4, carried z faces, float>",
-             (const void*)&momentum_ring_kernel<true, 64, 4, 1, false, true, MomentumPoint<float, false>>, 4},
-            {"momentum_ring_kernel<64, 4, carried z faces, double>",
-             (const void*)&momentum_ring_kernel<true, 64, 4, 1, false, true, MomentumPoint<double, false>>, 8},
-            {"momentum_ring_capped_kernel<64, 4, carried z faces, float>",
-             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, false, true, MomentumPoint<float, false>>, 4, 4},
-            {"momentum_ring_capped_kernel<64, 4, carried z faces, double>",
-             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, false, true, MomentumPoint<double, false>>, 8, 4}};
-  else if constexpr (Split)
-    return {{"momentum_ring_capped_kernel<64, 4, split, float>",
-             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, true, false, MomentumPoint<float, false>>, 4, 4},
-            {"momentum_ring_capped_kernel<64, 4, split, double>",
-             (const void*)&momentum_ring_capped_kernel<true, 64, 4, 1, true, false, MomentumPoint<double, false>>, 8, 4},
-            {"momentum_ring_kernel<64, 4, split, float>",
-             (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, false, MomentumPoint<float, false>>, 4},
-            {"momentum_ring_kernel<64, 4, split, double>",
-             (const void*)&momentum_ring_kernel<true, 64, 4, 1, true, false, MomentumPoint<double, false>>, 8}};
-  else {
-    std::vector<KernelRef> refs = {
-        {"momentum_ring_capped_kernel<64, 4, float>",
-         (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, MomentumPoint<float, false>>, 4, 4},
-        {"momentum_ring_capped_kernel<64, 4, double>",
-         (const void*)&momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, MomentumPoint<double, false>>, 8, 4},
-        {"momentum_ring_capped_kernel<32, 4, float>",
-         (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, MomentumPoint<float, false>>, 4, 8},
-        {"momentum_ring_capped_kernel<32, 4, double>",
-         (const void*)&momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, MomentumPoint<double, false>>, 8, 8},
-        {"momentum_ring_kernel<32, 8, float>",
-         (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, false, MomentumPoint<float, false>>, 4},
-        {"momentum_ring_kernel<32, 8, double>",
-         (const void*)&momentum_ring_kernel<Async, 32, 8, 1, false, false, MomentumPoint<double, false>>, 8}};
-    if constexpr (Async)
-      refs.insert(refs.end(),
-                  {{"momentum_ring_capped_kernel<128, 4, float>",
-                    (const void*)&momentum_ring_capped_kernel<true, 128, 4, 1, false, false, MomentumPoint<float, false>>,
-                    4, ring_capped_blocks<512>()},
-                   {"momentum_ring_capped_kernel<128, 4, double>",
-                    (const void*)&momentum_ring_capped_kernel<true, 128, 4, 1, false, false, MomentumPoint<double, false>>,
-                    8, ring_capped_blocks<512>()}});
-    return refs;
+  std::vector<KernelRef> refs;
+  for (const Tuning& t : ring_tunings<Async, Split, CarryZ>()) {
+    const auto of = [&](auto kernel, int elem_bytes, const char* type) {
+      if (kernel) refs.push_back({"momentum_ring_kernel<" + t.name + ", " + type + ">", (const void*)kernel, elem_bytes,
+                                  t.mb, t.name});
+    };
+    of(ring_kernel_for<Async, Split, CarryZ, MomentumPoint<float, false>>(t.bx, t.by, t.mb, ring_depth(t)), 4, "float");
+    of(ring_kernel_for<Async, Split, CarryZ, MomentumPoint<double, false>>(t.bx, t.by, t.mb, ring_depth(t)), 8,
+       "double");
   }
+  return refs;
 }
 
 }  // namespace nsb
