@@ -33,11 +33,4 @@ Grid slab_grid(const Grid& g, const Slab& s) {
   return l;
 }
 
-BoundarySpec slab_bc(const BoundarySpec& global, const Slab& s) {
-  BoundarySpec b = global;
-  if (s.has_lo()) b.face[2][0].type = FaceType::neighbour;
-  if (s.has_hi()) b.face[2][1].type = FaceType::neighbour;
-  return b;
-}
-
 }  // namespace nsb

@@ -1,15 +1,19 @@
 // Domain decomposition into z-slabs (thesis Sec. 3.2.3): rank r owns interior planes
 // [z_begin, z_begin + nz) of the global grid, padded like a whole grid with one ghost plane below and
-// above. A z face cut by the decomposition becomes a `neighbour` face whose ghost plane the halo
-// exchange fills from the neighbouring rank's edge plane; periodic z wraps rank 0 and rank P-1.
+// above. The ghost plane of a z face cut by the decomposition is filled by the halo exchange from the
+// neighbouring rank's edge plane (a solver's ghost rules leave such a face alone); periodic z wraps
+// rank 0 and rank P-1.
 //
 // Because the padded layout is x fastest, a z plane (interior and its x/y ghost cells) is one
 // contiguous run of NX*NY values: every halo message is a plain copy of whole planes.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <vector>
 
-#include "boundary.hpp"
+#include "grid.hpp"
+
 #include "grid.hpp"
 
 namespace nsb {
@@ -29,9 +33,6 @@ std::vector<Slab> decompose_z(const Grid& global, int ranks, bool periodic_z);
 
 // The rank's own grid: same x/y, nz planes, the z extent scaled so that dz is the global dz.
 Grid slab_grid(const Grid& global, const Slab& s);
-
-// The boundary conditions a rank applies itself: z faces with a neighbour become FaceType::neighbour.
-BoundarySpec slab_bc(const BoundarySpec& global, const Slab& s);
 
 // Offset, in elements, of padded plane k (0 .. nz+1) of an array of grid g.
 inline std::size_t plane_offset(const Grid& g, int k) { return std::size_t(k) * std::size_t(g.sz()); }

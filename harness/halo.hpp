@@ -5,11 +5,12 @@
 // compute stages a halo variant keeps state (host buffers, peer mappings, streams, communicators), so
 // the registry holds a factory per precision instead of a plain function.
 //
-// The solver calls the exchange where the thesis does (Sec. 3.2.3): velocity after the predictor and
-// after the correction, pressure after every Jacobi sweep. Each call fills the ghost planes of the
+// A solver calls the exchange where its scheme needs fresh ghost planes (the projection solver where
+// the thesis does, Sec. 3.2.3: velocity after the predictor and after the correction, pressure after
+// every Jacobi sweep; the wave solver after every step). Each call fills the ghost planes of the
 // given fields on every side that has a neighbour with the neighbour's edge plane (plane 1 goes down
 // into the lower rank's plane nz+1, plane nz goes up into the upper rank's plane 0); the solver then
-// applies the ordinary ghost rules, which leave `neighbour` faces alone. A variant that overlaps
+// applies its own ghost rules, which leave faces cut by the decomposition alone. A variant that overlaps
 // (overlaps() == true) is called as start() once the edge planes are computed and finish() after the
 // interior: the compute stages run the two regions separately through StageCall::zr.
 #pragma once
@@ -22,22 +23,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "comm.hpp"
-#include "decomposition.hpp"
+#include "rank_context.hpp"
 #include "stage.hpp"
 
 namespace nsb {
-
-struct HaloContext {
-  Grid grid;                  // this rank's grid
-  std::vector<Slab> slabs;    // every rank's slab (neighbours' plane counts differ when uneven)
-  int rank = 0;
-  Communicator* comm = nullptr;
-  int device = -1;            // this rank's GPU (cuda backends)
-  void* stream = nullptr;     // the solver's compute stream (cuda backends)
-  Tuning tuning;
-  const Slab& slab() const { return slabs[std::size_t(rank)]; }
-};
 
 template <class T>
 class HaloExchange {
@@ -57,7 +46,7 @@ class HaloExchange {
 };
 
 template <class T>
-using HaloFactory = std::unique_ptr<HaloExchange<T>> (*)(const HaloContext&);
+using HaloFactory = std::unique_ptr<HaloExchange<T>> (*)(const RankContext&);
 
 struct HaloVariant {
   std::string name;

@@ -5,11 +5,11 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "cases.hpp"
+#include "projection/cases.hpp"
 #include "device.hpp"
 #include "bandwidth.hpp"
 #include "halo.hpp"
-#include "models.hpp"
+#include "projection/models.hpp"
 #include "mpi_driver.hpp"
 #include "recipe.hpp"
 #include "run.hpp"

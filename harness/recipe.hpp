@@ -1,12 +1,14 @@
-// Recipes: a named choice of one variant and tuning per stage. A recipe may be modified on the
-// command line stage by stage ("pressure=jacobi_shared_zloop:bx16_by8_sz2").
+// Recipes: a named choice of one variant and tuning per stage of one solver. They are data: each
+// solver's harness/solvers/<solver>/recipes.json, embedded in the binary at build time. A recipe may
+// leave a stage out: a CPU recipe then runs the CPU reference of its backend (variants named
+// cpu_serial / cpu_omp), a GPU recipe the stage kind's declared default. A recipe may be modified on
+// the command line stage by stage ("pressure=jacobi_shared_zloop:bx16_by8_sz2").
 #pragma once
 
-#include <array>
+#include <map>
 #include <string>
 #include <vector>
 
-#include "device.hpp"
 #include "registry.hpp"
 
 namespace nsb {
@@ -18,29 +20,42 @@ struct StageChoice {
 
 struct Recipe {
   std::string name;
+  std::string solver;
   std::string description;
-  std::array<StageChoice, std::size_t(StageKind::count)> stage;
+  Backend backend = Backend::cuda;
+  std::map<std::string, StageChoice> stage;  // by stage name; stages left out take their default
+  std::string source;                        // the recipes file it came from
 };
 
 struct ResolvedStage {
   const Variant* variant = nullptr;
   Tuning tuning;
 };
+
 struct ResolvedRecipe {
   std::string name;
+  std::string solver;
   Backend backend = Backend::cpu_serial;
-  std::array<ResolvedStage, std::size_t(StageKind::count)> stage;
-  const ResolvedStage& operator[](StageKind s) const { return stage[std::size_t(s)]; }
+  std::map<std::string, ResolvedStage> stage;
+  // Throws std::logic_error naming the stage when the recipe has none of that name.
+  const ResolvedStage& operator[](const std::string& stage_name) const;
 };
 
+// Every solver's recipes, in file order.
 const std::vector<Recipe>& builtin_recipes();
-const Recipe& find_recipe(const std::string& name);  // throws, listing the known names
+// Throws std::runtime_error listing the solver's recipes when there is none of that name.
+const Recipe& find_recipe(const std::string& solver, const std::string& name);
+// The solver's recipe of a CPU backend ("cpu-serial" / "cpu-omp").
+const Recipe& cpu_recipe(const std::string& solver, Backend b);
+// The recipe a run without --recipe uses: the solver's first recipe of that backend.
+const Recipe& default_recipe(const std::string& solver, Backend b);
 
-// Applies "stage=variant[:tuning]" overrides and resolves every choice against the registry.
-// Throws std::runtime_error for an unknown stage, variant or tuning, or a recipe mixing backends.
+// Applies "stage=variant[:tuning]" overrides, fills the stages left out, and resolves every choice
+// against the registry. Throws std::runtime_error for an unknown stage, variant or tuning, or a recipe
+// mixing backends.
 ResolvedRecipe resolve(const Recipe& r, const std::vector<std::string>& overrides);
 
-// The recipe matching a CPU backend ("cpu-serial" / "cpu-omp").
-const Recipe& cpu_recipe(Backend b);
+// Parses one solver's recipes file (JSON). Throws std::runtime_error naming the file and the problem.
+std::vector<Recipe> parse_recipes(const std::string& json_text, const std::string& source);
 
 }  // namespace nsb

@@ -16,11 +16,11 @@
 
 #include "build_info.hpp"  // generated each build: git commit, compiler, flags
 #include "decomposition.hpp"
-#include "models.hpp"
+#include "projection/models.hpp"
 #include "mpi_driver.hpp"
 #include "profile.hpp"
 #include "stats.hpp"
-#include "validation.hpp"
+#include "projection/validation.hpp"
 
 namespace nsb {
 

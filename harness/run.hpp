@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cases.hpp"
-#include "projection_solver.hpp"
+#include "projection/cases.hpp"
+#include "projection/solver.hpp"
 
 namespace nsb {
 

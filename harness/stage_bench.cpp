@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "device.hpp"
-#include "models.hpp"
-#include "projection_solver.hpp"
+#include "projection/models.hpp"
+#include "projection/solver.hpp"
 #include "run.hpp"
 #include "stats.hpp"
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grid.hpp"
-#include "projection_solver.hpp"
+#include "projection/solver.hpp"
 
 namespace nsb {
 

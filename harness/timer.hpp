@@ -14,18 +14,11 @@
 namespace nsb {
 
 struct Sample {
-  int section;  // a StageKind, or kStepSection for the whole step
+  int section;  // an index into the solver's sections (SolverDef::sections), or kStepSection
   int step;     // time-step index the sample belongs to
   double seconds;
 };
-constexpr int kStepSection = 100;
-// Halo exchanges, one section per place in the step (the thesis's transfers 0-5, pairwise).
-constexpr int kHaloPredictorSection = 200;   // u* v* w* after the predictor
-constexpr int kHaloPressureSection = 201;    // p after each Jacobi sweep
-constexpr int kHaloCorrectionSection = 202;  // u v w after the correction
-inline const char* halo_section_name(int s) {
-  return s == kHaloPredictorSection ? "halo_predictor" : s == kHaloPressureSection ? "halo_pressure" : "halo_correction";
-}
+constexpr int kStepSection = -2;  // the whole time step (-1 means outside any section in profiles)
 
 class SectionTimer {
  public:

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "device.hpp"
-#include "projection_solver.hpp"
+#include "projection/solver.hpp"
 
 namespace nsb {
 namespace {

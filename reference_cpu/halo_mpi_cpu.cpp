@@ -10,7 +10,7 @@ namespace {
 template <class T>
 class MpiSendrecv final : public HaloExchange<T> {
  public:
-  explicit MpiSendrecv(const HaloContext& c) : c_(c), comm_(mpi_handle(*c.comm, "halo/mpi_sendrecv")) {}
+  explicit MpiSendrecv(const RankContext& c) : c_(c), comm_(mpi_handle(*c.comm, "halo/mpi_sendrecv")) {}
   void exchange(const std::vector<T*>& fields) override {
     const Slab& s = c_.slab();
     std::vector<PlaneMessage> m;
@@ -20,12 +20,12 @@ class MpiSendrecv final : public HaloExchange<T> {
   }
 
  private:
-  HaloContext c_;
+  RankContext c_;
   MPI_Comm comm_;
 };
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make(const HaloContext& c) {
+std::unique_ptr<HaloExchange<T>> make(const RankContext& c) {
   return std::make_unique<MpiSendrecv<T>>(c);
 }
 

@@ -11,7 +11,7 @@ namespace {
 template <class T>
 class SharedMemoryCopy final : public HaloExchange<T> {
  public:
-  explicit SharedMemoryCopy(const HaloContext& c) : c_(c) {
+  explicit SharedMemoryCopy(const RankContext& c) : c_(c) {
     if (c.comm->driver() != "threads")
       throw std::runtime_error("halo/shared_memory_copy needs ranks that share memory (the threads driver, "
                                "--ranks N), not the " + c.comm->driver() + " driver");
@@ -42,13 +42,13 @@ class SharedMemoryCopy final : public HaloExchange<T> {
   }
 
  private:
-  HaloContext c_;
+  RankContext c_;
   std::vector<T*> mine_;
   std::vector<std::vector<T*>> peers_;  // [rank][buffer]
 };
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make(const HaloContext& c) {
+std::unique_ptr<HaloExchange<T>> make(const RankContext& c) {
   return std::make_unique<SharedMemoryCopy<T>>(c);
 }
 

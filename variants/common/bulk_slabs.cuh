@@ -29,7 +29,7 @@
 #include <string>
 #include <utility>
 
-#include "accessors.hpp"
+#include "projection/accessors.hpp"
 #include "common/tiles.cuh"
 #include "common/traversals.cuh"
 
@@ -201,8 +201,8 @@ __global__ void bulk_slab_kernel(Op op, SlabFields<typename Op::value_type, F> s
 }
 
 // Launch: checks what the GPU and the fields must offer, sizes the ring, asks for the shared memory.
-template <class Op, int F, class T>
-void launch_bulk_slabs(const Op& op, const SlabFields<T, F>& set, const StageCall<T>& c, const char* variant) {
+template <class Op, int F, class T, class Call>
+void launch_bulk_slabs(const Op& op, const SlabFields<T, F>& set, const Call& c, const char* variant) {
   const Tuning& t = c.tuning;
   check_block(t.bx, variant);
   if (t.by < 1)

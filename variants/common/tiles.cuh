@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "accessors.hpp"
+#include "projection/accessors.hpp"
 #include "common/traversals.cuh"
 
 namespace nsb {

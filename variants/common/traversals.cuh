@@ -87,8 +87,8 @@ struct ZWalk {
   int sz = 0;
   bool empty() const { return sz <= 0; }
 };
-template <class T>
-ZWalk z_walk(const StageCall<T>& c, const char* variant) {
+template <class Call>
+ZWalk z_walk(const Call& c, const char* variant) {
   const Tuning& t = c.tuning;
   check_block(t.bx * t.by, variant);
   const int levels = c.zr.levels();
@@ -97,16 +97,16 @@ ZWalk z_walk(const StageCall<T>& c, const char* variant) {
   return {dim3(ceil_div(c.grid.nx, t.bx), ceil_div(c.grid.ny, t.by), ceil_div(levels, sz)), dim3(t.bx, t.by), sz};
 }
 
-template <class Op, class T>
-void launch_zloop_2d(const Op& op, const StageCall<T>& c) {
+template <class Op, class Call>
+void launch_zloop_2d(const Op& op, const Call& c) {
   const ZWalk w = z_walk(c, "2D traversal");
   if (w.empty()) return;
   zloop_2d_kernel<<<w.grid, w.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin, c.zr.k_end, w.sz);
   NSB_LAUNCHED("zloop_2d_kernel");
 }
 
-template <class Op, class T>
-void launch_zloop_2d_x2(const Op& op, const StageCall<T>& c) {
+template <class Op, class Call>
+void launch_zloop_2d_x2(const Op& op, const Call& c) {
   ZWalk w = z_walk(c, "2D traversal, two columns per thread");
   if (w.empty()) return;
   w.grid.x = ceil_div(c.grid.nx, 2LL * c.tuning.bx);
@@ -114,8 +114,8 @@ void launch_zloop_2d_x2(const Op& op, const StageCall<T>& c) {
   NSB_LAUNCHED("zloop_2d_x2_kernel");
 }
 
-template <class Op, class T>
-void launch_flat_1d(const Op& op, const StageCall<T>& c) {
+template <class Op, class Call>
+void launch_flat_1d(const Op& op, const Call& c) {
   check_block(c.tuning.bx, "1D traversal");
   const long long points = (long long)c.grid.nx * c.grid.ny * c.zr.levels();
   if (points <= 0) return;
@@ -139,8 +139,8 @@ __global__ void face_1d_kernel(Line line, int axis, int n1, int n2) {
   if (n < n1 * n2) line(axis, n % n1, n / n1);
 }
 
-template <class Line, class T>
-void launch_faces_2d(const Line& line, const StageCall<T>& c) {
+template <class Line, class Call>
+void launch_faces_2d(const Line& line, const Call& c) {
   check_block(c.tuning.bx * c.tuning.by, "face traversal");
   for (int axis = 0; axis < 3; ++axis) {
     int n1, n2;
@@ -152,8 +152,8 @@ void launch_faces_2d(const Line& line, const StageCall<T>& c) {
   }
 }
 
-template <class Line, class T>
-void launch_faces_1d(const Line& line, const StageCall<T>& c) {
+template <class Line, class Call>
+void launch_faces_1d(const Line& line, const Call& c) {
   check_block(c.tuning.bx, "face traversal");
   for (int axis = 0; axis < 3; ++axis) {
     int n1, n2;

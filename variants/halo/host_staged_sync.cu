@@ -13,7 +13,7 @@ namespace {
 template <class T>
 class HostStagedSync final : public HaloExchange<T> {
  public:
-  explicit HostStagedSync(const HaloContext& c) : c_(c), pinned_(c.tuning.name != "pageable") {}
+  explicit HostStagedSync(const RankContext& c) : c_(c), pinned_(c.tuning.name != "pageable") {}
   ~HostStagedSync() override {
     if (pinned_ && host_) cudaFreeHost(host_);
   }
@@ -54,7 +54,7 @@ class HostStagedSync final : public HaloExchange<T> {
   nlohmann::json describe() const override { return {{"host_memory", pinned_ ? "pinned" : "pageable"}}; }
 
  private:
-  HaloContext c_;
+  RankContext c_;
   bool pinned_;
   std::vector<T*> mine_;
   T* host_ = nullptr;
@@ -63,7 +63,7 @@ class HostStagedSync final : public HaloExchange<T> {
 };
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make(const HaloContext& c) {
+std::unique_ptr<HaloExchange<T>> make(const RankContext& c) {
   return std::make_unique<HostStagedSync<T>>(c);
 }
 

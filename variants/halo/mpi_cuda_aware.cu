@@ -13,7 +13,7 @@ namespace {
 template <class T>
 class MpiCudaAware final : public HaloExchange<T> {
  public:
-  explicit MpiCudaAware(const HaloContext& c) : c_(c), comm_(mpi_handle(*c.comm, "halo/mpi_cuda_aware")) {
+  explicit MpiCudaAware(const RankContext& c) : c_(c), comm_(mpi_handle(*c.comm, "halo/mpi_cuda_aware")) {
     const std::string why = mpi::cuda_aware_unavailable_reason();
     if (!why.empty())
       throw std::runtime_error("halo/mpi_cuda_aware is not available: " + why +
@@ -30,12 +30,12 @@ class MpiCudaAware final : public HaloExchange<T> {
   nlohmann::json describe() const override { return {{"cuda_aware", true}, {"device", c_.device}}; }
 
  private:
-  HaloContext c_;
+  RankContext c_;
   MPI_Comm comm_;
 };
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make(const HaloContext& c) {
+std::unique_ptr<HaloExchange<T>> make(const RankContext& c) {
   return std::make_unique<MpiCudaAware<T>>(c);
 }
 

@@ -10,7 +10,7 @@ namespace {
 template <class T>
 class MpiHostStaged final : public HaloExchange<T> {
  public:
-  explicit MpiHostStaged(const HaloContext& c) : c_(c), comm_(mpi_handle(*c.comm, "halo/mpi_host_staged")) {
+  explicit MpiHostStaged(const RankContext& c) : c_(c), comm_(mpi_handle(*c.comm, "halo/mpi_host_staged")) {
     // [field 0..2][send lo, send hi, recv lo, recv hi] planes, page-locked.
     NSB_CUDA(cudaMallocHost(&host_, 3 * 4 * plane_elems(c.grid) * sizeof(T)));
   }
@@ -36,13 +36,13 @@ class MpiHostStaged final : public HaloExchange<T> {
   nlohmann::json describe() const override { return {{"host_memory", "pinned"}, {"device", c_.device}}; }
 
  private:
-  HaloContext c_;
+  RankContext c_;
   MPI_Comm comm_;
   T* host_ = nullptr;
 };
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make(const HaloContext& c) {
+std::unique_ptr<HaloExchange<T>> make(const RankContext& c) {
   return std::make_unique<MpiHostStaged<T>>(c);
 }
 

@@ -18,7 +18,7 @@ void nccl_check(ncclResult_t r, const char* what) {
 template <class T>
 class Nccl final : public HaloExchange<T> {
  public:
-  explicit Nccl(const HaloContext& c) : c_(c) {
+  explicit Nccl(const RankContext& c) : c_(c) {
     const std::vector<int> devices = c.comm->allgather_value(c.device);
     for (std::size_t r = 1; r < devices.size(); ++r)
       for (std::size_t q = 0; q < r; ++q)
@@ -59,12 +59,12 @@ class Nccl final : public HaloExchange<T> {
   }
 
  private:
-  HaloContext c_;
+  RankContext c_;
   ncclComm_t comm_ = nullptr;
 };
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make(const HaloContext& c) {
+std::unique_ptr<HaloExchange<T>> make(const RankContext& c) {
   return std::make_unique<Nccl<T>>(c);
 }
 

@@ -15,7 +15,7 @@ namespace {
 template <class T>
 class P2pAsyncOverlap final : public HaloExchange<T> {
  public:
-  explicit P2pAsyncOverlap(const HaloContext& c) : c_(c) {
+  explicit P2pAsyncOverlap(const RankContext& c) : c_(c) {
     NSB_CUDA(cudaStreamCreateWithFlags(&halo_stream_, cudaStreamNonBlocking));
     NSB_CUDA(cudaEventCreateWithFlags(&edges_ready_, cudaEventDisableTiming));
     NSB_CUDA(cudaEventCreateWithFlags(&sent_, cudaEventDisableTiming));
@@ -56,7 +56,7 @@ class P2pAsyncOverlap final : public HaloExchange<T> {
   nlohmann::json describe() const override { return peer_description(c_, direct_lo_, direct_hi_); }
 
  private:
-  HaloContext c_;
+  RankContext c_;
   PeerArrays<T> peers_;
   cudaStream_t halo_stream_ = nullptr;
   cudaEvent_t edges_ready_ = nullptr, sent_ = nullptr;
@@ -65,7 +65,7 @@ class P2pAsyncOverlap final : public HaloExchange<T> {
 };
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make(const HaloContext& c) {
+std::unique_ptr<HaloExchange<T>> make(const RankContext& c) {
   return std::make_unique<P2pAsyncOverlap<T>>(c);
 }
 

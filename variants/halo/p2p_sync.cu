@@ -9,7 +9,7 @@ namespace {
 template <class T>
 class P2pSync final : public HaloExchange<T> {
  public:
-  explicit P2pSync(const HaloContext& c) : c_(c) {}
+  explicit P2pSync(const RankContext& c) : c_(c) {}
   void attach(const std::vector<T*>& buffers) override {
     peers_.attach(c_, buffers);
     const Slab& s = c_.slab();
@@ -25,13 +25,13 @@ class P2pSync final : public HaloExchange<T> {
   nlohmann::json describe() const override { return peer_description(c_, direct_lo_, direct_hi_); }
 
  private:
-  HaloContext c_;
+  RankContext c_;
   PeerArrays<T> peers_;
   bool direct_lo_ = false, direct_hi_ = false;
 };
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make(const HaloContext& c) {
+std::unique_ptr<HaloExchange<T>> make(const RankContext& c) {
   return std::make_unique<P2pSync<T>>(c);
 }
 

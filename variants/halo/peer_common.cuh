@@ -29,7 +29,7 @@ template <class T>
 class PeerArrays {
  public:
   // Collective: every rank passes its arrays, in the same order.
-  void attach(const HaloContext& c, const std::vector<T*>& mine) {
+  void attach(const RankContext& c, const std::vector<T*>& mine) {
     mine_ = mine;
     devices_ = c.comm->allgather_value(c.device);
     of_rank_.assign(devices_.size(), {});
@@ -37,11 +37,11 @@ class PeerArrays {
       for (std::size_t r = 0; const auto p : c.comm->allgather_value(a)) of_rank_[r++].push_back(p);
   }
   // Where my `field`'s edge plane goes on the lower / upper neighbour: its top / bottom ghost plane.
-  T* lo_ghost_of_neighbour(const HaloContext& c, const T* field) const {
+  T* lo_ghost_of_neighbour(const RankContext& c, const T* field) const {
     const Slab& lo = c.slabs[std::size_t(c.slab().lo_rank)];
     return plane(of_rank_[std::size_t(lo.rank)][buffer_index(mine_, field)], c.grid, lo.nz + 1);
   }
-  T* hi_ghost_of_neighbour(const HaloContext& c, const T* field) const {
+  T* hi_ghost_of_neighbour(const RankContext& c, const T* field) const {
     return plane(of_rank_[std::size_t(c.slab().hi_rank)][buffer_index(mine_, field)], c.grid, 0);
   }
   int device(int rank) const { return devices_[std::size_t(rank)]; }
@@ -54,7 +54,7 @@ class PeerArrays {
 
 // Pushes my edge planes of `fields` into my neighbours' ghost planes on `stream`.
 template <class T>
-void push_edges(const HaloContext& c, const PeerArrays<T>& peers, const std::vector<T*>& fields, cudaStream_t stream) {
+void push_edges(const RankContext& c, const PeerArrays<T>& peers, const std::vector<T*>& fields, cudaStream_t stream) {
   const Slab& s = c.slab();
   const std::size_t bytes = plane_elems(c.grid) * sizeof(T);
   for (T* f : fields) {
@@ -67,7 +67,7 @@ void push_edges(const HaloContext& c, const PeerArrays<T>& peers, const std::vec
   }
 }
 
-inline nlohmann::json peer_description(const HaloContext& c, bool direct_lo, bool direct_hi) {
+inline nlohmann::json peer_description(const RankContext& c, bool direct_lo, bool direct_hi) {
   return {{"direct_peer_access_lo", direct_lo}, {"direct_peer_access_hi", direct_hi}, {"device", c.device}};
 }
 

@@ -1,0 +1,167 @@
+// The Solver interface the executor drives, and the registry of solvers.
+//
+// A solver (harness/solvers/<name>/) is a time loop over its stage kinds. It registers a SolverDef:
+// its name, cases, timing sections (its stage names in step order, then sections of its own such as
+// halo exchanges) and a factory that turns a case into a Problem. The Problem knows the grid, the
+// initial state, how to build a Solver<T> for a recipe and a rank, and how to validate a final state.
+// The executor (harness/run/) does the rest for every solver alike: warm-up, timed steps with CUDA
+// events or a host clock, CUDA-graph replay, ranks, the check against the CPU reference, profiling
+// passes and the JSON result. No file of the generic core includes a solver's header.
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rank_context.hpp"
+#include "recipe.hpp"
+#include "stage_kind.hpp"
+#include "timer.hpp"
+
+namespace nsb {
+
+// The state that defines a run, on the host, by field name (a rank's slab, or the whole grid).
+template <class T>
+struct HostState {
+  Grid grid;
+  std::vector<std::pair<std::string, std::vector<T>>> fields;
+  int step = 0;
+  double time = 0;
+
+  std::vector<T>& field(const std::string& name) {
+    for (auto& f : fields)
+      if (f.first == name) return f.second;
+    throw std::logic_error("state has no field '" + name + "'");
+  }
+  const std::vector<T>& field(const std::string& name) const { return const_cast<HostState*>(this)->field(name); }
+  bool has(const std::string& name) const {
+    for (const auto& f : fields)
+      if (f.first == name) return true;
+    return false;
+  }
+};
+
+// Options of the time loop every solver may honour (a solver refuses those it cannot).
+struct SolverOptions {
+  TimeScheme scheme = TimeScheme::euler;
+  int jacobi_iterations = 20;  // pressure / Poisson sweeps per step (thesis nITERATIONS), or the cap with a tolerance
+  double jacobi_tol = 0;       // > 0: iterate until RMS residual <= tol * RMS(right-hand side)
+  int check_every = 10;        // sweeps between residual checks in tolerance mode
+  int threads = 0;             // cpu_omp threads (0: all)
+};
+
+template <class T>
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  // The state of this rank (its slab), and back. load() synchronises the ranks.
+  virtual void load(const HostState<T>& s) = 0;
+  virtual HostState<T> save() const = 0;
+  // One time step; each stage call and exchange is bracketed on the timer by its section index
+  // (SolverDef::sections), the whole step by kStepSection.
+  virtual void step() = 0;
+  virtual void set_timer(SectionTimer* t) = 0;
+  virtual void sync() const = 0;
+  virtual void* stream() const = 0;  // the GPU stream the steps run on (null on the CPU)
+  // Graph replay: how many steps bring every swapped pointer back, so that one recording replays for
+  // ever; replayed() advances the counters after a replay (or winds them back after the recording).
+  virtual int steps_per_graph() const = 0;
+  virtual void replayed(int steps) = 0;
+  virtual int step_index() const = 0;
+  virtual double time() const = 0;
+  // Relative change per unit time of the state over the last step, for --until-steady (synchronises);
+  // NaN where the solver has no such monitor.
+  virtual double steady_change() { return NAN; }
+  // What the solver reports after the timed steps, untimed: e.g. the divergence after projection, the
+  // last pressure iterations. Goes to the result's "checks" (numbers) and the summary.
+  virtual nlohmann::json final_checks() = 0;
+  // The work of one call of a section on this rank's grid (a stage: its byte and flop model; others: 0).
+  virtual WorkModel work_model(int section) const = 0;
+  // Bytes this rank sends per call of a halo section (0 for other sections).
+  virtual double halo_bytes_per_call(int section) const { (void)section; return 0; }
+  virtual nlohmann::json halo_description() const { return nlohmann::json::object(); }
+};
+
+// A case set up for one solver: everything that does not depend on the precision, plus the
+// precision-specific parts through ProblemOf<T>.
+template <class T>
+class ProblemOf {
+ public:
+  virtual ~ProblemOf() = default;
+  // The initial state of the whole grid.
+  virtual HostState<T> initial_state() const = 0;
+  // A solver of this rank's part (ctx: null for an undecomposed run).
+  virtual std::unique_ptr<Solver<T>> make_solver(const ResolvedRecipe& r, const SolverOptions& o,
+                                                 const RankContext* ctx) const = 0;
+  // Validation of a final state of the whole grid against physics (exact solution, published data);
+  // "kind" names it ("none" with a "detail" where the case has none). steady: the run reached steady state.
+  virtual nlohmann::json validate(const HostState<T>& final_state, bool steady) const = 0;
+  // The bytes one rank of grid g needs on the GPU for this solver, to refuse a run that cannot fit
+  // before anything is allocated.
+  virtual std::size_t device_bytes(const Grid& g, const SolverOptions& o) const = 0;
+};
+
+class Problem : public ProblemOf<float>, public ProblemOf<double> {
+ public:
+  virtual const Grid& grid() const = 0;
+  virtual bool periodic_z() const = 0;    // the decomposition axis wraps
+  virtual double dt() const = 0;
+  virtual double velocity_scale() const { return 1; }
+  // The case's parameters for the result ("case", physical parameters, time step).
+  virtual nlohmann::json describe() const = 0;
+  // Refuses options the solver cannot honour (throws std::runtime_error naming them).
+  virtual void check_options(const SolverOptions& o) const { (void)o; }
+  template <class T>
+  const ProblemOf<T>& of() const { return *this; }
+};
+
+// What a case is built from; a solver reads what it needs and refuses what it cannot use.
+struct CaseOptions {
+  std::string name;       // "" = the solver's first case
+  int nx = 64, ny = 4, nz = 64;
+  double re = 100;       // Reynolds number on the case's reference velocity and length
+  double dt = 0;         // 0: from the stability rule
+  double safety = 0.8;   // fraction of the stable explicit time step
+  double gamma = 0;      // upwind blend weight
+};
+
+struct SolverDef {
+  std::string name;
+  std::string description;
+  std::vector<std::string> cases;     // --case names; the first is the default
+  std::vector<std::string> sections;  // timing sections: the stage names in step order, then the solver's own
+  std::vector<std::string> stages;    // the stage kinds a recipe chooses, in step order
+  // Throws std::invalid_argument naming the problem for a bad case name, grid or parameter.
+  std::function<std::unique_ptr<Problem>(const CaseOptions&)> make_problem;
+
+  std::string section_name(int section) const {
+    if (section == kStepSection) return "step";
+    return section >= 0 && section < int(sections.size()) ? sections[std::size_t(section)] : "?";
+  }
+  int section_index(const std::string& name) const;  // -1 where the solver has no such section
+};
+
+class SolverRegistry {
+ public:
+  static SolverRegistry& instance();
+  void add(SolverDef d);
+  const std::vector<SolverDef>& all() const { return solvers_; }
+  const SolverDef* find(const std::string& name) const;
+  const SolverDef& get(const std::string& name) const;  // throws naming the known solvers
+  // The solver that has a case of this name (throws naming every solver's cases if none).
+  const SolverDef& of_case(const std::string& case_name) const;
+
+ private:
+  std::vector<SolverDef> solvers_;
+};
+
+struct SolverRegistrar {
+  explicit SolverRegistrar(SolverDef d) { SolverRegistry::instance().add(std::move(d)); }
+};
+
+}  // namespace nsb

@@ -1,0 +1,52 @@
+// Cases: a problem set-up (geometry, boundary conditions, initial state, physical parameters,
+// time-step rule and what it can be validated against).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "projection/boundary.hpp"
+#include "grid.hpp"
+
+namespace nsb {
+
+struct CaseOptions {
+  std::string name = "cavity";
+  int nx = 64, ny = 4, nz = 64;
+  double re = 100;       // Reynolds number on the case's reference velocity and length
+  double dt = 0;         // 0: from the stability rule below
+  double safety = 0.8;   // fraction of the stable explicit time step
+  double gamma = 0;      // upwind blend weight
+};
+
+struct Case {
+  std::string name;
+  Grid grid;
+  BoundarySpec bc;
+  double nu = 0;
+  double force[3] = {0, 0, 0};
+  double u_ref = 1;  // velocity scale (lid speed, centre-line speed, vortex amplitude)
+  double dt = 0;
+  double gamma = 0;
+  std::string validation;  // "ghia" | "poiseuille" | "taylor_green"
+
+  // Initial velocity component c at (x, y, z).
+  double initial_velocity(int c, double x, double y, double z) const;
+  // Exact velocity at time t where the case has one (channel: steady profile; Taylor-Green).
+  bool has_exact() const { return validation != "ghia"; }
+  double exact_velocity(int c, double x, double y, double z, double t) const;
+  // Initial pressure (Taylor-Green starts from its exact pressure, so the Jacobi solve starts close).
+  double initial_pressure(double x, double y, double z) const;
+};
+
+// Lists the known case names for error messages and --help.
+const std::vector<std::string>& case_names();
+
+// Throws std::invalid_argument with a message naming the problem for a bad name, grid or parameter.
+Case make_case(const CaseOptions& o);
+
+// Stable explicit time step for central differences with Euler: the diffusive limit
+// 1/(2 nu sum 1/h^2), the advective CFL limit 1/(U sum 1/h) and the cell-Reynolds limit 2 nu/U^2.
+double stable_dt(const Grid& g, double nu, double u_ref);
+
+}  // namespace nsb

@@ -1,0 +1,107 @@
+#include "projection/models.hpp"
+
+#include <array>
+
+#include "projection/boundary.hpp"
+
+namespace nsb {
+namespace {
+
+// A number that counts the arithmetic done on it. Negation and comparisons are free (a sign flip and
+// a branch, not floating-point work); +, -, * and / count one each.
+struct Counted {
+  static inline long ops = 0;
+  double v = 0;
+  Counted() = default;
+  Counted(double x) : v(x) {}  // literals such as T(0.25) convert freely
+};
+inline Counted operator+(Counted a, Counted b) { ++Counted::ops; return {a.v + b.v}; }
+inline Counted operator-(Counted a, Counted b) { ++Counted::ops; return {a.v - b.v}; }
+inline Counted operator*(Counted a, Counted b) { ++Counted::ops; return {a.v * b.v}; }
+inline Counted operator/(Counted a, Counted b) { ++Counted::ops; return {a.v / b.v}; }
+inline Counted operator-(Counted a) { return {-a.v}; }
+inline Counted& operator+=(Counted& a, Counted b) { return a = a + b; }
+inline bool operator<(Counted a, Counted b) { return a.v < b.v; }
+
+struct CountedField {
+  Counted operator()(int di, int dj, int dk) const { return Counted(1.0 + di + 2 * dj + 3 * dk); }
+};
+
+template <class F>
+long count(F&& f) {
+  Counted::ops = 0;
+  f();
+  return Counted::ops;
+}
+
+template <bool Upwind>
+long momentum_flops(TimeScheme scheme) {
+  const Counted inv_h[3] = {1.0, 1.0, 1.0};
+  const Counted force[3] = {0.0, 0.0, 0.0};
+  const MomentumCoef<Counted> c = momentum_coef_table<Counted>(inv_h, 0.1, 0.0, force).component(0);  // not counted
+  const CountedField q;
+  return count([&] {
+    for (int comp = 0; comp < 3; ++comp) {
+      const Counted rhs = momentum_rhs<Upwind>(q, q, q, c);
+      predictor_update<Counted>(1.0, rhs, 0.5, 0.01, scheme, false);
+    }
+  });
+}
+
+GridCoef<Counted> counted_coef() { return {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.1}; }
+
+}  // namespace
+
+double flops_per_point(StageKind s, TimeScheme scheme, bool upwind) {
+  const CountedField q;
+  switch (s) {
+    case StageKind::momentum: return double(upwind ? momentum_flops<true>(scheme) : momentum_flops<false>(scheme));
+    case StageKind::divergence: return double(count([&] { divergence_point(q, q, q, counted_coef()); }));
+    case StageKind::pressure:
+      return double(count([&] { jacobi_point(q, Counted(1.0), Counted(2.0), counted_coef()); }));
+    case StageKind::correction:
+      return 3.0 * double(count([&] { correction_point<Counted>(1.0, 2.0, 3.0, 0.1, 1.0); }));
+    case StageKind::reduce: return 3.0;  // subtract, square, accumulate: squared_difference plus the sum
+    default: return 0.0;                 // boundary conditions copy and negate
+  }
+}
+
+WorkModel work_model(StageKind s, const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind,
+                     bool two_inputs) {
+  WorkModel m;
+  const double volume = double(g.nx) * g.ny * zr.levels();
+  double words = 0;  // per point
+  switch (s) {
+    case StageKind::momentum:  // read u v w, write u* v* w*; Adams-Bashforth also reads and rewrites h
+      m.points = volume;
+      words = scheme == TimeScheme::adams_bashforth2 ? 12 : 6;
+      break;
+    case StageKind::divergence: m.points = volume; words = 4; break;   // read u* v* w*, write div
+    case StageKind::pressure: m.points = volume; words = 3; break;     // read p and div, write p_new
+    case StageKind::correction: m.points = volume; words = 7; break;   // read u* v* w* p, write u v w
+    case StageKind::reduce:
+      m.points = double(g.interior_points());
+      words = two_inputs ? 2 : 1;
+      break;
+    case StageKind::velocity_bc:
+    case StageKind::pressure_bc: {
+      // Every ghost value is one read of an interior value and one write (two per face line per side).
+      const int fields = s == StageKind::velocity_bc ? 3 : 1;
+      double lines = 0;
+      for (int axis = 0; axis < 3; ++axis) {
+        int n1, n2;
+        face_extent(g, axis, n1, n2);
+        lines += double(n1) * n2;
+      }
+      m.points = lines * 2 * fields;
+      words = 2;
+      break;
+    }
+    default: break;
+  }
+  m.bytes = m.points * words * elem_bytes;
+  m.flops = m.points * flops_per_point(s, scheme, upwind);
+  return m;
+}
+
+}  // namespace nsb

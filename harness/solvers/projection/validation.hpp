@@ -1,0 +1,35 @@
+// Validation of a solution against physics: Ghia et al. (1982) centre lines for the cavity, the exact
+// parabola for the channel, the exact decaying vortex for Taylor-Green.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "projection/solver.hpp"
+
+namespace nsb {
+
+struct ProfilePoint {
+  double position, reference, computed;
+};
+
+struct Validation {
+  std::string kind;      // "ghia", "poiseuille", "taylor_green", or "none"
+  std::string detail;    // what was compared (and why nothing was, when kind == "none")
+  double max_error = 0;  // in units of the case's reference velocity
+  double rms_error = 0;
+  std::vector<ProfilePoint> u_profile, w_profile;  // Ghia: u on x = 1/2, w (Ghia's v) on z = 1/2
+  double energy_ratio = 0, energy_ratio_exact = 0;  // Taylor-Green: E(t)/E(0), computed and exact
+};
+
+template <class T>
+Validation validate(const Case& c, const HostState<T>& s);
+
+// Ghia et al. (1982) Table I / II, embedded at build time from data/ghia1982_*.csv.
+struct GhiaTable {
+  std::vector<double> position, re100, re1000;
+};
+const GhiaTable& ghia_u_vertical();    // u(y) on x = 0.5
+const GhiaTable& ghia_v_horizontal();  // v(x) on y = 0.5
+
+}  // namespace nsb

@@ -1,0 +1,93 @@
+// The CPU reference: every stage of the projection solver, serial and OpenMP, applying the shared
+// point operations. These are the correctness reference of every GPU variant and the CPU baseline
+// of every speedup. The serial and OpenMP variants are the same loops with the parallel region
+// switched off or on, so their results differ only in the order of the reduction sum.
+#include <omp.h>
+
+#include "projection/point_ops.hpp"
+#include "registry.hpp"
+
+namespace nsb {
+namespace {
+
+bool parallel(const Exec& e) { return e.backend == Backend::cpu_omp; }
+int threads(const Exec& e) { return e.threads > 0 ? e.threads : omp_get_max_threads(); }
+
+template <class Op>
+void for_each_point(const Grid& g, ZRange zr, const Exec& e, const Op& op) {
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads(e)) if (parallel(e))
+  for (int k = zr.k_begin; k < zr.k_end; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) op(i, j, k, g.idx(i, j, k));
+}
+
+// x faces, then y, then z: the order boundary.hpp prescribes.
+template <class Line>
+void for_each_face_line(const Grid& g, const Exec& e, const Line& line) {
+  for (int axis = 0; axis < 3; ++axis) {
+    int n1, n2;
+    face_extent(g, axis, n1, n2);
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads(e)) if (parallel(e))
+    for (int t2 = 0; t2 < n2; ++t2)
+      for (int t1 = 0; t1 < n1; ++t1) line(axis, t1, t2);
+  }
+}
+
+template <class T>
+void momentum(const StageCall<T>& c) {
+  with_momentum_point(c, [&](const auto& op) { for_each_point(c.grid, c.zr, c.exec, op); });
+}
+template <class T>
+void divergence(const StageCall<T>& c) { for_each_point(c.grid, c.zr, c.exec, DivergencePoint<T>(c)); }
+template <class T>
+void pressure(const StageCall<T>& c) { for_each_point(c.grid, c.zr, c.exec, JacobiPoint<T>(c)); }
+template <class T>
+void correction(const StageCall<T>& c) { for_each_point(c.grid, c.zr, c.exec, CorrectionPoint<T>(c)); }
+template <class T>
+void velocity_bc(const StageCall<T>& c) { for_each_face_line(c.grid, c.exec, VelocityBcLine<T>(c)); }
+template <class T>
+void pressure_bc(const StageCall<T>& c) { for_each_face_line(c.grid, c.exec, PressureBcLine<T>(c)); }
+
+template <class T>
+void reduce(const StageCall<T>& c) {
+  const Grid g = c.grid;
+  const T* a = c.reduce_a;
+  const T* b = c.reduce_b;
+  double sum = 0;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) num_threads(threads(c.exec)) \
+    if (parallel(c.exec))
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) {
+        const std::size_t n = g.idx(i, j, k);
+        sum += squared_difference(a[n], b ? b[n] : T(0));
+      }
+  *c.reduce_out = sum;
+}
+
+Variant cpu(StageKind s, Backend b, StageFn<float> ff, StageFn<double> fd) {
+  Variant v;
+  v.stage = s;
+  v.name = backend_name(b);
+  v.backend = b;
+  v.tags = {{"backend", backend_name(b)}};
+  if (s == StageKind::reduce) v.tags["reduce"] = b == Backend::cpu_omp ? "omp_reduction" : "serial_sum";
+  v.run_float = ff;
+  v.run_double = fd;
+  return v;
+}
+
+#define NSB_REGISTER_CPU(stage_fn, kind)                                                                   \
+  const Registrar reg_serial_##stage_fn{cpu(kind, Backend::cpu_serial, &stage_fn<float>, &stage_fn<double>)}; \
+  const Registrar reg_omp_##stage_fn{cpu(kind, Backend::cpu_omp, &stage_fn<float>, &stage_fn<double>)};
+
+NSB_REGISTER_CPU(momentum, StageKind::momentum)
+NSB_REGISTER_CPU(velocity_bc, StageKind::velocity_bc)
+NSB_REGISTER_CPU(divergence, StageKind::divergence)
+NSB_REGISTER_CPU(pressure, StageKind::pressure)
+NSB_REGISTER_CPU(pressure_bc, StageKind::pressure_bc)
+NSB_REGISTER_CPU(correction, StageKind::correction)
+NSB_REGISTER_CPU(reduce, StageKind::reduce)
+
+}  // namespace
+}  // namespace nsb

@@ -1,0 +1,25 @@
+// velocity_bc/global_2d: ghost cells of u v w, 2D blocks over each face.
+#include "common/traversals.cuh"
+#include "projection/point_ops.hpp"
+
+namespace nsb {
+namespace {
+
+template <class T>
+void run(const StageCall<T>& c) {
+  launch_faces_2d(VelocityBcLine<T>(c), c);
+}
+
+const Registrar reg{Variant{
+    .stage = "projection/velocity_bc",
+    .name = "global_2d",
+    .backend = Backend::cuda,
+    .tags = {{"memory", "global"}, {"cta", "2d"}},
+    .tunings = tunings_2d({{32, 4}, {16, 16}, {8, 8}}, 0),
+    .run_float = &run<float>,
+    .run_double = &run<double>,
+    .kernels = {{"face_2d_kernel<float>", (const void*)&face_2d_kernel<VelocityBcLine<float>>, 4}, {"face_2d_kernel<double>", (const void*)&face_2d_kernel<VelocityBcLine<double>>, 8}},
+}};
+
+}  // namespace
+}  // namespace nsb
