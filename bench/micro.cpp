@@ -16,9 +16,8 @@
 
 #include "device.hpp"
 #include "micro_cases.hpp"
-#include "models.hpp"
-#include "run.hpp"
-#include "stage_bench.hpp"
+#include "nvtx.hpp"
+#include "run/result.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -28,27 +27,26 @@ using nsb::MicroCase;
 bool g_cold = false;
 double g_copy_bandwidth = 0, g_sm_clock_mhz = 0;
 
-// One fixture at a time: the cases come grouped by grid and precision, so it is rebuilt rarely, and the
-// previous one is freed first (a 512^3 double fixture alone is 12 GiB).
+// One fixture at a time: the cases come grouped by grid, precision and stage kind, so it is rebuilt
+// rarely, and the previous one is freed first (a 512^3 double fixture alone is 12 GiB).
 struct Fixtures {
   std::unique_ptr<nsb::StageFixture<float>> f;
   std::unique_ptr<nsb::StageFixture<double>> d;
-  nsb::Grid grid{};
-  bool single = true;
+  std::string key;
 } g_fixtures;
 
 template <class T>
-nsb::StageFixture<T>& fixture(const nsb::Grid& g) {
-  constexpr bool single = sizeof(T) == 4;
+nsb::StageFixture<T>& fixture(const MicroCase& c) {
   Fixtures& x = g_fixtures;
+  const std::string key = c.kind->id() + "/" + c.workload + "/" + c.name.substr(c.name.rfind('/', c.name.rfind('/') - 1));
   auto& mine = [&]() -> std::unique_ptr<nsb::StageFixture<T>>& {
-    if constexpr (single) return x.f;
+    if constexpr (sizeof(T) == 4) return x.f;
     else return x.d;
   }();
-  if (!mine || x.single != single || x.grid.nx != g.nx || x.grid.ny != g.ny || x.grid.nz != g.nz) {
+  if (!mine || x.key != key) {
     x.f.reset(), x.d.reset();
-    mine = std::make_unique<nsb::StageFixture<T>>(g);
-    x.grid = g, x.single = single;
+    mine = c.kind->fixture<T>()(nsb::FixtureSpec{c.kind->name, c.grid, nsb::Backend::cuda, c.workload, 1000, false});
+    x.key = key;
   }
   return *mine;
 }
@@ -57,7 +55,11 @@ nsb::StageFixture<T>& fixture(const nsb::Grid& g) {
 std::string reference_failure(const MicroCase& c) {
   static std::map<std::string, std::vector<nsb::VerifyResult>> checked;
   const std::string id = c.variant->id();
-  if (!checked.count(id)) checked[id] = nsb::verify_variants({nsb::stage_name(c.variant->stage), c.variant->name});
+  if (!checked.count(id)) {
+    nsb::VerifyOptions o;
+    o.stage = c.variant->stage, o.variant = c.variant->name;
+    checked[id] = nsb::verify_variants(o);
+  }
   for (const nsb::VerifyResult& r : checked[id])
     if (r.tuning == c.tuning.name && r.precision == (c.single ? "float" : "double") && !r.pass)
       return "does not match the CPU reference on " + r.grid + " (" + r.scheme + "): max rel diff " +
@@ -72,11 +74,8 @@ void run_case(benchmark::State& state, const MicroCase& c) {
     state.SkipWithError(failure.c_str());
     return;
   }
-  nsb::StageFixture<T>& fx = fixture<T>(c.grid);
-  nsb::StageCall<T> call = fx.call;
-  call.tuning = c.tuning;
-  call.prm.scheme = c.scheme;
-  const auto fn = c.variant->fn<T>();
+  nsb::StageFixture<T>& fx = fixture<T>(c);
+  void* const stream = fx.stream();
   static void* flush = nullptr;
   static std::size_t flush_bytes = 0;
   if (g_cold && !flush) {
@@ -85,21 +84,21 @@ void run_case(benchmark::State& state, const MicroCase& c) {
   }
   nsb::device::EventPool ev(1);
   try {
-    for (int w = 0; w < 3; ++w) fn(call);
-    nsb::device::stream_sync(fx.stream);
+    for (int w = 0; w < 3; ++w) fx.run(*c.variant, c.tuning);
+    nsb::device::stream_sync(stream);
     for (auto _ : state) {
-      if (g_cold) nsb::device::fill_bytes(flush, state.iterations() & 0xff, flush_bytes, fx.stream);
+      if (g_cold) nsb::device::fill_bytes(flush, state.iterations() & 0xff, flush_bytes, stream);
       nsb::NvtxRange range(c.variant->id().c_str());
-      ev.record_start(0, fx.stream);
-      fn(call);
-      ev.record_stop(0, fx.stream);
+      ev.record_start(0, stream);
+      fx.run(*c.variant, c.tuning);
+      ev.record_stop(0, stream);
       state.SetIterationTime(ev.elapsed_seconds(0));
     }
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
   }
-  const nsb::WorkModel m = nsb::work_model(c.variant->stage, c.grid, nsb::ZRange::interior(c.grid), sizeof(T), c.scheme);
+  const nsb::WorkModel m = fx.model();
   using benchmark::Counter;
   state.counters["bytes_per_second"] = Counter(m.bytes, Counter::kIsIterationInvariantRate);
   state.counters["flops_per_second"] = Counter(m.flops, Counter::kIsIterationInvariantRate);

@@ -89,6 +89,11 @@ class FieldSet {
     for (const auto& f : fields_) known += " " + f.first;
     throw std::logic_error("no field '" + name + "'; this field set has:" + known);
   }
+  void upload(const std::string& name, const std::vector<T>& values) {
+    for (auto& f : fields_)
+      if (f.first == name) return f.second.upload(values);
+    buffer(name);  // throws, naming the fields there are
+  }
   // The field that owns pointer p (solvers swap pointers between time levels; the name follows).
   const std::string& name_of(const T* p) const {
     for (const auto& f : fields_)

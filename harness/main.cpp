@@ -5,13 +5,10 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "projection/cases.hpp"
-#include "device.hpp"
 #include "bandwidth.hpp"
-#include "halo.hpp"
-#include "projection/models.hpp"
+#include "device.hpp"
+#include "list.hpp"
 #include "mpi_driver.hpp"
-#include "recipe.hpp"
 #include "run.hpp"
 #include "stage_bench.hpp"
 #include "verify.hpp"
@@ -31,70 +28,6 @@ bool parse_grid(const std::string& s, nsb::CaseOptions& c) {
   if (!(in >> nx >> x1 >> ny >> x2 >> nz) || x1 != 'x' || x2 != 'x' || !in.eof()) return false;
   c.nx = nx, c.ny = ny, c.nz = nz;
   return true;
-}
-
-// Everything a study file may name, for tools that validate studies before running them.
-int cmd_list_json() {
-  nlohmann::json j = {{"schema", "nsbench.list/1"}, {"variants", nlohmann::json::array()},
-                      {"halo", nlohmann::json::array()}, {"recipes", nlohmann::json::array()},
-                      {"cases", nsb::case_names()}, {"with_cuda", nsb::device::built_with_cuda()},
-                      {"with_mpi", nsb::mpi::built_with_mpi()}};
-  auto tunings = [](const std::vector<nsb::Tuning>& ts) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const nsb::Tuning& t : ts) a.push_back(t.name);
-    return a;
-  };
-  for (const nsb::Variant& v : nsb::Registry::instance().all())
-    j["variants"].push_back({{"stage", nsb::stage_name(v.stage)}, {"name", v.name}, {"backend", nsb::backend_name(v.backend)},
-                             {"tags", v.tags}, {"tunings", tunings(v.tunings)}});
-  for (const nsb::HaloVariant& v : nsb::HaloRegistry::instance().all())
-    j["halo"].push_back({{"name", v.name}, {"backend", nsb::backend_name(v.backend)}, {"driver", v.driver},
-                         {"tags", v.tags}, {"tunings", tunings(v.tunings)}});
-  for (const nsb::Recipe& r : nsb::builtin_recipes()) j["recipes"].push_back(r.name);
-  std::printf("%s\n", j.dump(1).c_str());
-  return 0;
-}
-
-int cmd_list(const std::string& stage, const std::string& tag) {
-  std::string tk, tv;
-  if (!tag.empty()) {
-    const auto eq = tag.find('=');
-    if (eq == std::string::npos) throw std::runtime_error("--tag wants KEY=VALUE, e.g. memory=shared");
-    tk = tag.substr(0, eq), tv = tag.substr(eq + 1);
-  }
-  nsb::StageKind filter = nsb::StageKind::count;
-  if (!stage.empty() && stage != "halo" && !nsb::parse_stage(stage, filter)) throw std::runtime_error("unknown stage '" + stage + "'");
-  for (const nsb::Variant& v : nsb::Registry::instance().all()) {
-    if (!stage.empty() && (stage == "halo" || v.stage != filter)) continue;
-    if (!tk.empty() && (!v.tags.count(tk) || v.tags.at(tk) != tv)) continue;
-    std::printf("%-40s %-10s", v.id().c_str(), nsb::backend_name(v.backend));
-    for (auto& [k, val] : v.tags) std::printf(" %s=%s", k.c_str(), val.c_str());
-    if (v.determinism != nsb::Determinism::deterministic) std::printf(" [order-dependent]");
-    if (v.synchronizes) std::printf(" [synchronizes]");
-    std::printf("\n    tunings:");
-    for (const nsb::Tuning& t : v.tunings) std::printf(" %s", t.name.c_str());
-    std::printf("\n");
-  }
-  if (stage.empty() || stage == "halo") {
-    std::printf("\nhalo exchange variants (--halo NAME[:TUNING] with --ranks N or under mpirun):\n");
-    for (const nsb::HaloVariant& v : nsb::HaloRegistry::instance().all()) {
-      std::printf("%-40s %-10s driver=%s", v.id().c_str(), nsb::backend_name(v.backend), v.driver.c_str());
-      for (auto& [k, val] : v.tags) std::printf(" %s=%s", k.c_str(), val.c_str());
-      std::printf("\n    tunings:");
-      for (const nsb::Tuning& t : v.tunings) std::printf(" %s", t.name.c_str());
-      std::printf("\n");
-    }
-  }
-  std::printf("\nrecipes:\n");
-  for (const nsb::Recipe& r : nsb::builtin_recipes()) std::printf("  %-18s %s\n", r.name.c_str(), r.description.c_str());
-  std::printf("\nflops per point (counted from the shared formulas): momentum %.0f (Euler) / %.0f (AB2), divergence "
-              "%.0f, pressure %.0f, correction %.0f\n",
-              nsb::flops_per_point(nsb::StageKind::momentum, nsb::TimeScheme::euler),
-              nsb::flops_per_point(nsb::StageKind::momentum, nsb::TimeScheme::adams_bashforth2),
-              nsb::flops_per_point(nsb::StageKind::divergence, nsb::TimeScheme::euler),
-              nsb::flops_per_point(nsb::StageKind::pressure, nsb::TimeScheme::euler),
-              nsb::flops_per_point(nsb::StageKind::correction, nsb::TimeScheme::euler));
-  return 0;
 }
 
 int cmd_verify(const nsb::VerifyOptions& o) {
@@ -132,8 +65,9 @@ int main(int argc, char** argv) {
 int run_main(int argc, char** argv) {
   CLI::App app{
       "nsbench: benchmark and study harness for GPU incompressible Navier-Stokes solvers.\n"
-      "Every stage of the projection solver (momentum, velocity_bc, divergence, pressure, pressure_bc,\n"
-      "correction, reduce) has several implementations ('variants'); a recipe picks one per stage.\n\n"
+      "Each solver (projection: Thibault's cavity solver; wave: his 2D wave equation; nsbench list shows\n"
+      "them all) is a time loop over stages; every stage has several implementations ('variants'), named\n"
+      "solver/stage/variant:tuning; a recipe picks one per stage, and --case picks the solver.\n\n"
       "Examples:\n"
       "  nsbench run --case cavity --grid 64x4x64 --re 100 --until-steady --steps 40000\n"
       "  nsbench run --backend cuda --recipe thibault-optimal --grid 256x32x256 --steps 200\n"
@@ -146,7 +80,11 @@ int run_main(int argc, char** argv) {
   nsb::RunOptions ro;
   std::string grid = "64x4x64", scheme = "euler";
   auto* run = app.add_subcommand("run", "run a case and print (and optionally write) the timed result");
-  run->add_option("--case", ro.case_options.name, "cavity | channel | taylor_green")->capture_default_str();
+  ro.case_options.name = "cavity";
+  std::string cases;
+  for (const nsb::SolverDef& d : nsb::SolverRegistry::instance().all())
+    for (const std::string& c : d.cases) cases += (cases.empty() ? "" : " | ") + c + " (" + d.name + ")";
+  run->add_option("--case", ro.case_options.name, "the case, and so the solver: " + cases)->capture_default_str();
   run->add_option("--grid", grid, "interior cells NXxNYxNZ (cavity: lid on the top z plane, span in y)")
       ->capture_default_str();
   run->add_option("--re", ro.case_options.re, "Reynolds number")->capture_default_str();
@@ -159,8 +97,8 @@ int run_main(int argc, char** argv) {
   run->add_option("--threads", ro.solver.threads, "OpenMP threads for cpu_omp (0: all cores)");
   run->add_option("--precision", ro.precision, "float | double")->capture_default_str();
   run->add_option("--recipe", ro.recipe,
-                  "named choice of variants (nsbench list shows them); default by backend: cpu-serial, "
-                  "cpu-omp, thibault-optimal");
+                  "named choice of variants of the case's solver (nsbench list shows them); default: the "
+                  "solver's first recipe of the backend (projection: cpu-serial, cpu-omp, thibault-optimal)");
   run->add_option("--stage", ro.stage_overrides, "override one stage: STAGE=VARIANT[:TUNING] (repeatable)");
   run->add_option("--steps", ro.steps, "timed steps, or the step cap with --until-steady")->capture_default_str();
   run->add_option("--warmup", ro.warmup, "untimed steps before timing")->capture_default_str();
@@ -188,7 +126,7 @@ int run_main(int argc, char** argv) {
   run->add_flag("--no-check", no_check,
                 "skip the correctness check: against the CPU reference (one GPU) or the same recipe on one rank "
                 "(several ranks)");
-  run->add_option("--json", ro.json_path, "write the full result (schema nsbench.run/1) to this file");
+  run->add_option("--json", ro.json_path, "write the full result (schema nsbench.run/2) to this file");
   run->add_flag("--quiet", quiet, "no progress lines");
   run->add_flag("--profile", ro.profile,
                 "after the timed steps (never during them): a CUPTI kernel trace over --profile-steps steps (kernel "
@@ -207,11 +145,12 @@ int run_main(int argc, char** argv) {
   list->add_option("--stage", list_stage, "only this stage");
   list->add_option("--tag", list_tag, "only variants with this tag, KEY=VALUE (memory=shared, cta=1d, ...)");
   bool list_json = false;
-  list->add_flag("--json", list_json, "everything as JSON (schema nsbench.list/1), for tools");
+  list->add_flag("--json", list_json, "everything as JSON (schema nsbench.list/2), for tools");
 
   nsb::VerifyOptions vo;
   auto* verify = app.add_subcommand("verify", "check every GPU variant x tuning against the CPU reference");
-  verify->add_option("--stage", vo.stage, "only this stage");
+  verify->add_option("--solver", vo.solver, "only this solver's stages");
+  verify->add_option("--stage", vo.stage, "only this stage (NAME or SOLVER/NAME)");
   verify->add_option("--variant", vo.variant, "only this variant name");
   verify->add_flag("--cpu", vo.include_cpu, "also check cpu_omp against cpu_serial");
 
@@ -220,12 +159,13 @@ int run_main(int argc, char** argv) {
   auto* stages = app.add_subcommand("stages", "time every GPU stage variant x tuning on its own (random fields)");
   stages->add_option("--grid", stages_grid, "interior cells NXxNYxNZ")->capture_default_str();
   stages->add_option("--precision", so.precision, "float | double")->capture_default_str();
-  stages->add_option("--stage", so.stage, "only this stage");
+  stages->add_option("--solver", so.solver, "only this solver's stages");
+  stages->add_option("--stage", so.stage, "only this stage (NAME or SOLVER/NAME)");
   stages->add_option("--variant", so.variant, "only this variant name");
   stages->add_option("--tuning", so.tuning, "only this tuning (e.g. for a profiler run of one kernel)");
   stages->add_option("--samples", so.samples, "timed calls per variant x tuning")->capture_default_str();
   stages->add_option("--warmup", so.warmup, "untimed calls first")->capture_default_str();
-  stages->add_option("--json", so.json_path, "write every row with raw samples (schema nsbench.stages/1)");
+  stages->add_option("--json", so.json_path, "write every row with raw samples (schema nsbench.stages/2)");
 
   nsb::BandwidthOptions bo;
   std::size_t max_mib = 256;
@@ -266,9 +206,13 @@ int run_main(int argc, char** argv) {
       const auto& ref = result["checks"]["reference"];
       return ref["performed"].get<bool>() && !ref["pass"].get<bool>() ? 2 : 0;
     }
-    if (*list) return list_json ? cmd_list_json() : cmd_list(list_stage, list_tag);
+    if (*list) {
+      if (list_json) std::printf("%s\n", nsb::list_json().dump(1).c_str());
+      else nsb::print_list(list_stage, list_tag);
+      return 0;
+    }
     if (*stages) {
-      nsb::CaseOptions tmp;
+      nsb::CaseOptions tmp;  // the grid only
       if (!parse_grid(stages_grid, tmp)) throw std::runtime_error("bad --grid '" + stages_grid + "'");
       so.grid = nsb::Grid{tmp.nx, tmp.ny, tmp.nz, double(tmp.nx), double(tmp.ny), double(tmp.nz)};
       so.command_line = join_args(argc, argv);

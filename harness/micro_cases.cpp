@@ -9,19 +9,19 @@ std::vector<Grid> micro_grids() {
 
 std::vector<MicroCase> micro_cases(const std::vector<Grid>& grids) {
   std::vector<MicroCase> out;
-  for (const Grid& g : grids)
+  for (const Grid& grid : grids)
     for (bool single : {true, false})
-      for (const Variant& v : Registry::instance().all()) {
-        if (v.backend != Backend::cuda) continue;
-        const std::vector<TimeScheme> schemes =
-            v.stage == StageKind::momentum ? std::vector<TimeScheme>{TimeScheme::euler, TimeScheme::adams_bashforth2}
-                                           : std::vector<TimeScheme>{TimeScheme::euler};
-        for (TimeScheme s : schemes)
-          for (const Tuning& t : v.tunings)
-            out.push_back({&v, t, g, single, s,
-                           v.id() + "/" + t.name + "/" + (s == TimeScheme::euler ? "euler" : "ab2") + "/" +
-                               std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) + "/" +
-                               (single ? "float" : "double")});
+      for (const StageKind& k : StageKindRegistry::instance().all()) {
+        const Grid g = k.verify_grid ? k.verify_grid(grid) : grid;
+        for (const std::string& workload : k.workloads)
+          for (const Variant* v : Registry::instance().of_stage(k.id())) {
+            if (v->backend != Backend::cuda) continue;
+            for (const Tuning& t : v->tunings)
+              out.push_back({&k, v, t, g, single, workload,
+                             v->id() + "/" + t.name + "/" + (workload.empty() ? "-" : workload) + "/" +
+                                 std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) +
+                                 "/" + (single ? "float" : "double")});
+          }
       }
   return out;
 }

@@ -27,16 +27,15 @@ const std::vector<std::string>& counter_metrics() {
 
 namespace {
 
-std::string section_label(int s) {
-  if (s >= 0 && s < int(StageKind::count)) return stage_name(StageKind(s));
+std::string section_label(int s, const std::vector<std::string>& names) {
+  if (s >= 0 && s < int(names.size())) return names[std::size_t(s)];
   if (s == kStepSection) return "step";
-  if (s >= kHaloPredictorSection && s <= kHaloCorrectionSection) return halo_section_name(s);
   return "outside_sections";
 }
 
 }  // namespace
 
-nlohmann::json summarize_trace(const std::vector<KernelRecord>& records) {
+nlohmann::json summarize_trace(const std::vector<KernelRecord>& records, const std::vector<std::string>& section_names) {
   // Per section: the kernel time of each call (sum over the call's kernels), and per kernel name its
   // launch shape and durations.
   struct Kernel {
@@ -76,7 +75,7 @@ nlohmann::json summarize_trace(const std::vector<KernelRecord>& records) {
                          {"static_shared_bytes", f.static_shared},
                          {"dynamic_shared_bytes", f.dynamic_shared}});
     }
-    out[section_label(id)] = {{"calls", sums.size()},
+    out[section_label(id, section_names)] = {{"calls", sums.size()},
                               {"kernels_per_call", summarize(counts).median},
                               {"kernel_time_per_call", {{"median_s", sum.median}, {"iqr_s", sum.iqr}, {"min_s", sum.min}}},
                               {"kernels", kernels}};
@@ -84,7 +83,8 @@ nlohmann::json summarize_trace(const std::vector<KernelRecord>& records) {
   return out;
 }
 
-nlohmann::json summarize_counters(const std::vector<CounterRecord>& records) {
+nlohmann::json summarize_counters(const std::vector<CounterRecord>& records,
+                                  const std::vector<std::string>& section_names) {
   std::map<int, std::vector<const CounterRecord*>> by_section;
   for (const CounterRecord& r : records) by_section[r.section].push_back(&r);
   nlohmann::json out = nlohmann::json::object();
@@ -104,7 +104,7 @@ nlohmann::json summarize_counters(const std::vector<CounterRecord>& records) {
     nlohmann::json s = {{"calls", calls.size()}, {"kernels_per_call", summarize(kernels).median}, {"median_per_call", metrics}};
     if (metrics.contains("dram__bytes_read.sum") && metrics.contains("dram__bytes_write.sum"))
       s["dram_bytes_per_call"] = metrics["dram__bytes_read.sum"].get<double>() + metrics["dram__bytes_write.sum"].get<double>();
-    out[section_label(id)] = s;
+    out[section_label(id, section_names)] = s;
   }
   return out;
 }

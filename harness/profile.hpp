@@ -67,8 +67,9 @@ std::unique_ptr<CounterPass> make_counter_pass(int device, std::string* why);
 
 // Per-section summary of a trace: calls, kernels per call, median of the per-call kernel-time sums.
 // Pure C++ (tested in CI): groups records by (section, call).
-nlohmann::json summarize_trace(const std::vector<KernelRecord>& records);
+nlohmann::json summarize_trace(const std::vector<KernelRecord>& records, const std::vector<std::string>& section_names);
 // Per-section summary of counter records: per call medians of every metric.
-nlohmann::json summarize_counters(const std::vector<CounterRecord>& records);
+nlohmann::json summarize_counters(const std::vector<CounterRecord>& records,
+                                  const std::vector<std::string>& section_names);
 
 }  // namespace nsb::profile

@@ -1,122 +1,146 @@
 #include "recipe.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "device.hpp"
+#include "recipe_files.hpp"  // generated at build time: every harness/solvers/*/recipes.json
+#include "solver.hpp"
 
 namespace nsb {
 
 namespace {
-Recipe uniform(const std::string& name, const std::string& desc, const std::string& variant) {
-  Recipe r{name, desc, {}};
-  for (auto& s : r.stage) s.variant = variant;
-  return r;
+
+StageChoice parse_choice(const std::string& text) {
+  const auto colon = text.find(':');
+  return {text.substr(0, colon), colon == std::string::npos ? "" : text.substr(colon + 1)};
 }
 
-Recipe gpu(const std::string& name, const std::string& desc, const std::string& momentum,
-           const std::string& pressure, const std::string& simple, const std::string& reduce) {
-  Recipe r{name, desc, {}};
-  auto set = [&](StageKind k, const std::string& choice) {
-    const auto colon = choice.find(':');
-    r.stage[std::size_t(k)] = {choice.substr(0, colon), colon == std::string::npos ? "" : choice.substr(colon + 1)};
-  };
-  set(StageKind::momentum, momentum);
-  set(StageKind::pressure, pressure);
-  set(StageKind::velocity_bc, simple);
-  set(StageKind::pressure_bc, simple);
-  set(StageKind::divergence, simple);
-  set(StageKind::correction, simple);
-  set(StageKind::reduce, reduce);
-  return r;
+// The variant a recipe of backend b runs for a stage it leaves out.
+std::string default_variant(const StageKind& k, Backend b) {
+  if (b != Backend::cuda) return backend_name(b);  // the CPU reference of that backend
+  if (k.default_gpu_variant.empty())
+    throw std::runtime_error("stage " + k.id() + " has no default GPU variant: a GPU recipe must name one");
+  return k.default_gpu_variant;
 }
-Recipe best_h200() {
-  Recipe r = gpu("best",
-                 "fastest measured variant per stage on an H200 (results/harness/nvidia-h200; momentum: "
-                 "results/session3-nvidia-h200-x2)",
-                 "register_zmarch:bx64_by4_sz16", "jacobi_global_2d_zloop:bx64_by4_sz16", "global_2d:bx64_by4_sz16",
-                 "buffer_two_pass:b256");
-  r.stage[std::size_t(StageKind::correction)] = {"global_1d", "b256"};
-  r.stage[std::size_t(StageKind::velocity_bc)] = {"global_2d", "bx8_by8"};
-  r.stage[std::size_t(StageKind::pressure_bc)] = {"global_2d", "bx16_by16"};
-  return r;
+
+const Variant& lookup(const std::string& recipe, const std::string& stage_id, const std::string& name) {
+  if (const Variant* v = Registry::instance().find(stage_id, name)) return *v;
+  std::string msg = "recipe '" + recipe + "': ";
+  try {
+    Registry::instance().get(stage_id, name);
+  } catch (const std::exception& e) {
+    msg += e.what();
+  }
+  if (!device::built_with_cuda()) msg += " (this build has no CUDA variants)";
+  throw std::runtime_error(msg);
 }
+
+Tuning lookup_tuning(const Variant& v, const std::string& name) {
+  if (name.empty()) return v.tunings.front();
+  if (const Tuning* t = v.find_tuning(name)) return *t;
+  std::string known;
+  for (const Tuning& t : v.tunings) known += " " + t.name;
+  throw std::runtime_error("unknown tuning '" + name + "' for " + v.id() + "; known:" + known);
+}
+
 }  // namespace
 
+std::vector<Recipe> parse_recipes(const std::string& text, const std::string& source) {
+  std::vector<Recipe> out;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    const std::string solver = j.at("solver").get<std::string>();
+    for (const nlohmann::json& r : j.at("recipes")) {
+      Recipe rec;
+      rec.name = r.at("name").get<std::string>();
+      rec.solver = solver;
+      rec.description = r.value("description", "");
+      rec.backend = parse_backend(r.at("backend").get<std::string>());
+      rec.source = source;
+      if (r.contains("stages"))
+        for (auto& [stage, choice] : r["stages"].items()) rec.stage[stage] = parse_choice(choice.get<std::string>());
+      out.push_back(std::move(rec));
+    }
+  } catch (const std::exception& e) {
+    throw std::runtime_error("recipes file " + source + ": " + e.what());
+  }
+  return out;
+}
+
 const std::vector<Recipe>& builtin_recipes() {
-  static const std::vector<Recipe> recipes = {
-      uniform("cpu-serial", "CPU reference, one thread", "cpu_serial"),
-      uniform("cpu-omp", "CPU reference, OpenMP over all cores (or --threads)", "cpu_omp"),
-      gpu("thibault-global",
-          "every kernel in global memory, thesis 2D thread blocks of 16x16 walking 2 z-levels (Fig. 4.5 'global')",
-          "global_2d_zloop:bx16_by16_sz2", "jacobi_global_2d_zloop:bx16_by16_sz2", "global_2d", "buffer_two_pass"),
-      gpu("thibault-optimal",
-          "shared-memory momentum and pressure, global memory elsewhere (thesis Fig. 4.5 'optimal')",
-          "shared_zloop:bx16_by16_sz2", "jacobi_shared_zloop:bx16_by16_sz2", "global_2d", "buffer_two_pass"),
-      gpu("modern",
-          "z-marching momentum (3-plane shared ring) and register-column Jacobi, 32-wide blocks",
-          "shared_zmarch", "jacobi_register_zmarch", "global_2d", "cub"),
-      // The fastest variant and tuning of each stage in results/harness/nvidia-h200/stages_*_float.json
-      // (H200, float, 256x32x256 and 512^3): wide, shallow 2D blocks walking z in global memory.
-      best_h200(),
-  };
+  static const std::vector<Recipe> recipes = [] {
+    std::vector<Recipe> all;
+    for (const RecipeFile& f : kRecipeFiles)
+      for (Recipe& r : parse_recipes(f.text, f.path)) all.push_back(std::move(r));
+    return all;
+  }();
   return recipes;
 }
 
-const Recipe& find_recipe(const std::string& name) {
-  for (const Recipe& r : builtin_recipes())
-    if (r.name == name) return r;
+const Recipe& find_recipe(const std::string& solver, const std::string& name) {
   std::string known;
-  for (const Recipe& r : builtin_recipes()) known += " " + r.name;
-  throw std::runtime_error("unknown recipe '" + name + "'; known recipes:" + known);
+  for (const Recipe& r : builtin_recipes()) {
+    if (r.solver != solver) continue;
+    if (r.name == name) return r;
+    known += " " + r.name;
+  }
+  throw std::runtime_error("unknown recipe '" + name + "' for the " + solver + " solver; known recipes:" + known);
 }
 
-const Recipe& cpu_recipe(Backend b) { return find_recipe(b == Backend::cpu_omp ? "cpu-omp" : "cpu-serial"); }
+const Recipe& cpu_recipe(const std::string& solver, Backend b) {
+  return find_recipe(solver, b == Backend::cpu_omp ? "cpu-omp" : "cpu-serial");
+}
+
+const Recipe& default_recipe(const std::string& solver, Backend b) {
+  for (const Recipe& r : builtin_recipes())
+    if (r.solver == solver && r.backend == b) return r;
+  throw std::runtime_error("the " + solver + " solver has no recipe for backend " + backend_name(b));
+}
+
+const ResolvedStage& ResolvedRecipe::operator[](const std::string& stage_name) const {
+  const auto it = stage.find(stage_name);
+  if (it == stage.end()) throw std::logic_error("recipe '" + name + "' has no stage '" + stage_name + "'");
+  return it->second;
+}
 
 ResolvedRecipe resolve(const Recipe& base, const std::vector<std::string>& overrides) {
+  const SolverDef& solver = SolverRegistry::instance().get(base.solver);
+  auto known_stages = [&] {
+    std::string s;
+    for (const std::string& st : solver.stages) s += " " + st;
+    return s;
+  };
   Recipe r = base;
   for (const std::string& o : overrides) {
     const auto eq = o.find('=');
-    StageKind kind;
-    if (eq == std::string::npos || !parse_stage(o.substr(0, eq), kind))
-      throw std::runtime_error("bad --stage '" + o +
-                               "': expected STAGE=VARIANT[:TUNING] with STAGE one of momentum, velocity_bc, "
-                               "divergence, pressure, pressure_bc, correction, reduce");
-    const std::string rest = o.substr(eq + 1);
-    const auto colon = rest.find(':');
-    r.stage[std::size_t(kind)] = {rest.substr(0, colon), colon == std::string::npos ? "" : rest.substr(colon + 1)};
+    const std::string stage = o.substr(0, eq);
+    if (eq == std::string::npos || std::find(solver.stages.begin(), solver.stages.end(), stage) == solver.stages.end())
+      throw std::runtime_error("bad --stage '" + o + "': expected STAGE=VARIANT[:TUNING] with STAGE one of the " +
+                               solver.name + " solver's stages:" + known_stages());
+    r.stage[stage] = parse_choice(o.substr(eq + 1));
     r.name = base.name + "+";
   }
+  for (const auto& [stage, choice] : r.stage)
+    if (std::find(solver.stages.begin(), solver.stages.end(), stage) == solver.stages.end())
+      throw std::runtime_error("recipe '" + r.name + "' (" + r.source + ") names stage '" + stage + "', which the " +
+                               solver.name + " solver does not have; its stages:" + known_stages());
   ResolvedRecipe out;
   out.name = r.name;
-  for (int s = 0; s < int(StageKind::count); ++s) {
-    const StageChoice& c = r.stage[s];
-    const Variant* v = Registry::instance().find(StageKind(s), c.variant);
-    if (!v) {
-      std::string msg = "recipe '" + r.name + "': ";
-      try {
-        Registry::instance().get(StageKind(s), c.variant);
-      } catch (const std::exception& e) {
-        msg += e.what();
-      }
-      if (!device::built_with_cuda()) msg += " (this build has no CUDA variants)";
-      throw std::runtime_error(msg);
-    }
-    ResolvedStage& rs = out.stage[s];
-    rs.variant = v;
-    if (c.tuning.empty()) {
-      rs.tuning = v->tunings.front();
-    } else if (const Tuning* t = v->find_tuning(c.tuning)) {
-      rs.tuning = *t;
-    } else {
-      std::string known;
-      for (const Tuning& known_tuning : v->tunings) known += " " + known_tuning.name;
-      throw std::runtime_error("unknown tuning '" + c.tuning + "' for " + v->id() + "; known:" + known);
-    }
-  }
-  out.backend = out.stage[0].variant->backend;
-  for (const ResolvedStage& rs : out.stage) {
-    const bool both_cpu = rs.variant->backend != Backend::cuda && out.backend != Backend::cuda;
-    if (rs.variant->backend != out.backend && !both_cpu)
-      throw std::runtime_error("recipe '" + r.name + "' mixes backends: " + rs.variant->id() + " runs on " +
-                               backend_name(rs.variant->backend) + ", momentum on " + backend_name(out.backend));
+  out.solver = r.solver;
+  out.backend = r.backend;
+  for (const std::string& stage : solver.stages) {
+    const StageKind& kind = StageKindRegistry::instance().get(solver.name + "/" + stage);
+    const auto chosen = r.stage.find(stage);
+    const StageChoice c = chosen != r.stage.end() ? chosen->second : StageChoice{default_variant(kind, r.backend), ""};
+    const Variant& v = lookup(r.name, kind.id(), c.variant);
+    const bool both_cpu = v.backend != Backend::cuda && r.backend != Backend::cuda;
+    if (v.backend != r.backend && !both_cpu)
+      throw std::runtime_error("recipe '" + r.name + "' mixes backends: " + v.id() + " runs on " +
+                               backend_name(v.backend) + ", the recipe on " + backend_name(r.backend));
+    out.stage[stage] = ResolvedStage{&v, lookup_tuning(v, c.tuning)};
   }
   return out;
 }

@@ -1,9 +1,12 @@
 #include "registry.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
+
+#include "stage_kind.hpp"
 
 namespace nsb {
 
@@ -16,18 +19,10 @@ const char* backend_name(Backend b) {
   return "?";
 }
 
-static const char* const kStageNames[] = {"momentum",    "velocity_bc", "divergence", "pressure",
-                                          "pressure_bc", "correction",  "reduce"};
-
-const char* stage_name(StageKind s) { return s < StageKind::count ? kStageNames[int(s)] : "?"; }
-
-bool parse_stage(const std::string& name, StageKind& out) {
-  for (int i = 0; i < int(StageKind::count); ++i)
-    if (name == kStageNames[i]) {
-      out = StageKind(i);
-      return true;
-    }
-  return false;
+Backend parse_backend(const std::string& s) {
+  for (Backend b : {Backend::cpu_serial, Backend::cpu_omp, Backend::cuda})
+    if (s == backend_name(b)) return b;
+  throw std::runtime_error("unknown backend '" + s + "'; known: cpu_serial cpu_omp cuda");
 }
 
 const Tuning* Variant::find_tuning(const std::string& tname) const {
@@ -43,33 +38,97 @@ Registry& Registry::instance() {
 
 void Registry::add(Variant v) {
   if (v.tunings.empty()) v.tunings.push_back(Tuning{});
-  v.id_text = std::string(stage_name(v.stage)) + "/" + v.name;
-  if (find(v.stage, v.name))
-    throw std::logic_error("variant registered twice: " + v.id());
+  v.id_text = v.stage + "/" + v.name;
+  if (find(v.stage, v.name)) throw std::logic_error("variant registered twice: " + v.id());
   variants_.push_back(std::move(v));
   std::sort(variants_.begin(), variants_.end(), [](const Variant& a, const Variant& b) {
     return std::tie(a.stage, a.backend, a.name) < std::tie(b.stage, b.backend, b.name);
   });
+  checked_ = false;
 }
 
-std::vector<const Variant*> Registry::of_stage(StageKind s) const {
-  std::vector<const Variant*> out;
-  for (const Variant& v : variants_)
-    if (v.stage == s) out.push_back(&v);
+namespace {
+
+// The tuning axes a tuning name uses ("bx16_by8_sz2" -> bx by sz).
+std::vector<std::string> axes_of(const std::string& tuning_name) {
+  std::vector<std::string> out;
+  std::istringstream in(tuning_name);
+  std::string part;
+  while (std::getline(in, part, '_')) {
+    std::size_t n = 0;
+    while (n < part.size() && std::isalpha(static_cast<unsigned char>(part[n]))) ++n;
+    if (part != "default") out.push_back(part.substr(0, n));
+  }
   return out;
 }
 
-const Variant* Registry::find(StageKind s, const std::string& name) const {
+// Why a registration does not fit its stage kind ("" when it does).
+std::string misfit(const Variant& v, const StageKind& k, std::type_index call_float, std::type_index call_double) {
+  if (v.run_float.call_type() != call_float || v.run_double.call_type() != call_double)
+    return "its functions do not take " + k.id() + "'s call structure";
+  for (const auto& [key, value] : v.tags) {
+    if (key == "backend" || key == "status") continue;
+    const auto allowed = k.tag_vocabulary.find(key);
+    if (allowed == k.tag_vocabulary.end()) return "tag '" + key + "' is not in " + k.id() + "'s vocabulary";
+    if (std::find(allowed->second.begin(), allowed->second.end(), value) == allowed->second.end())
+      return "tag " + key + "=" + value + " is not one of " + k.id() + "'s values for '" + key + "'";
+  }
+  for (const Tuning& t : v.tunings)
+    for (const std::string& axis : axes_of(t.name))
+      if (std::find(k.tuning_axes.begin(), k.tuning_axes.end(), axis) == k.tuning_axes.end())
+        return "tuning " + t.name + " uses axis '" + axis + "', which " + k.id() + " does not declare";
+  return "";
+}
+
+}  // namespace
+
+// Every variant against its stage kind, once (static registrations of kinds and variants come in no
+// fixed order, so this runs on first use). The CPU reference variants fix the call types of a kind.
+void Registry::check() const {
+  if (checked_) return;
+  std::string problems;
+  for (const Variant& v : variants_) {
+    const StageKind* k = StageKindRegistry::instance().find(v.stage);
+    if (!k) {
+      problems += "\n  " + v.id() + ": no stage kind '" + v.stage + "' is registered";
+      continue;
+    }
+    const Variant* ref = find(v.stage, "cpu_serial");
+    if (!ref) {
+      problems += "\n  " + k->id() + " has no cpu_serial reference variant";
+      continue;
+    }
+    if (const std::string why = misfit(v, *k, ref->run_float.call_type(), ref->run_double.call_type()); !why.empty())
+      problems += "\n  " + v.id() + ": " + why;
+  }
+  if (!problems.empty()) throw std::logic_error("variant registrations that do not fit their stage kind:" + problems);
+  checked_ = true;
+}
+
+const std::vector<Variant>& Registry::all() const {
+  check();
+  return variants_;
+}
+
+std::vector<const Variant*> Registry::of_stage(const std::string& stage_id) const {
+  std::vector<const Variant*> out;
+  for (const Variant& v : all())
+    if (v.stage == stage_id) out.push_back(&v);
+  return out;
+}
+
+const Variant* Registry::find(const std::string& stage_id, const std::string& name) const {
   for (const Variant& v : variants_)
-    if (v.stage == s && v.name == name) return &v;
+    if (v.stage == stage_id && v.name == name) return &v;
   return nullptr;
 }
 
-const Variant& Registry::get(StageKind s, const std::string& name) const {
-  if (const Variant* v = find(s, name)) return *v;
+const Variant& Registry::get(const std::string& stage_id, const std::string& name) const {
+  check();
+  if (const Variant* v = find(stage_id, name)) return *v;
   std::ostringstream msg;
-  msg << "unknown variant '" << stage_name(s) << "/" << name << "'; known " << stage_name(s) << " variants:";
-  for (const Variant* v : of_stage(s)) msg << " " << v->name;
+  msg << "unknown variant '" << stage_id << "/" << name << "'; known " << stage_id << " variants:";
+  for (const Variant* v : of_stage(stage_id)) msg << " " << v->name;
   throw std::runtime_error(msg.str());
 }
 

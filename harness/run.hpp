@@ -1,4 +1,8 @@
-// A run: case + grid + precision + recipe + steps -> timings, checks, metadata, one JSON result.
+// A run: case + grid + precision + solver + recipe + ranks + steps -> timings, checks, metadata, one
+// JSON result (docs/results-schema.md). The executor behind it (harness/run/) drives any registered
+// solver through the Solver interface (solver.hpp): the timed loop (run/timed_loop.hpp), the ranks and
+// drivers (run/ranks.cpp), the checks and the result (run/result.*), the summary (run/summary.cpp) and
+// the profiling passes (run/profile_passes.*).
 #pragma once
 
 #include <string>
@@ -6,22 +10,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "projection/cases.hpp"
-#include "projection/solver.hpp"
+#include "run/result.hpp"
+#include "solver.hpp"
 
 namespace nsb {
 
 struct RunOptions {
-  CaseOptions case_options;
-  std::string precision = "double";  // "float" | "double"
+  CaseOptions case_options;            // case_options.name picks the solver (the solver that has that case)
+  std::string precision = "double";    // "float" | "double"
   std::string backend = "cpu_serial";  // cpu_serial | cpu_omp | cuda
-  std::string recipe;                  // empty: the backend's default recipe
+  std::string recipe;                  // empty: the solver's first recipe of the backend
   std::vector<std::string> stage_overrides;
   SolverOptions solver;
   int steps = 100;            // timed steps (a fixed count), or the cap with until_steady
   int warmup = 5;             // untimed steps first (excluded from statistics)
-  bool until_steady = false;  // run until the velocity change per unit time falls below steady_tol
-  double steady_tol = 1e-5;   // RMS(u^{n+1} - u^n) / (dt U) threshold
+  bool until_steady = false;  // run until the solver's change per unit time falls below steady_tol
+  double steady_tol = 1e-5;   // relative change per unit time threshold
   int steady_check_every = 50;
   bool check = true;          // compare with the CPU reference after the run (GPU backends)
   int ranks = 1;              // threads driver: z-slabs, one host thread (and GPU) each
@@ -36,18 +40,11 @@ struct RunOptions {
 };
 
 // Runs and returns the JSON result (also written to json_path); under mpirun, rank 0 returns it and
-// the other ranks return null. Throws std::exception with a
-// message naming the problem for bad options, unknown variants, missing GPU or memory.
+// the other ranks return null. Throws std::exception with a message naming the problem for bad
+// options, unknown cases, variants, missing GPU or memory.
 nlohmann::json run(const RunOptions& o);
 
 // Prints the human summary of a result.
 void print_summary(const nlohmann::json& result);
-
-// Machine and build metadata for results (also used by the micro-benchmarks).
-nlohmann::json machine_metadata(int threads_used);
-nlohmann::json build_metadata();
-std::string now_utc();  // "2026-11-22T04:30:00Z", for result files
-// Writes a result file (indented JSON); throws naming the path when it cannot.
-void write_json(const std::string& path, const nlohmann::json& j);
 
 }  // namespace nsb

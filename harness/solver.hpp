@@ -82,42 +82,82 @@ class Solver {
   virtual nlohmann::json final_checks() = 0;
   // The work of one call of a section on this rank's grid (a stage: its byte and flop model; others: 0).
   virtual WorkModel work_model(int section) const = 0;
+  // Calls of a section a step makes (what graph mode, which times whole steps only, counts flops by).
+  virtual double calls_per_step(int section) const { (void)section; return 1; }
   // Bytes this rank sends per call of a halo section (0 for other sections).
   virtual double halo_bytes_per_call(int section) const { (void)section; return 0; }
   virtual nlohmann::json halo_description() const { return nlohmann::json::object(); }
 };
 
+// Selects a precision in overloads that would otherwise differ only by return type.
+template <class T>
+struct Precision {};
+
 // A case set up for one solver: everything that does not depend on the precision, plus the
-// precision-specific parts through ProblemOf<T>.
+// precision-specific parts through ProblemOf<T>. A solver derives from ProblemImpl (below) and writes
+// each precision-specific part once, as a member template.
 template <class T>
 class ProblemOf {
  public:
   virtual ~ProblemOf() = default;
   // The initial state of the whole grid.
-  virtual HostState<T> initial_state() const = 0;
+  virtual HostState<T> initial_state(Precision<T>) const = 0;
   // A solver of this rank's part (ctx: null for an undecomposed run).
-  virtual std::unique_ptr<Solver<T>> make_solver(const ResolvedRecipe& r, const SolverOptions& o,
+  virtual std::unique_ptr<Solver<T>> make_solver(Precision<T>, const ResolvedRecipe& r, const SolverOptions& o,
                                                  const RankContext* ctx) const = 0;
-  // Validation of a final state of the whole grid against physics (exact solution, published data);
-  // "kind" names it ("none" with a "detail" where the case has none). steady: the run reached steady state.
+  // Validation of a final state of the whole grid against physics (exact solution, published data):
+  // {"kind": ..., "max_error": ..., "rms_error": ...}, "kind": "none" with a "detail" where the case has
+  // none. steady: whether the run reached steady state.
   virtual nlohmann::json validate(const HostState<T>& final_state, bool steady) const = 0;
-  // The bytes one rank of grid g needs on the GPU for this solver, to refuse a run that cannot fit
-  // before anything is allocated.
-  virtual std::size_t device_bytes(const Grid& g, const SolverOptions& o) const = 0;
+  // The bytes one rank of grid g needs on the GPU, to refuse a run that cannot fit before anything is
+  // allocated.
+  virtual std::size_t device_bytes(Precision<T>, const Grid& g, const SolverOptions& o) const = 0;
 };
 
 class Problem : public ProblemOf<float>, public ProblemOf<double> {
  public:
+  using ProblemOf<float>::initial_state, ProblemOf<double>::initial_state;
+  using ProblemOf<float>::make_solver, ProblemOf<double>::make_solver;
+  using ProblemOf<float>::validate, ProblemOf<double>::validate;
+  using ProblemOf<float>::device_bytes, ProblemOf<double>::device_bytes;
   virtual const Grid& grid() const = 0;
-  virtual bool periodic_z() const = 0;    // the decomposition axis wraps
+  virtual bool periodic_z() const = 0;  // the decomposition axis wraps
   virtual double dt() const = 0;
-  virtual double velocity_scale() const { return 1; }
   // The case's parameters for the result ("case", physical parameters, time step).
   virtual nlohmann::json describe() const = 0;
   // Refuses options the solver cannot honour (throws std::runtime_error naming them).
   virtual void check_options(const SolverOptions& o) const { (void)o; }
-  template <class T>
-  const ProblemOf<T>& of() const { return *this; }
+};
+
+// Implements the precision-specific overrides by forwarding to the member templates of D:
+//   template <class T> HostState<T> initial() const;
+//   template <class T> std::unique_ptr<Solver<T>> solver(const ResolvedRecipe&, const SolverOptions&, const RankContext*) const;
+//   template <class T> nlohmann::json check(const HostState<T>&, bool steady) const;
+//   template <class T> std::size_t bytes(const Grid&, const SolverOptions&) const;
+template <class D>
+class ProblemImpl : public Problem {
+ public:
+  HostState<float> initial_state(Precision<float>) const override { return self().template initial<float>(); }
+  HostState<double> initial_state(Precision<double>) const override { return self().template initial<double>(); }
+  std::unique_ptr<Solver<float>> make_solver(Precision<float>, const ResolvedRecipe& r, const SolverOptions& o,
+                                             const RankContext* ctx) const override {
+    return self().template solver<float>(r, o, ctx);
+  }
+  std::unique_ptr<Solver<double>> make_solver(Precision<double>, const ResolvedRecipe& r, const SolverOptions& o,
+                                              const RankContext* ctx) const override {
+    return self().template solver<double>(r, o, ctx);
+  }
+  nlohmann::json validate(const HostState<float>& s, bool steady) const override { return self().check(s, steady); }
+  nlohmann::json validate(const HostState<double>& s, bool steady) const override { return self().check(s, steady); }
+  std::size_t device_bytes(Precision<float>, const Grid& g, const SolverOptions& o) const override {
+    return self().template bytes<float>(g, o);
+  }
+  std::size_t device_bytes(Precision<double>, const Grid& g, const SolverOptions& o) const override {
+    return self().template bytes<double>(g, o);
+  }
+
+ private:
+  const D& self() const { return static_cast<const D&>(*this); }
 };
 
 // What a case is built from; a solver reads what it needs and refuses what it cannot use.

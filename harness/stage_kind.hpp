@@ -81,6 +81,9 @@ struct StageKind {
   bool scalar_output = false;     // verify compares scalar() (and checks bitwise repeatability)
   std::string default_gpu_variant;  // what a GPU recipe that leaves this stage out runs ("" = required)
   std::function<double(const std::string& workload)> flops_per_point;
+  // The grids verify runs are odd 3D ones; a kind whose fields have another shape (a 2D solver's)
+  // maps each to one of its own (null: as they are).
+  std::function<Grid(const Grid&)> verify_grid;
   FixtureFactory<float> fixture_float;
   FixtureFactory<double> fixture_double;
 

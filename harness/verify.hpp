@@ -11,7 +11,8 @@
 namespace nsb {
 
 struct VerifyResult {
-  std::string id, tuning, precision, grid, scheme;
+  std::string id, tuning, precision, grid;
+  std::string scheme;  // the stage kind's workload (momentum: its time scheme), "" where it has one
   bool pass = false;
   double max_rel_diff = 0, tolerance = 0;
   bool deterministic_checked = false, bitwise_repeatable = false;
@@ -19,7 +20,8 @@ struct VerifyResult {
 };
 
 struct VerifyOptions {
-  std::string stage;      // "" = every stage
+  std::string solver;     // "" = every solver
+  std::string stage;      // "" = every stage ("pressure" or "projection/pressure")
   std::string variant;    // "" = every variant
   bool include_cpu = false;  // also check cpu_omp against cpu_serial
   unsigned seed = 12345;

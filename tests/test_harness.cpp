@@ -10,17 +10,52 @@
 #include "micro_cases.hpp"
 #include "flat_interior.hpp"
 #include "profile.hpp"
+#include "projection/cases.hpp"
 #include "recipe.hpp"
 #include "run.hpp"
+#include "stage_kind.hpp"
 #include "stats.hpp"
 
 namespace nsb {
 namespace {
 
 TEST(Registry, EveryStageHasBothCpuReferences) {
-  for (int s = 0; s < int(StageKind::count); ++s) {
-    EXPECT_NE(Registry::instance().find(StageKind(s), "cpu_serial"), nullptr) << stage_name(StageKind(s));
-    EXPECT_NE(Registry::instance().find(StageKind(s), "cpu_omp"), nullptr) << stage_name(StageKind(s));
+  EXPECT_GE(StageKindRegistry::instance().all().size(), 7u);
+  for (const StageKind& k : StageKindRegistry::instance().all()) {
+    EXPECT_NE(Registry::instance().find(k.id(), "cpu_serial"), nullptr) << k.id();
+    EXPECT_NE(Registry::instance().find(k.id(), "cpu_omp"), nullptr) << k.id();
+  }
+}
+
+// Every solver's stages are registered kinds, its sections start with them, and its recipes resolve.
+TEST(Registry, SolversStagesAndRecipesFitTogether) {
+  for (const SolverDef& d : SolverRegistry::instance().all()) {
+    for (std::size_t i = 0; i < d.stages.size(); ++i) {
+      EXPECT_NE(StageKindRegistry::instance().find(d.name + "/" + d.stages[i]), nullptr) << d.name << " " << d.stages[i];
+      EXPECT_EQ(d.section_index(d.stages[i]), int(i)) << d.name << " " << d.stages[i];
+    }
+    for (const Recipe& r : builtin_recipes())
+      if (r.solver == d.name && (r.backend != Backend::cuda || device::built_with_cuda()))
+        EXPECT_NO_THROW(resolve(r, {})) << d.name << "/" << r.name;
+  }
+  EXPECT_NE(SolverRegistry::instance().find("projection"), nullptr);
+}
+
+// A registration that does not fit its stage kind is refused by name (tags outside the vocabulary,
+// undeclared tuning axes, another solver's call structure).
+TEST(Registry, MisfitRegistrationsAreRefused) {
+  const Variant& ref = Registry::instance().get("projection/pressure", "cpu_serial");
+  Registry scratch;
+  scratch.add(ref);
+  Variant bad = ref;
+  bad.name = "bad_tag";
+  bad.tags = {{"memory", "tape"}};
+  scratch.add(bad);
+  try {
+    scratch.all();
+    FAIL() << "no exception";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("memory=tape"), std::string::npos) << e.what();
   }
 }
 
@@ -28,8 +63,8 @@ TEST(Registry, IdsAreUniqueAndEveryVariantIsComplete) {
   std::set<std::string> ids;
   for (const Variant& v : Registry::instance().all()) {
     EXPECT_TRUE(ids.insert(v.id()).second) << v.id();
-    EXPECT_NE(v.run_float, nullptr) << v.id();
-    EXPECT_NE(v.run_double, nullptr) << v.id();
+    EXPECT_TRUE(bool(v.run_float)) << v.id();
+    EXPECT_TRUE(bool(v.run_double)) << v.id();
     EXPECT_FALSE(v.tunings.empty()) << v.id();
     if (v.backend == Backend::cuda) {
       EXPECT_TRUE(v.tags.count("memory")) << v.id() << " lacks a memory tag";
@@ -37,10 +72,10 @@ TEST(Registry, IdsAreUniqueAndEveryVariantIsComplete) {
   }
   // With CUDA every GPU stage kind has at least two variants (the study axes need a comparison).
   if (device::built_with_cuda()) {
-    for (int s = 0; s < int(StageKind::count); ++s) {
+    for (const StageKind* k : StageKindRegistry::instance().of_solver("projection")) {
       int gpu = 0;
-      for (const Variant* v : Registry::instance().of_stage(StageKind(s))) gpu += v->backend == Backend::cuda;
-      EXPECT_GE(gpu, 2) << stage_name(StageKind(s));
+      for (const Variant* v : Registry::instance().of_stage(k->id())) gpu += v->backend == Backend::cuda;
+      EXPECT_GE(gpu, 2) << k->id();
     }
   }
 }
@@ -86,7 +121,7 @@ TEST(MicroBenchmarks, CoverEveryGpuVariantOnce) {
   std::set<std::string> gpu_ids;
   for (const Variant& v : Registry::instance().all())
     if (v.backend == Backend::cuda) {
-      expected += v.tunings.size() * (v.stage == StageKind::momentum ? 2 : 1);
+      expected += v.tunings.size() * StageKindRegistry::instance().get(v.stage).workloads.size();
       gpu_ids.insert(v.id());
     }
   expected *= grids.size() * 2;
@@ -100,18 +135,18 @@ TEST(MicroBenchmarks, CoverEveryGpuVariantOnce) {
   }
   EXPECT_EQ(seen_ids, gpu_ids);
   if (device::built_with_cuda()) {
-    EXPECT_TRUE(names.count("pressure/jacobi_global_2d_zloop/bx16_by16_sz2/euler/256x32x256/float"));
-    EXPECT_TRUE(names.count("momentum/shared_zloop/bx16_by16_sz2/ab2/512x512x512/double"));
+    EXPECT_TRUE(names.count("projection/pressure/jacobi_global_2d_zloop/bx16_by16_sz2/euler/256x32x256/float"));
+    EXPECT_TRUE(names.count("projection/momentum/shared_zloop/bx16_by16_sz2/ab2/512x512x512/double"));
   }
 }
 
 TEST(Registry, UnknownVariantNamesTheKnownOnes) {
   try {
-    Registry::instance().get(StageKind::pressure, "nosuch");
+    Registry::instance().get("projection/pressure", "nosuch");
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("unknown variant 'pressure/nosuch'"), std::string::npos) << m;
+    EXPECT_NE(m.find("unknown variant 'projection/pressure/nosuch'"), std::string::npos) << m;
     EXPECT_NE(m.find("cpu_serial"), std::string::npos) << m;
   }
 }
@@ -133,21 +168,21 @@ TEST(Tuning, ParsesNames) {
 }
 
 TEST(Recipe, ResolvesAndOverridesStages) {
-  const ResolvedRecipe r = resolve(find_recipe("cpu-serial"), {"pressure=cpu_omp"});
-  EXPECT_EQ(r[StageKind::pressure].variant->id(), "pressure/cpu_omp");
-  EXPECT_EQ(r[StageKind::momentum].variant->id(), "momentum/cpu_serial");
-  EXPECT_THROW(resolve(find_recipe("cpu-serial"), {"nostage=cpu_omp"}), std::runtime_error);
-  EXPECT_THROW(resolve(find_recipe("cpu-serial"), {"pressure"}), std::runtime_error);
-  EXPECT_THROW(resolve(find_recipe("cpu-serial"), {"pressure=cpu_omp:bx9"}), std::runtime_error);
-  EXPECT_THROW(find_recipe("nope"), std::runtime_error);
+  const ResolvedRecipe r = resolve(find_recipe("projection", "cpu-serial"), {"pressure=cpu_omp"});
+  EXPECT_EQ(r["pressure"].variant->id(), "projection/pressure/cpu_omp");
+  EXPECT_EQ(r["momentum"].variant->id(), "projection/momentum/cpu_serial");
+  EXPECT_THROW(resolve(find_recipe("projection", "cpu-serial"), {"nostage=cpu_omp"}), std::runtime_error);
+  EXPECT_THROW(resolve(find_recipe("projection", "cpu-serial"), {"pressure"}), std::runtime_error);
+  EXPECT_THROW(resolve(find_recipe("projection", "cpu-serial"), {"pressure=cpu_omp:bx9"}), std::runtime_error);
+  EXPECT_THROW(find_recipe("projection", "nope"), std::runtime_error);
   if (device::built_with_cuda()) {
     // Every GPU recipe resolves; mixing a GPU stage into a CPU recipe is refused.
     for (const char* name : {"thibault-global", "thibault-optimal", "modern", "best"})
-      EXPECT_EQ(resolve(find_recipe(name), {}).backend, Backend::cuda) << name;
-    EXPECT_THROW(resolve(find_recipe("cpu-serial"), {"momentum=global_1d"}), std::runtime_error);
-    const ResolvedRecipe t = resolve(find_recipe("thibault-global"), {"pressure=jacobi_shared_zloop:bx16_by8_sz2"});
-    EXPECT_EQ(t[StageKind::pressure].tuning.bx, 16);
-    EXPECT_EQ(t[StageKind::pressure].tuning.by, 8);
+      EXPECT_EQ(resolve(find_recipe("projection", name), {}).backend, Backend::cuda) << name;
+    EXPECT_THROW(resolve(find_recipe("projection", "cpu-serial"), {"momentum=global_1d"}), std::runtime_error);
+    const ResolvedRecipe t = resolve(find_recipe("projection", "thibault-global"), {"pressure=jacobi_shared_zloop:bx16_by8_sz2"});
+    EXPECT_EQ(t["pressure"].tuning.bx, 16);
+    EXPECT_EQ(t["pressure"].tuning.by, 8);
   }
 }
 
@@ -176,28 +211,29 @@ TEST(Cases, BadInputIsRefusedWithTheReason) {
     }
     return std::string("accepted");
   };
-  CaseOptions o;
+  CaseOptions o{.name = "cavity"};
   o.nx = 0;
   EXPECT_NE(message(o).find("impossible grid 0x4x64"), std::string::npos);
-  o = CaseOptions{};
+  o = CaseOptions{.name = "cavity"};
   o.nz = -3;
   EXPECT_NE(message(o).find("impossible grid"), std::string::npos);
-  o = CaseOptions{};
+  o = CaseOptions{.name = "cavity"};
   o.re = -1;
   EXPECT_NE(message(o).find("Reynolds number must be positive"), std::string::npos);
-  o = CaseOptions{};
+  o = CaseOptions{.name = "cavity"};
   o.name = "urban";
   EXPECT_NE(message(o).find("unknown case 'urban'"), std::string::npos);
-  o = CaseOptions{};
+  o = CaseOptions{.name = "cavity"};
   o.nx = 32;
   EXPECT_NE(message(o).find("square"), std::string::npos);
-  o = CaseOptions{};
+  o = CaseOptions{.name = "cavity"};
   o.nx = o.nz = 2000, o.ny = 2000;
   EXPECT_NE(message(o).find("grid too large"), std::string::npos);
 }
 
 TEST(Result, JsonRoundTripCarriesTheSchema) {
   RunOptions o;
+  o.case_options.name = "cavity";
   o.case_options.nx = o.case_options.nz = 16;
   o.case_options.ny = 2;
   o.steps = 7;
@@ -208,7 +244,7 @@ TEST(Result, JsonRoundTripCarriesTheSchema) {
   std::ifstream in(o.json_path);
   const nlohmann::json back = nlohmann::json::parse(in);
   EXPECT_EQ(back, r);
-  EXPECT_EQ(r["schema"], "nsbench.run/1");
+  EXPECT_EQ(r["schema"], "nsbench.run/2");
   for (const char* key : {"run", "timing", "checks", "machine", "build", "timestamp", "command_line"})
     EXPECT_TRUE(r.contains(key)) << key;
   EXPECT_EQ(r["run"]["timed_steps"], 7);
@@ -249,13 +285,14 @@ TEST(Profile, TraceSummarySumsKernelsPerSectionCall) {
     k.grid[0] = 10, k.block[0] = 256;
     r.push_back(k);
   };
-  const int bc = int(StageKind::velocity_bc), p = int(StageKind::pressure);
+  const std::vector<std::string> sections = {"velocity_bc", "pressure"};
+  const int bc = 0, p = 1;
   for (long long call : {1, 2, 3}) {  // three calls of three face kernels each
     add("face_x", bc, call, 1.0), add("face_y", bc, call, 2.0), add("face_z", bc, call, 3.0 + double(call));
   }
   add("jacobi", p, 4, 10.0), add("jacobi", p, 5, 30.0), add("jacobi", p, 6, 20.0);
   add("stray", -1, 0, 5.0);
-  const nlohmann::json s = profile::summarize_trace(r);
+  const nlohmann::json s = profile::summarize_trace(r, sections);
   EXPECT_EQ(s["velocity_bc"]["calls"], 3);
   EXPECT_EQ(s["velocity_bc"]["kernels_per_call"], 3.0);
   EXPECT_NEAR(s["velocity_bc"]["kernel_time_per_call"]["median_s"].get<double>(), 8e-6, 1e-12);  // 1+2+5
@@ -269,13 +306,13 @@ TEST(Profile, TraceSummarySumsKernelsPerSectionCall) {
 TEST(Profile, CounterSummaryAddsDramReadAndWrite) {
   std::vector<profile::CounterRecord> r(3);
   for (int i = 0; i < 3; ++i) {
-    r[i].section = int(StageKind::divergence);
+    r[i].section = 0;
     r[i].kernels = 1;
     r[i].metrics["dram__bytes_read.sum"] = 100.0 * (i + 1);
     r[i].metrics["dram__bytes_write.sum"] = 50.0;
     r[i].metrics["lts__t_sector_hit_rate.pct"] = 10.0 * i;
   }
-  const nlohmann::json s = profile::summarize_counters(r);
+  const nlohmann::json s = profile::summarize_counters(r, {"divergence"});
   EXPECT_EQ(s["divergence"]["calls"], 3);
   EXPECT_DOUBLE_EQ(s["divergence"]["median_per_call"]["dram__bytes_read.sum"].get<double>(), 200.0);
   EXPECT_DOUBLE_EQ(s["divergence"]["dram_bytes_per_call"].get<double>(), 250.0);

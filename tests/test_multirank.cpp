@@ -8,6 +8,7 @@
 #include "comm.hpp"
 #include "decomposition.hpp"
 #include "halo.hpp"
+#include "projection/cases.hpp"
 #include "run.hpp"
 
 namespace nsb {
@@ -176,7 +177,7 @@ TEST(ThreadsDriver, ToleranceModeSumsResidualsOverRanks) {
   o.solver.jacobi_iterations = 300;
   const nlohmann::json r = run(o);
   expect_matches_one_rank(r, 2e-4);
-  EXPECT_LT(r["run"]["jacobi"]["last_iterations"].get<int>(), 300);
+  EXPECT_LT(r["checks"]["jacobi_last_iterations"].get<int>(), 300);
 }
 
 TEST(ThreadsDriver, BadChoicesNameTheProblem) {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "models.hpp"
-#include "point_ops.hpp"
+#include "projection/models.hpp"
+#include "projection/point_ops.hpp"
 #include "test_support.hpp"
 
 namespace nsb {
@@ -17,23 +17,23 @@ TEST(Numerics, FlopCountsFollowTheFormulas) {
   // the formulas do, and then on purpose.
   // Momentum: 201 / 210 / 282 while the directions' scale factors (inv_h/4, 2 nu inv_h, ...) were
   // multiplied per point; formed once in MomentumCoef they are 7 (13 with upwind) fewer a component.
-  EXPECT_EQ(flops_per_point(StageKind::momentum, TimeScheme::euler, false), 180);
-  EXPECT_EQ(flops_per_point(StageKind::momentum, TimeScheme::adams_bashforth2, false), 189);
-  EXPECT_EQ(flops_per_point(StageKind::momentum, TimeScheme::euler, true), 243);
-  EXPECT_EQ(flops_per_point(StageKind::divergence, TimeScheme::euler), 8);
-  EXPECT_EQ(flops_per_point(StageKind::pressure, TimeScheme::euler), 11);
-  EXPECT_EQ(flops_per_point(StageKind::correction, TimeScheme::euler), 12);
-  EXPECT_EQ(flops_per_point(StageKind::velocity_bc, TimeScheme::euler), 0);
+  EXPECT_EQ(flops_per_point(ProjectionStage::momentum, TimeScheme::euler, false), 180);
+  EXPECT_EQ(flops_per_point(ProjectionStage::momentum, TimeScheme::adams_bashforth2, false), 189);
+  EXPECT_EQ(flops_per_point(ProjectionStage::momentum, TimeScheme::euler, true), 243);
+  EXPECT_EQ(flops_per_point(ProjectionStage::divergence, TimeScheme::euler), 8);
+  EXPECT_EQ(flops_per_point(ProjectionStage::pressure, TimeScheme::euler), 11);
+  EXPECT_EQ(flops_per_point(ProjectionStage::correction, TimeScheme::euler), 12);
+  EXPECT_EQ(flops_per_point(ProjectionStage::velocity_bc, TimeScheme::euler), 0);
 }
 
 TEST(Numerics, ByteModelsCountEachInputAndOutputOnce) {
   const Grid g{10, 20, 30, 1, 1, 1};
   const ZRange zr = ZRange::interior(g);
-  EXPECT_EQ(work_model(StageKind::pressure, g, zr, 8, TimeScheme::euler).bytes, 6000.0 * 3 * 8);
-  EXPECT_EQ(work_model(StageKind::momentum, g, zr, 4, TimeScheme::euler).bytes, 6000.0 * 6 * 4);
-  EXPECT_EQ(work_model(StageKind::momentum, g, zr, 4, TimeScheme::adams_bashforth2).bytes, 6000.0 * 12 * 4);
-  EXPECT_EQ(work_model(StageKind::reduce, g, zr, 4, TimeScheme::euler, false, false).bytes, 6000.0 * 4);
-  EXPECT_EQ(work_model(StageKind::pressure, g, ZRange{3, 5}, 4, TimeScheme::euler).points, 10.0 * 20 * 2);
+  EXPECT_EQ(work_model(ProjectionStage::pressure, g, zr, 8, TimeScheme::euler).bytes, 6000.0 * 3 * 8);
+  EXPECT_EQ(work_model(ProjectionStage::momentum, g, zr, 4, TimeScheme::euler).bytes, 6000.0 * 6 * 4);
+  EXPECT_EQ(work_model(ProjectionStage::momentum, g, zr, 4, TimeScheme::adams_bashforth2).bytes, 6000.0 * 12 * 4);
+  EXPECT_EQ(work_model(ProjectionStage::reduce, g, zr, 4, TimeScheme::euler, false, false).bytes, 6000.0 * 4);
+  EXPECT_EQ(work_model(ProjectionStage::pressure, g, ZRange{3, 5}, 4, TimeScheme::euler).points, 10.0 * 20 * 2);
 }
 
 // Random field with every boundary rule (walls, a moving one, free-slip, periodic).
@@ -62,8 +62,8 @@ TEST(Numerics, BoundaryRulesGiveTheWallValues) {
   std::vector<std::vector<double>> f(4);
   BoundarySpec b;
   const StageCall<double> c = bc_call(f, g, b);
-  Registry::instance().get(StageKind::velocity_bc, "cpu_serial").fn<double>()(c);
-  Registry::instance().get(StageKind::pressure_bc, "cpu_serial").fn<double>()(c);
+  Registry::instance().get("projection/velocity_bc", "cpu_serial").fn<StageCall<double>>()(c);
+  Registry::instance().get("projection/pressure_bc", "cpu_serial").fn<StageCall<double>>()(c);
   const auto& u = f[0];
   const auto& v = f[1];
   const auto& w = f[2];
@@ -112,7 +112,7 @@ TEST(Numerics, JacobiLeavesAnExactSolutionUnchanged) {
   c.prm.dt = dt;
   c.prm.coef = k;
   c.f.p = p.data(), c.f.p_new = pn.data(), c.f.div = div.data();
-  Registry::instance().get(StageKind::pressure, "cpu_serial").fn<double>()(c);
+  Registry::instance().get("projection/pressure", "cpu_serial").fn<StageCall<double>>()(c);
   for (int kk = 1; kk <= g.nz; ++kk)
     for (int j = 1; j <= g.ny; ++j)
       for (int i = 1; i <= g.nx; ++i) EXPECT_NEAR(pn[g.idx(i, j, kk)], p[g.idx(i, j, kk)], 1e-12);
@@ -131,9 +131,9 @@ TEST(Numerics, SerialAndOpenMPAreBitwiseEqual) {
   o.threads = 2;
   const auto a = test::run_case<double>(c, "cpu-serial", 50, o);
   const auto b = test::run_case<double>(c, "cpu-omp", 50, o);
-  EXPECT_EQ(test::max_abs_diff(a.state.u, b.state.u), 0.0);
-  EXPECT_EQ(test::max_abs_diff(a.state.w, b.state.w), 0.0);
-  EXPECT_EQ(test::max_abs_diff(a.state.p, b.state.p), 0.0);
+  EXPECT_EQ(test::max_abs_diff(a.state.field("u"), b.state.field("u")), 0.0);
+  EXPECT_EQ(test::max_abs_diff(a.state.field("w"), b.state.field("w")), 0.0);
+  EXPECT_EQ(test::max_abs_diff(a.state.field("p"), b.state.field("p")), 0.0);
 }
 
 TEST(Numerics, FloatAgreesWithDouble) {
@@ -141,14 +141,14 @@ TEST(Numerics, FloatAgreesWithDouble) {
   const auto d = test::run_case<double>(c, "cpu-omp", 200);
   const auto f = test::run_case<float>(c, "cpu-omp", 200);
   double du = 0, dp = 0;
-  for (std::size_t i = 0; i < d.state.u.size(); ++i) {
-    du = std::max(du, std::abs(double(f.state.u[i]) - d.state.u[i]));
-    dp = std::max(dp, std::abs(double(f.state.p[i]) - d.state.p[i]));
+  for (std::size_t i = 0; i < d.state.field("u").size(); ++i) {
+    du = std::max(du, std::abs(double(f.state.field("u")[i]) - d.state.field("u")[i]));
+    dp = std::max(dp, std::abs(double(f.state.field("p")[i]) - d.state.field("p")[i]));
   }
   std::printf("cavity 32x4x32, 200 steps: float vs double max |du| = %.3e, max |dp| = %.3e (p scale %.3f)\n", du, dp,
-              test::max_abs(d.state.p));
+              test::max_abs(d.state.field("p")));
   EXPECT_LT(du, 1e-5);  // velocity scale 1
-  EXPECT_LT(dp, 1e-4 * test::max_abs(d.state.p));
+  EXPECT_LT(dp, 1e-4 * test::max_abs(d.state.field("p")));
 }
 
 TEST(Numerics, ProjectionLeavesTheDivergenceTheSolveAllows) {
@@ -160,7 +160,7 @@ TEST(Numerics, ProjectionLeavesTheDivergenceTheSolveAllows) {
     o.jacobi_tol = tol;
     o.jacobi_iterations = 100000;
     o.check_every = 1;
-    ProjectionSolver<double> s(c, resolve(find_recipe("cpu-serial"), {}), o, nullptr);
+    ProjectionSolver<double> s(c, resolve(find_recipe("projection", "cpu-serial"), {}), o, nullptr);
     s.load(initial_state<double>(c));
     for (int n = 0; n < 5; ++n) s.step();
     const double div = s.divergence_rms();

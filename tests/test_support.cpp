@@ -6,7 +6,7 @@ namespace nsb::test {
 
 template <class T>
 Outcome<T> run_case(const Case& c, const std::string& recipe, int steps, SolverOptions o, double steady_tol) {
-  const ResolvedRecipe r = resolve(find_recipe(recipe), {});
+  const ResolvedRecipe r = resolve(find_recipe("projection", recipe), {});
   ProjectionSolver<T> s(c, r, o, nullptr);
   s.load(initial_state<T>(c));
   Outcome<T> out;
@@ -14,7 +14,7 @@ Outcome<T> run_case(const Case& c, const std::string& recipe, int steps, SolverO
     s.step();
     ++out.steps;
     if (steady_tol > 0 && out.steps % 50 == 0) {
-      out.last_change = s.change_rms() / (c.dt * c.u_ref);
+      out.last_change = s.steady_change();
       if (out.last_change < steady_tol) {
         out.steady = true;
         break;

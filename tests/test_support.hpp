@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "projection_solver.hpp"
-#include "validation.hpp"
+#include "projection/projection_solver.hpp"
+#include "projection/validation.hpp"
 
 namespace nsb::test {
 

@@ -6,6 +6,7 @@
 
 #include "projection/point_ops.hpp"
 #include "registry.hpp"
+#include "projection/stage_call.hpp"
 
 namespace nsb {
 namespace {
@@ -65,29 +66,29 @@ void reduce(const StageCall<T>& c) {
   *c.reduce_out = sum;
 }
 
-Variant cpu(StageKind s, Backend b, StageFn<float> ff, StageFn<double> fd) {
+Variant cpu(const std::string& stage, Backend b, StageFn ff, StageFn fd) {
   Variant v;
-  v.stage = s;
+  v.stage = "projection/" + stage;
   v.name = backend_name(b);
   v.backend = b;
   v.tags = {{"backend", backend_name(b)}};
-  if (s == StageKind::reduce) v.tags["reduce"] = b == Backend::cpu_omp ? "omp_reduction" : "serial_sum";
+  if (stage == "reduce") v.tags["reduce"] = b == Backend::cpu_omp ? "omp_reduction" : "serial_sum";
   v.run_float = ff;
   v.run_double = fd;
   return v;
 }
 
-#define NSB_REGISTER_CPU(stage_fn, kind)                                                                   \
-  const Registrar reg_serial_##stage_fn{cpu(kind, Backend::cpu_serial, &stage_fn<float>, &stage_fn<double>)}; \
-  const Registrar reg_omp_##stage_fn{cpu(kind, Backend::cpu_omp, &stage_fn<float>, &stage_fn<double>)};
+#define NSB_REGISTER_CPU(stage_fn)                                                                        \
+  const Registrar reg_serial_##stage_fn{cpu(#stage_fn, Backend::cpu_serial, &stage_fn<float>, &stage_fn<double>)}; \
+  const Registrar reg_omp_##stage_fn{cpu(#stage_fn, Backend::cpu_omp, &stage_fn<float>, &stage_fn<double>)};
 
-NSB_REGISTER_CPU(momentum, StageKind::momentum)
-NSB_REGISTER_CPU(velocity_bc, StageKind::velocity_bc)
-NSB_REGISTER_CPU(divergence, StageKind::divergence)
-NSB_REGISTER_CPU(pressure, StageKind::pressure)
-NSB_REGISTER_CPU(pressure_bc, StageKind::pressure_bc)
-NSB_REGISTER_CPU(correction, StageKind::correction)
-NSB_REGISTER_CPU(reduce, StageKind::reduce)
+NSB_REGISTER_CPU(momentum)
+NSB_REGISTER_CPU(velocity_bc)
+NSB_REGISTER_CPU(divergence)
+NSB_REGISTER_CPU(pressure)
+NSB_REGISTER_CPU(pressure_bc)
+NSB_REGISTER_CPU(correction)
+NSB_REGISTER_CPU(reduce)
 
 }  // namespace
 }  // namespace nsb

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cuda/check.cuh"
+#include "grid.hpp"
 #include "registry.hpp"
 #include "stage.hpp"
 

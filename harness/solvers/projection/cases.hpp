@@ -5,19 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "projection/boundary.hpp"
 #include "grid.hpp"
+#include "projection/boundary.hpp"
+#include "solver.hpp"  // CaseOptions
 
 namespace nsb {
-
-struct CaseOptions {
-  std::string name = "cavity";
-  int nx = 64, ny = 4, nz = 64;
-  double re = 100;       // Reynolds number on the case's reference velocity and length
-  double dt = 0;         // 0: from the stability rule below
-  double safety = 0.8;   // fraction of the stable explicit time step
-  double gamma = 0;      // upwind blend weight
-};
 
 struct Case {
   std::string name;
@@ -44,6 +36,9 @@ const std::vector<std::string>& case_names();
 
 // Throws std::invalid_argument with a message naming the problem for a bad name, grid or parameter.
 Case make_case(const CaseOptions& o);
+
+// The boundary conditions a rank applies itself: z faces with a neighbour become FaceType::neighbour.
+BoundarySpec slab_bc(const BoundarySpec& global, const Slab& s);
 
 // Stable explicit time step for central differences with Euler: the diffusive limit
 // 1/(2 nu sum 1/h^2), the advective CFL limit 1/(U sum 1/h) and the cell-Reynolds limit 2 nu/U^2.

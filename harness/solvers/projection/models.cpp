@@ -52,41 +52,41 @@ GridCoef<Counted> counted_coef() { return {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.1}; }
 
 }  // namespace
 
-double flops_per_point(StageKind s, TimeScheme scheme, bool upwind) {
+double flops_per_point(ProjectionStage s, TimeScheme scheme, bool upwind) {
   const CountedField q;
   switch (s) {
-    case StageKind::momentum: return double(upwind ? momentum_flops<true>(scheme) : momentum_flops<false>(scheme));
-    case StageKind::divergence: return double(count([&] { divergence_point(q, q, q, counted_coef()); }));
-    case StageKind::pressure:
+    case ProjectionStage::momentum: return double(upwind ? momentum_flops<true>(scheme) : momentum_flops<false>(scheme));
+    case ProjectionStage::divergence: return double(count([&] { divergence_point(q, q, q, counted_coef()); }));
+    case ProjectionStage::pressure:
       return double(count([&] { jacobi_point(q, Counted(1.0), Counted(2.0), counted_coef()); }));
-    case StageKind::correction:
+    case ProjectionStage::correction:
       return 3.0 * double(count([&] { correction_point<Counted>(1.0, 2.0, 3.0, 0.1, 1.0); }));
-    case StageKind::reduce: return 3.0;  // subtract, square, accumulate: squared_difference plus the sum
+    case ProjectionStage::reduce: return 3.0;  // subtract, square, accumulate: squared_difference plus the sum
     default: return 0.0;                 // boundary conditions copy and negate
   }
 }
 
-WorkModel work_model(StageKind s, const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind,
+WorkModel work_model(ProjectionStage s, const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind,
                      bool two_inputs) {
   WorkModel m;
   const double volume = double(g.nx) * g.ny * zr.levels();
   double words = 0;  // per point
   switch (s) {
-    case StageKind::momentum:  // read u v w, write u* v* w*; Adams-Bashforth also reads and rewrites h
+    case ProjectionStage::momentum:  // read u v w, write u* v* w*; Adams-Bashforth also reads and rewrites h
       m.points = volume;
       words = scheme == TimeScheme::adams_bashforth2 ? 12 : 6;
       break;
-    case StageKind::divergence: m.points = volume; words = 4; break;   // read u* v* w*, write div
-    case StageKind::pressure: m.points = volume; words = 3; break;     // read p and div, write p_new
-    case StageKind::correction: m.points = volume; words = 7; break;   // read u* v* w* p, write u v w
-    case StageKind::reduce:
+    case ProjectionStage::divergence: m.points = volume; words = 4; break;   // read u* v* w*, write div
+    case ProjectionStage::pressure: m.points = volume; words = 3; break;     // read p and div, write p_new
+    case ProjectionStage::correction: m.points = volume; words = 7; break;   // read u* v* w* p, write u v w
+    case ProjectionStage::reduce:
       m.points = double(g.interior_points());
       words = two_inputs ? 2 : 1;
       break;
-    case StageKind::velocity_bc:
-    case StageKind::pressure_bc: {
+    case ProjectionStage::velocity_bc:
+    case ProjectionStage::pressure_bc: {
       // Every ghost value is one read of an interior value and one write (two per face line per side).
-      const int fields = s == StageKind::velocity_bc ? 3 : 1;
+      const int fields = s == ProjectionStage::velocity_bc ? 3 : 1;
       double lines = 0;
       for (int axis = 0; axis < 3; ++axis) {
         int n1, n2;

@@ -7,23 +7,18 @@
 
 #include <cstddef>
 
-#include "stage.hpp"
+#include "projection/stage_call.hpp"
+#include "stage_kind.hpp"  // WorkModel
 
 namespace nsb {
 
-struct WorkModel {
-  double points = 0;  // grid points the call updates
-  double bytes = 0;   // minimal bytes moved
-  double flops = 0;   // floating-point operations as written in the formulas
-};
-
 // Flops per updated point of one stage (0 for pure copies such as boundary conditions).
 // upwind: the momentum advection carries the upwind blend terms (gamma != 0).
-double flops_per_point(StageKind s, TimeScheme scheme, bool upwind = false);
+double flops_per_point(ProjectionStage s, TimeScheme scheme, bool upwind = false);
 
 // Model of one call of stage s on grid g over z-levels zr with elements of elem_bytes.
 // For reduce, `two_inputs` says whether a second field is subtracted.
-WorkModel work_model(StageKind s, const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind = false,
+WorkModel work_model(ProjectionStage s, const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind = false,
                      bool two_inputs = true);
 
 }  // namespace nsb

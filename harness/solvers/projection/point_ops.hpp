@@ -5,7 +5,7 @@
 #pragma once
 
 #include "projection/accessors.hpp"
-#include "stage.hpp"
+#include "projection/stage_call.hpp"
 
 namespace nsb {
 

@@ -24,6 +24,14 @@
 
 namespace nsb {
 
+// The projection solver's stage kinds, in the order a time step calls them (registered in stages.cpp
+// as "projection/<name>"; this enum is the solver's own shorthand, unknown to the generic core).
+enum class ProjectionStage { momentum, velocity_bc, divergence, pressure, pressure_bc, correction, reduce, count };
+inline const char* stage_name(ProjectionStage s) {
+  constexpr const char* names[] = {"momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction", "reduce"};
+  return s < ProjectionStage::count ? names[int(s)] : "?";
+}
+
 template <class T>
 struct FieldPtrs {
   T *u = nullptr, *v = nullptr, *w = nullptr;     // velocity at time n

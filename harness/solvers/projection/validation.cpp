@@ -48,7 +48,8 @@ static double interpolate(const std::vector<double>& x, const std::vector<double
 }
 
 template <class T>
-Validation validate(const Case& c, const HostState<T>& s) {
+Validation validate(const Case& c, const HostState<T>& state) {
+  const ProjectionFields<T> s(state);
   const Grid& g = c.grid;
   Validation v;
   v.kind = c.validation;

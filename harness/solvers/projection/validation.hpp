@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "projection/solver.hpp"
+#include "projection/cases.hpp"
+#include "solver.hpp"
 
 namespace nsb {
 
@@ -20,6 +21,15 @@ struct Validation {
   double rms_error = 0;
   std::vector<ProfilePoint> u_profile, w_profile;  // Ghia: u on x = 1/2, w (Ghia's v) on z = 1/2
   double energy_ratio = 0, energy_ratio_exact = 0;  // Taylor-Green: E(t)/E(0), computed and exact
+};
+
+// The velocity and pressure of a projection state, by name.
+template <class T>
+struct ProjectionFields {
+  explicit ProjectionFields(const HostState<T>& s)
+      : u(s.field("u")), v(s.field("v")), w(s.field("w")), p(s.field("p")), time(s.time) {}
+  const std::vector<T>&u, &v, &w, &p;
+  double time;
 };
 
 template <class T>

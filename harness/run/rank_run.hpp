@@ -1,0 +1,210 @@
+// One rank's run (every rank calls it; a run without decomposition is one rank): the timed loop, then
+// rank 0 gathers the timings and the final state, checks them and assembles the result; other ranks
+// return null.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "halo.hpp"
+#include "run/result.hpp"
+#include "run/timed_loop.hpp"
+
+namespace nsb {
+
+// Everything the rank functions share about the run.
+struct RunSetup {
+  const RunOptions& options;
+  const SolverDef& solver;
+  const Problem& problem;
+  const ResolvedRecipe& recipe;
+  SolverOptions solver_options;  // threads resolved
+};
+
+template <class T>
+HostState<T> scatter_state(const HostState<T>& whole, const Grid& local, const Slab& s) {
+  HostState<T> out{local, {}, whole.step, whole.time};
+  for (const auto& [name, values] : whole.fields) out.fields.emplace_back(name, scatter_slab(values, whole.grid, s));
+  return out;
+}
+
+// Gathers the ranks' slabs of every field into the whole padded fields on rank 0.
+template <class T>
+HostState<T> gather_state(Communicator& comm, const std::vector<Slab>& slabs, const Grid& global, const HostState<T>& local) {
+  if (slabs.size() == 1) return local;
+  HostState<T> out{global, {}, local.step, local.time};
+  for (const auto& [name, values] : local.fields) {
+    const std::vector<std::vector<char>> parts = comm.gather(values.data(), values.size() * sizeof(T), 0);
+    if (comm.rank() != 0) continue;
+    std::vector<T> whole(global.padded_points(), T(0));
+    for (std::size_t r = 0; r < parts.size(); ++r) {
+      std::vector<T> slab(parts[r].size() / sizeof(T));
+      std::memcpy(slab.data(), parts[r].data(), parts[r].size());
+      gather_slab(whole, global, slabs[r], slab);
+    }
+    out.fields.emplace_back(name, std::move(whole));
+  }
+  return out;
+}
+
+// `steps` steps of a recipe from a state, untimed, on one rank (the reference runs).
+template <class T>
+HostState<T> run_steps(const Problem& p, const ResolvedRecipe& r, const SolverOptions& o, const HostState<T>& start, int steps) {
+  const std::unique_ptr<Solver<T>> s = p.make_solver(Precision<T>{}, r, o, nullptr);
+  s->load(start);
+  for (int i = 0; i < steps; ++i) s->step();
+  return s->save();
+}
+
+// The reference of a run: the CPU for a single GPU, the undecomposed run of the same recipe for
+// several ranks.
+template <class T>
+nlohmann::json reference_check(const RunSetup& s, const HostState<T>& start, const HostState<T>& fin, int ranks) {
+  const bool gpu = s.recipe.backend == Backend::cuda;
+  nlohmann::json ref = {{"performed", false}};
+  const double tol = solver_tolerance<T>();
+  try {
+    const int steps = fin.step - start.step;
+    bool pass = false;
+    if (ranks > 1 && s.options.check) {
+      const HostState<T> r = run_steps<T>(s.problem, s.recipe, s.solver_options, start, steps);
+      nlohmann::json fields = compare_states(fin, r, tol, pass);
+      ref = {{"performed", true}, {"against", "the same recipe on one rank (no decomposition), same steps"},
+             {"steps", fin.step}, {"tolerance_max_rel", tol}, {"fields", fields}, {"pass", pass}};
+    } else if (gpu && s.options.check) {
+      SolverOptions reference_options = s.solver_options;
+      reference_options.threads = 0;  // every core: the reference of a large GPU run is the slow part
+      const ResolvedRecipe cpu = resolve(cpu_recipe(s.solver.name, Backend::cpu_omp), {});
+      const HostState<T> r = run_steps<T>(s.problem, cpu, reference_options, start, steps);
+      nlohmann::json fields = compare_states(fin, r, tol, pass);
+      ref = {{"performed", true}, {"against", "cpu_omp reference, same initial state and step count"},
+             {"steps", fin.step}, {"tolerance_max_rel", tol}, {"fields", fields}, {"pass", pass}};
+    } else {
+      ref["reason"] = !gpu && ranks == 1 ? "this run is the CPU reference" : "skipped by --no-check";
+    }
+  } catch (const std::exception& e) {  // e.g. the whole grid does not fit one GPU
+    ref = {{"performed", false}, {"reason", std::string("the reference run could not be made: ") + e.what()}};
+  }
+  return ref;
+}
+
+// Registers, shared and local memory of the kernels the recipe's tunings run.
+inline nlohmann::json kernel_report(const ResolvedRecipe& r, int elem_bytes) {
+  nlohmann::json kernels = nlohmann::json::object();
+  for (const auto& [stage, rs] : r.stage)
+    for (const KernelRef& kr : rs.variant->kernels) {
+      if (kr.elem_bytes != elem_bytes || !kr.runs(rs.tuning)) continue;
+      const device::KernelAttributes a = device::kernel_attributes(kr.fn);
+      kernels[rs.variant->id() + ":" + kr.name] = {{"registers", a.registers},
+                                                   {"static_shared_bytes", a.static_shared_bytes},
+                                                   {"local_bytes", a.local_bytes},
+                                                   {"max_threads_per_block", a.max_threads_per_block}};
+    }
+  return kernels;
+}
+
+// Per section of the solver: per-call and per-step statistics, and for stages the byte and flop model
+// of the largest slab (rank 0's: the slowest rank's work) turned into achieved rates.
+struct SectionModels {
+  std::vector<WorkModel> largest;    // rank 0's model per section
+  std::vector<double> halo_bytes;    // the busiest rank's bytes per call per section
+  std::vector<double> flops_whole;   // the whole grid's flops per call per section (sum over ranks)
+  std::vector<double> calls_default; // calls a step makes (graph mode)
+};
+
+nlohmann::json stage_timing(const RunSetup& s, const RankTimes& times, const SectionModels& m, double ceiling,
+                            bool graph, double& flops_per_step);
+nlohmann::json halo_timing(const RunSetup& s, const RankTimes& times, const SectionModels& m, const Summary& step,
+                           const RankContext& ctx);
+nlohmann::json run_description(const RunSetup& s, int threads, int timed, const std::string& stop_reason,
+                               double final_time, double wall, double last_change);
+nlohmann::json decomposition_json(const RankContext& ctx, const std::vector<int>& devices, const nlohmann::json& halo_details);
+nlohmann::json timing_method(bool graph, bool gpu, int steps_per_graph);
+
+template <class T>
+nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& start) {
+  Communicator& comm = *ctx.comm;
+  const bool root = comm.rank() == 0;
+  const int ranks = comm.size();
+  const bool gpu = s.recipe.backend == Backend::cuda;
+  nlohmann::json result;
+  device::CopyBandwidth copy;
+  if (root) {
+    result["schema"] = "nsbench.run/2";
+    result["timestamp"] = now_utc();
+    result["command_line"] = s.options.command_line;
+    result["machine"] = machine_metadata(s.solver_options.threads);
+    result["build"] = build_metadata();
+    if (gpu) {
+      copy = device::measure_copy_bandwidth();
+      result["machine"]["gpu"]["copy_bandwidth"] = {{"bytes_per_second", copy.bytes_per_second},
+                                                    {"bytes_per_copy", copy.bytes_per_copy}, {"samples", copy.samples},
+                                                    {"median_s", copy.median_s}, {"min_s", copy.min_s}, {"max_s", copy.max_s}};
+    }
+  }
+  comm.barrier();  // the bandwidth test runs alone
+
+  TimedOutcome<T> run;
+  SectionModels m;
+  int steps_per_graph = 1;
+  {
+    const std::unique_ptr<Solver<T>> solver =
+        s.problem.make_solver(Precision<T>{}, s.recipe, s.solver_options, ctx.decomposed() ? &ctx : nullptr);
+    solver->load(ctx.decomposed() ? scatter_state(start, slab_grid(start.grid, ctx.slab()), ctx.slab()) : start);
+    steps_per_graph = solver->steps_per_graph();
+    run = timed_steps(*solver, s.options, comm, gpu, ctx.device, s.solver.sections);
+    for (int k = 0; k < int(s.solver.sections.size()); ++k) {  // collectives: every rank, same order
+      m.largest.push_back(solver->work_model(k));
+      m.flops_whole.push_back(comm.allreduce_sum(solver->work_model(k).flops));
+      m.halo_bytes.push_back(comm.allreduce_max(solver->halo_bytes_per_call(k)));
+      m.calls_default.push_back(solver->calls_per_step(k));
+    }
+  }
+  comm.barrier();  // every rank's GPU memory is free again (the check below may need it)
+
+  const std::string my_times = times_json(run.times).dump();
+  const std::vector<std::vector<char>> all_times = comm.gather(my_times.data(), my_times.size(), 0);
+  const HostState<T> fin = gather_state(comm, ctx.slabs, start.grid, run.end_state);
+  const std::vector<int> devices = comm.allgather_value(ctx.device);
+  if (!root) {
+    comm.barrier();  // wait for rank 0's check
+    return nlohmann::json();
+  }
+  std::vector<RankTimes> per_rank;
+  for (const std::vector<char>& b : all_times)
+    per_rank.push_back(times_from_json(nlohmann::json::parse(std::string(b.begin(), b.end()))));
+  const RankTimes times = slowest_rank(per_rank);
+  const bool graph = s.options.launch == "graph";
+  const Summary step = summarize(times.step);
+
+  double flops_per_step = 0;
+  const nlohmann::json stages = stage_timing(s, times, m, gpu ? copy.bytes_per_second : 0, graph, flops_per_step);
+  result["run"] = run_description(s, s.solver_options.threads, run.timed_steps, run.stop_reason, run.final_time,
+                                  run.wall_seconds, run.last_change);
+  result["run"]["decomposition"] = decomposition_json(ctx, devices, run.halo_description);
+  nlohmann::json per_rank_steps = nlohmann::json::array();
+  for (const RankTimes& r : per_rank) per_rank_steps.push_back(summarize(r.step).median);
+  result["timing"] = {{"step", summary_json(step)},
+                      {"step_raw_seconds", times.step},
+                      {"flops_per_step", flops_per_step},
+                      {"gflops", step.median > 0 ? flops_per_step / step.median * 1e-9 : 0.0},
+                      {"stage_order", s.solver.stages},
+                      {"stages", stages},
+                      {"halo", ctx.halo ? halo_timing(s, times, m, step, ctx) : nlohmann::json::object()},
+                      {"per_rank_step_median", per_rank_steps},
+                      {"method", timing_method(graph, gpu, steps_per_graph)}};
+  if (s.options.profile) result["profile"] = profile_report(run.profile, stages);
+
+  // Checks: physics validation of the final state, the solver's own invariants, and the reference.
+  result["checks"]["validation"] = s.problem.validate(fin, run.steady);
+  for (auto& [key, value] : run.final_checks.items()) result["checks"][key] = value;
+  result["checks"]["reference"] = reference_check(s, start, fin, ranks);
+  comm.barrier();
+  if (gpu) result["kernels"] = kernel_report(s.recipe, int(sizeof(T)));
+  if (!s.options.json_path.empty()) write_json(s.options.json_path, result);
+  return result;
+}
+
+}  // namespace nsb

@@ -1,0 +1,181 @@
+// The ranks of a run and their drivers (one rank; threads: one host thread and GPU per rank; MPI: one
+// process per rank), and the entry point that checks the options and picks the solver and recipe.
+#include <omp.h>
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include "mpi_driver.hpp"
+#include "nvtx.hpp"
+#include "run/rank_run.hpp"
+
+namespace nsb {
+
+using json = nlohmann::json;
+
+namespace {
+
+// The halo variant a decomposed run uses: --halo NAME[:TUNING], or the default for the driver and
+// backend. Throws naming the variants that would fit when the choice cannot run here.
+const HaloVariant* choose_halo(const std::string& choice, const std::string& driver, Backend b, Tuning& tuning) {
+  const bool gpu = b == Backend::cuda;
+  std::string name = choice.substr(0, choice.find(':'));
+  const std::string tname = choice.find(':') == std::string::npos ? "" : choice.substr(choice.find(':') + 1);
+  if (name.empty()) name = driver == "mpi" ? (gpu ? "mpi_host_staged" : "mpi_sendrecv") : (gpu ? "p2p_sync" : "shared_memory_copy");
+  const HaloVariant& v = HaloRegistry::instance().get(name);
+  const bool fits_backend = (v.backend == Backend::cuda) == gpu;
+  if ((v.driver != driver && v.driver != "any") || !fits_backend) {
+    std::string fitting;
+    for (const HaloVariant& h : HaloRegistry::instance().all())
+      if ((h.driver == driver || h.driver == "any") && (h.backend == Backend::cuda) == gpu) fitting += " " + h.name;
+    throw std::runtime_error(v.id() + " runs " + (v.backend == Backend::cuda ? "GPU" : "host") + " arrays under the " +
+                             v.driver + " driver; this run has " + (gpu ? "GPU" : "host") + " arrays under the " +
+                             driver + " driver" + (driver == "threads" ? " (--ranks N)" : " (mpirun)") +
+                             "; halo variants that fit:" + (fitting.empty() ? std::string(" none in this build") : fitting));
+  }
+  if (tname.empty()) {
+    tuning = v.tunings.front();
+  } else if (const Tuning* t = v.find_tuning(tname)) {
+    tuning = *t;
+  } else {
+    std::string known;
+    for (const Tuning& t2 : v.tunings) known += " " + t2.name;
+    throw std::runtime_error("unknown tuning '" + tname + "' for " + v.id() + "; known:" + known);
+  }
+  return &v;
+}
+
+// The slabs of a decomposition of the problem's grid over `ranks`.
+std::vector<Slab> slabs_of(const Problem& p, int ranks) { return decompose_z(p.grid(), ranks, p.periodic_z()); }
+
+template <class T>
+json run_ranks(const RunSetup& s) {
+  const bool gpu = s.recipe.backend == Backend::cuda;
+  const int gpus = gpu ? device::count() : 0;
+  Communicator* world = mpi::world();
+  const int ranks = world ? world->size() : s.options.ranks;
+  if (gpu) {  // before the initial state is built on the host: a grid too large fails at once
+    const Grid g = slab_grid(s.problem.grid(), slabs_of(s.problem, ranks)[0]);
+    device::set_device(world ? mpi::local_rank() % gpus : 0);
+    device::require_free(s.problem.device_bytes(Precision<T>{}, g, s.solver_options),
+                         "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
+                         "the " + s.solver.name + " solver's fields and scratch of one rank");
+  }
+  const HostState<T> start = s.problem.initial_state(Precision<T>{});
+  RankContext shared;
+  shared.slabs = slabs_of(s.problem, ranks);
+
+  if (world) {  // one MPI process per rank, GPUs bound by local rank
+    RankContext ctx = shared;
+    ctx.comm = world;
+    ctx.rank = world->rank();
+    if (ranks > 1) ctx.halo = choose_halo(s.options.halo, "mpi", s.recipe.backend, ctx.tuning);
+    if (gpu) {
+      ctx.device = mpi::local_rank() % gpus;
+      ctx.oversubscribed = mpi::local_size() > gpus;
+      device::set_device(ctx.device);
+    }
+    ctx.oversubscribed = world->allreduce_max(ctx.oversubscribed ? 1 : 0) > 0;
+    try {
+      return run_rank<T>(s, ctx, start);
+    } catch (const std::exception& e) {
+      world->abort("rank " + std::to_string(world->rank()) + ": " + e.what());  // does not return
+      throw;
+    }
+  }
+
+  if (ranks == 1) {
+    SingleComm single;
+    RankContext ctx = shared;
+    ctx.comm = &single;
+    ctx.device = gpu ? 0 : -1;
+    if (gpu) device::set_device(0);
+    return run_rank<T>(s, ctx, start);
+  }
+
+  // One process, one host thread per rank (the thesis's one POSIX thread per GPU).
+  shared.halo = choose_halo(s.options.halo, "threads", s.recipe.backend, shared.tuning);
+  shared.oversubscribed = gpu && ranks > gpus;
+  auto group = std::make_shared<ThreadGroup>(ranks);
+  json result;
+  std::string error;
+  std::mutex error_mutex;
+#pragma omp parallel num_threads(ranks)
+  {
+    const int r = omp_get_thread_num();
+    ThreadComm comm(group, r);
+    try {
+      if (omp_get_num_threads() != ranks)
+        throw std::runtime_error("OpenMP gave " + std::to_string(omp_get_num_threads()) + " threads for " +
+                                 std::to_string(ranks) + " ranks (check OMP_THREAD_LIMIT)");
+      RankContext ctx = shared;
+      ctx.comm = &comm;
+      ctx.rank = r;
+      if (gpu) ctx.device = r % gpus, device::set_device(ctx.device);
+      json j = run_rank<T>(s, ctx, start);
+      if (r == 0) result = std::move(j);
+    } catch (const PeerFailed&) {  // another rank's error is the one to report
+    } catch (const std::exception& e) {
+      {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (error.empty()) error = "rank " + std::to_string(r) + ": " + e.what();
+      }
+      group->abort(e.what());
+    }
+  }
+  if (!error.empty()) throw std::runtime_error(error);
+  return result;
+}
+
+// Options that no solver can use, refused before anything runs.
+void check_run_options(const RunOptions& o, Backend b, int ranks) {
+  if (o.precision != "float" && o.precision != "double")
+    throw std::runtime_error("unknown precision '" + o.precision + "'; known: float double");
+  if (o.steps < 1) throw std::runtime_error("--steps must be at least 1");
+  if (o.warmup < 0) throw std::runtime_error("--warmup must not be negative");
+  if (o.ranks < 1) throw std::runtime_error("--ranks must be at least 1");
+  if (o.ranks > 1 && mpi::world())
+    throw std::runtime_error("--ranks is for the threads driver; under mpirun the rank count is mpirun's -np");
+  if (!o.halo.empty() && ranks == 1)
+    throw std::runtime_error("--halo needs several ranks: --ranks N (threads) or mpirun -np N");
+  if (o.launch != "stream" && o.launch != "graph")
+    throw std::runtime_error("unknown --launch '" + o.launch + "'; known: stream graph");
+  if (o.launch == "graph" && b != Backend::cuda) throw std::runtime_error("--launch graph needs --backend cuda");
+  if (o.launch == "graph" && o.solver.jacobi_tol > 0)
+    throw std::runtime_error("--launch graph needs a fixed Jacobi count: the tolerance mode reads the residual "
+                             "back to the host, which a graph cannot record");
+  if (o.launch == "graph" && ranks > 1)
+    throw std::runtime_error("--launch graph runs one rank: halo exchanges synchronise with other ranks on the host");
+  if (b == Backend::cuda && device::count() == 0)
+    throw std::runtime_error("--backend cuda: " + device::unavailable_reason());
+  if (o.profile && (b != Backend::cuda || ranks > 1 || o.launch != "stream"))
+    throw std::runtime_error("--profile needs --backend cuda, one rank and --launch stream (the passes tag kernels "
+                             "with the stage that launched them on this process's GPU)");
+  if (o.profile && o.profile_steps < 1) throw std::runtime_error("--profile-steps must be at least 1");
+}
+
+}  // namespace
+
+json run(const RunOptions& o) {
+  const SolverDef& solver = SolverRegistry::instance().of_case(o.case_options.name);
+  const std::unique_ptr<Problem> problem = solver.make_problem(o.case_options);
+  const Backend b = parse_backend(o.backend);
+  const int ranks = mpi::world() ? mpi::world()->size() : o.ranks;
+  check_run_options(o, b, ranks);
+  problem->check_options(o.solver);
+  nvtx_enabled() = o.nvtx;
+  const Recipe& base = o.recipe.empty() ? default_recipe(solver.name, b) : find_recipe(solver.name, o.recipe);
+  ResolvedRecipe rr = resolve(base, o.stage_overrides);
+  const bool cpu_pair = rr.backend != Backend::cuda && b != Backend::cuda;
+  if (rr.backend != b && !cpu_pair)
+    throw std::runtime_error("recipe '" + base.name + "' runs on " + backend_name(rr.backend) + ", not on --backend " +
+                             o.backend);
+  if (cpu_pair) rr.backend = b;  // cpu-serial stages under --backend cpu_omp run threaded and vice versa
+  SolverOptions so = o.solver;
+  so.threads = rr.backend == Backend::cpu_omp ? (so.threads > 0 ? so.threads : omp_get_max_threads()) : 1;
+  const RunSetup setup{o, solver, *problem, rr, so};
+  return o.precision == "float" ? run_ranks<float>(setup) : run_ranks<double>(setup);
+}
+
+}  // namespace nsb

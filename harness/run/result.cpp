@@ -1,0 +1,85 @@
+#include "run/result.hpp"
+
+#include <omp.h>
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include "build_info.hpp"  // generated each build: git commit, compiler, flags
+#include "device.hpp"
+
+namespace nsb {
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+}  // namespace
+
+nlohmann::json summary_json(const Summary& s) {
+  return {{"count", s.count}, {"median", s.median}, {"q1", s.q1}, {"q3", s.q3}, {"iqr", s.iqr},
+          {"min", s.min},     {"max", s.max},       {"mean", s.mean}};
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write result file " + path);
+  out << j.dump(1) << "\n";
+  if (!out) throw std::runtime_error("writing result file " + path + " failed");
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+nlohmann::json machine_metadata(int threads_used) {
+  nlohmann::json m = {{"cpu", {{"model", cpu_model()}, {"logical_cores", std::thread::hardware_concurrency()},
+                               {"threads_used", threads_used}, {"omp_max_threads", omp_get_max_threads()}}}};
+  char host[256] = {0};
+  if (FILE* f = std::fopen("/proc/sys/kernel/hostname", "r")) {
+    if (std::fgets(host, sizeof host, f)) host[std::strcspn(host, "\n")] = 0;
+    std::fclose(f);
+  }
+  m["hostname"] = host;
+  if (device::count() > 0) {
+    const device::Properties p = device::properties(0);
+    m["gpu"] = {{"name", p.name},
+                {"count", device::count()},
+                {"sm_count", p.sm_count},
+                {"compute_capability", std::to_string(p.cc_major) + "." + std::to_string(p.cc_minor)},
+                {"memory_bytes", p.memory_bytes},
+                {"l2_bytes", p.l2_bytes},
+                {"sm_clock_khz", p.clock_khz},
+                {"memory_clock_khz", p.memory_clock_khz},
+                {"bus_width_bits", p.bus_width_bits},
+                {"driver_version", p.driver_version},
+                {"runtime_version", p.runtime_version},
+                {"pci_bus_id", p.pci_bus_id}};
+  } else {
+    m["gpu"] = nullptr;
+    m["gpu_absent_reason"] = device::unavailable_reason();
+  }
+  return m;
+}
+
+nlohmann::json build_metadata() {
+  return {{"git_commit", kGitCommit},       {"git_dirty", kGitDirty},         {"compiler", kCompiler},
+          {"cxx_flags", kCxxFlags},         {"cuda_compiler", kCudaCompiler}, {"cuda_flags", kCudaFlags},
+          {"cuda_architectures", kCudaArchitectures}, {"build_type", kBuildType},
+          {"with_cuda", device::built_with_cuda()}};
+}
+
+}  // namespace nsb

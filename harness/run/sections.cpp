@@ -1,0 +1,111 @@
+// The timing and description parts of a run's result: per-section statistics with the work models,
+// the halo exchanges, the run's own description and its decomposition.
+#include <string>
+
+#include "halo.hpp"
+#include "run/rank_run.hpp"
+
+namespace nsb {
+
+using json = nlohmann::json;
+
+json stage_timing(const RunSetup& s, const RankTimes& times, const SectionModels& m, double ceiling, bool graph,
+                  double& flops_per_step) {
+  json stages = json::object();
+  for (const std::string& name : s.solver.stages) {
+    const int k = s.solver.section_index(name);
+    const ResolvedStage& rs = s.recipe[name];
+    json st = {{"variant", rs.variant->id()}, {"tuning", rs.tuning.name}, {"tags", rs.variant->tags},
+               {"deterministic", rs.variant->determinism == Determinism::deterministic},
+               {"synchronizes", rs.variant->synchronizes}};
+    if (k >= 0 && times.per_call.count(k)) {
+      const Summary call = summarize(times.per_call.at(k)), step = summarize(times.per_step.at(k));
+      const double calls = double(times.per_call.at(k).size()) / double(times.per_step.at(k).size());
+      const WorkModel& w = m.largest[std::size_t(k)];
+      st["per_call"] = summary_json(call);
+      st["per_step"] = summary_json(step);
+      st["calls_per_step"] = calls;
+      st["model"] = {{"points", w.points}, {"bytes", w.bytes}, {"flops", w.flops}};
+      const double bw = w.bytes / call.median;
+      st["achieved"] = {{"bytes_per_second", bw}, {"flops_per_second", w.flops / call.median}};
+      if (ceiling > 0) st["achieved"]["fraction_of_copy_bandwidth"] = bw / ceiling;
+      st["raw_seconds"] = times.per_call.at(k);
+      flops_per_step += m.flops_whole[std::size_t(k)] * calls;
+    } else if (graph && k >= 0) {  // no per-stage samples: count the calls a step makes
+      flops_per_step += m.flops_whole[std::size_t(k)] * m.calls_default[std::size_t(k)];
+    }
+    stages[name] = st;
+  }
+  return stages;
+}
+
+json halo_timing(const RunSetup& s, const RankTimes& times, const SectionModels& m, const Summary& step,
+                 const RankContext& ctx) {
+  json halo = json::object();
+  double per_step_total = 0;
+  for (int k = 0; k < int(s.solver.sections.size()); ++k) {
+    const double bytes = m.halo_bytes[std::size_t(k)];
+    if (bytes <= 0 || !times.per_call.count(k)) continue;
+    const Summary call = summarize(times.per_call.at(k)), per_step = summarize(times.per_step.at(k));
+    halo[s.solver.section_name(k)] = {
+        {"per_call", summary_json(call)}, {"per_step", summary_json(per_step)},
+        {"calls_per_step", double(times.per_call.at(k).size()) / double(times.per_step.at(k).size())},
+        {"bytes_sent_per_call", bytes}, {"bytes_per_second", bytes / call.median},
+        {"raw_seconds", times.per_call.at(k)}};
+    per_step_total += per_step.median;
+  }
+  halo["total_per_step_median"] = per_step_total;
+  halo["share_of_step"] = step.median > 0 ? per_step_total / step.median : 0.0;
+  halo["timing"] = ctx.halo->tags.count("sync") && ctx.halo->tags.at("sync") == "async"
+                       ? "exposed time: the compute stream's wait for the ghost planes after the interior"
+                       : "whole exchange, blocking";
+  return halo;
+}
+
+json run_description(const RunSetup& s, int threads, int timed, const std::string& stop_reason, double final_time,
+                     double wall, double last_change) {
+  const Grid& g = s.problem.grid();
+  const SolverOptions& so = s.solver_options;
+  json run = {{"solver", s.solver.name},
+              {"grid", {{"nx", g.nx}, {"ny", g.ny}, {"nz", g.nz}, {"lx", g.lx}, {"ly", g.ly}, {"lz", g.lz}}},
+              {"precision", s.options.precision},
+              {"backend", backend_name(s.recipe.backend)},
+              {"recipe", s.recipe.name},
+              {"threads", threads},
+              {"launch", s.options.launch},
+              {"nvtx", s.options.nvtx},
+              {"scheme", so.scheme == TimeScheme::euler ? "euler" : "adams_bashforth2"},
+              {"jacobi", {{"iterations", so.jacobi_iterations}, {"tolerance", so.jacobi_tol}, {"check_every", so.check_every}}},
+              {"warmup_steps", s.options.warmup},
+              {"timed_steps", timed},
+              {"until_steady", s.options.until_steady},
+              {"stop_reason", stop_reason},
+              {"final_time", final_time},
+              {"wall_seconds", wall}};
+  run.update(s.problem.describe());  // case, physical parameters, time step
+  if (!std::isnan(last_change)) run["last_change"] = last_change;
+  return run;
+}
+
+json decomposition_json(const RankContext& ctx, const std::vector<int>& devices, const json& halo_details) {
+  json d = {{"ranks", ctx.comm->size()}, {"driver", ctx.comm->driver()}, {"axis", "z"}, {"oversubscribed", ctx.oversubscribed}};
+  json slabs = json::array();
+  for (const Slab& sl : ctx.slabs)
+    slabs.push_back({{"rank", sl.rank}, {"z_begin", sl.z_begin}, {"nz", sl.nz}, {"lo_rank", sl.lo_rank},
+                     {"hi_rank", sl.hi_rank}, {"device", devices[std::size_t(sl.rank)]}});
+  d["slabs"] = slabs;
+  if (ctx.halo)
+    d["halo"] = {{"variant", ctx.halo->id()}, {"tuning", ctx.tuning.name}, {"tags", ctx.halo->tags}, {"details", halo_details}};
+  return d;
+}
+
+json timing_method(bool graph, bool gpu, int steps_per_graph) {
+  if (graph)
+    return "CUDA events around each replay of a CUDA graph of " + std::to_string(steps_per_graph) +
+           " steps, divided by the steps; per-stage times are not taken in graph mode (use --launch stream)";
+  return gpu ? "CUDA events on each rank's solver stream around each stage and each step; with several ranks, each "
+               "call's time is the slowest rank's"
+             : "steady_clock around each stage and each step";
+}
+
+}  // namespace nsb

@@ -1,0 +1,116 @@
+// The human summary of a run result (what `nsbench run` prints), from the result JSON alone.
+#include <cstdio>
+#include <string>
+
+#include "run.hpp"
+
+namespace nsb {
+
+using json = nlohmann::json;
+
+namespace {
+
+void print_profile(const json& p) {
+  for (const char* pass : {"trace", "counters"})
+    if (!p[pass]["performed"].get<bool>())
+      std::printf("  profile: %s pass not made: %s\n", pass, p[pass]["reason"].get<std::string>().c_str());
+  std::printf("  profile (event time from the timing pass, kernel time from the CUPTI trace, DRAM bytes from the counters):\n");
+  std::printf("  %-12s %11s %11s %7s %11s %11s %8s %7s %6s\n", "stage", "event us", "kernels us", "gap", "model MB",
+              "DRAM MB", "DRAM/mod", "L2 hit", "occup");
+  for (auto& [name, s] : p["stages"].items()) {
+    auto num = [&](const char* key, double scale, const char* fmt) {
+      if (!s.contains(key)) return std::string("-");
+      char b[32];
+      std::snprintf(b, sizeof b, fmt, s[key].get<double>() * scale);
+      return std::string(b);
+    };
+    std::printf("  %-12s %11s %11s %7s %11s %11s %8s %7s %6s\n", name.c_str(),
+                num("event_median_s", 1e6, "%.2f").c_str(), num("kernel_median_s", 1e6, "%.2f").c_str(),
+                num("gap_fraction", 100, "%.1f%%").c_str(), num("model_bytes", 1e-6, "%.2f").c_str(),
+                num("dram_bytes", 1e-6, "%.2f").c_str(), num("dram_over_model", 1, "%.3f").c_str(),
+                num("lts__t_sector_hit_rate.pct", 1, "%.1f%%").c_str(),
+                num("sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%.0f%%").c_str());
+  }
+}
+
+}  // namespace
+
+void print_summary(const json& r) {
+  const json& run = r["run"];
+  const json& g = run["grid"];
+  std::printf("nsbench run: case %s, grid %dx%dx%d, %s, backend %s (%s launches), recipe %s, threads %d\n",
+              run["case"].get<std::string>().c_str(), g["nx"].get<int>(), g["ny"].get<int>(), g["nz"].get<int>(),
+              run["precision"].get<std::string>().c_str(), run["backend"].get<std::string>().c_str(),
+              run["launch"].get<std::string>().c_str(), run["recipe"].get<std::string>().c_str(),
+              run["threads"].get<int>());
+  std::printf("  ");
+  for (const char* key : {"re", "nu", "dt", "gamma", "c", "rho"})
+    if (run.contains(key)) std::printf("%s %.4g, ", key, run[key].get<double>());
+  std::printf("%s", run["scheme"].get<std::string>().c_str());
+  if (r["checks"].contains("jacobi_last_iterations"))
+    std::printf(", Jacobi %d sweeps/step%s", r["checks"]["jacobi_last_iterations"].get<int>(),
+                run["jacobi"]["tolerance"].get<double>() > 0 ? " (to tolerance)" : "");
+  std::printf("; %d timed steps after %d warm-up (%s), t = %.4g\n", run["timed_steps"].get<int>(),
+              run["warmup_steps"].get<int>(), run["stop_reason"].get<std::string>().c_str(),
+              run["final_time"].get<double>());
+  const json& t = r["timing"];
+  std::printf("  time per step: median %.4g ms (IQR %.3g ms, min %.4g ms, %zu samples), %.3g GFLOPS\n",
+              t["step"]["median"].get<double>() * 1e3, t["step"]["iqr"].get<double>() * 1e3,
+              t["step"]["min"].get<double>() * 1e3, t["step"]["count"].get<std::size_t>(), t["gflops"].get<double>());
+  std::printf("  %-12s %-48s %12s %8s %10s %9s\n", "stage", "variant:tuning", "median/call", "calls", "GB/s",
+              "of copy");
+  for (const json& stage : t["stage_order"]) {
+    const std::string name = stage.get<std::string>();
+    const json& s = t["stages"][name];
+    if (!s.contains("per_call")) continue;
+    const std::string vt = s["variant"].get<std::string>() + ":" + s["tuning"].get<std::string>();
+    const json& a = s["achieved"];
+    char frac[16] = "-";
+    if (a.contains("fraction_of_copy_bandwidth"))
+      std::snprintf(frac, sizeof frac, "%.1f%%", 100 * a["fraction_of_copy_bandwidth"].get<double>());
+    std::printf("  %-12s %-48s %9.4g us %8.1f %10.1f %9s\n", name.c_str(), vt.c_str(),
+                s["per_call"]["median"].get<double>() * 1e6, s["calls_per_step"].get<double>(),
+                a["bytes_per_second"].get<double>() * 1e-9, frac);
+  }
+  const json& d = run["decomposition"];
+  if (d["ranks"].get<int>() > 1) {
+    std::printf("  %d ranks (%s driver%s), z-slabs:", d["ranks"].get<int>(), d["driver"].get<std::string>().c_str(),
+                d["oversubscribed"].get<bool>() ? ", OVERSUBSCRIBED: more ranks than GPUs" : "");
+    for (const json& s : d["slabs"])
+      if (s["device"].get<int>() >= 0) std::printf(" %d@gpu%d", s["nz"].get<int>(), s["device"].get<int>());
+      else std::printf(" %d", s["nz"].get<int>());
+    std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
+                d["halo"]["tuning"].get<std::string>().c_str(), 100 * t["halo"]["share_of_step"].get<double>(),
+                t["halo"]["timing"].get<std::string>().c_str());
+    for (auto& [h, x] : t["halo"].items()) {
+      if (!x.is_object()) continue;  // the totals beside the sections
+      std::printf("  %-16s median/call %9.4g us %8.1f calls %10.1f GB/s (%.3g MB sent per call by the busiest rank)\n", h.c_str(),
+                  x["per_call"]["median"].get<double>() * 1e6, x["calls_per_step"].get<double>(),
+                  x["bytes_per_second"].get<double>() * 1e-9, x["bytes_sent_per_call"].get<double>() * 1e-6);
+    }
+  }
+  const json& v = r["checks"]["validation"];
+  if (v["kind"] != "none")
+    std::printf("  validation (%s): max error %.4g, RMS error %.4g%s\n",
+                v["kind"].get<std::string>().c_str(), v["max_error"].get<double>(), v["rms_error"].get<double>(),
+                v["kind"] == "ghia" && !v["steady_state"].get<bool>() ? "; NOT at steady state (use --until-steady)"
+                                                                        : "");
+  else
+    std::printf("  validation: none (%s)\n", v["detail"].get<std::string>().c_str());
+  if (v["kind"] == "taylor_green")
+    std::printf("  kinetic energy E/E0 = %.6g, exact exp(-4 nu t) = %.6g\n", v["energy_ratio"].get<double>(),
+                v["energy_ratio_exact"].get<double>());
+  if (r["checks"].contains("divergence_rms"))
+    std::printf("  RMS divergence after projection: %.3g\n", r["checks"]["divergence_rms"].get<double>());
+  if (r.contains("profile")) print_profile(r["profile"]);
+  const json& ref = r["checks"]["reference"];
+  if (ref["performed"].get<bool>()) {
+    double worst = 0;
+    for (auto& [n, f] : ref["fields"].items()) worst = std::max(worst, f["max_rel_diff"].get<double>());
+    std::printf("  reference check: %s (worst max relative difference %.3g, tolerance %.1g, %d steps)\n",
+                ref["pass"].get<bool>() ? "PASS" : "FAIL", worst, ref["tolerance_max_rel"].get<double>(),
+                ref["steps"].get<int>());
+  }
+}
+
+}  // namespace nsb

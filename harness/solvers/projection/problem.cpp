@@ -1,0 +1,83 @@
+// The projection solver as the executor sees it: its cases, sections and stages (SolverDef), and a
+// case set up for runs (ProjectionProblem: initial state, solvers per rank, validation).
+#include "projection/cases.hpp"
+#include "projection/projection_solver.hpp"
+#include "projection/validation.hpp"
+
+namespace nsb {
+
+BoundarySpec slab_bc(const BoundarySpec& global, const Slab& s) {
+  BoundarySpec b = global;
+  if (s.has_lo()) b.face[2][0].type = FaceType::neighbour;
+  if (s.has_hi()) b.face[2][1].type = FaceType::neighbour;
+  return b;
+}
+
+namespace {
+
+nlohmann::json validation_json(const Validation& v, bool steady) {
+  nlohmann::json j = {{"kind", v.kind}, {"detail", v.detail}, {"max_error", v.max_error}, {"rms_error", v.rms_error}};
+  if (v.kind == "ghia") {
+    j["steady_state"] = steady;
+    nlohmann::json up = nlohmann::json::array(), wp = nlohmann::json::array();
+    for (const ProfilePoint& p : v.u_profile) up.push_back({p.position, p.reference, p.computed});
+    for (const ProfilePoint& p : v.w_profile) wp.push_back({p.position, p.reference, p.computed});
+    j["u_profile"] = up;
+    j["w_profile"] = wp;
+  }
+  if (v.kind == "taylor_green") j["energy_ratio"] = v.energy_ratio, j["energy_ratio_exact"] = v.energy_ratio_exact;
+  return j;
+}
+
+class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
+ public:
+  explicit ProjectionProblem(const CaseOptions& o) : case_(make_case(o)) {}
+
+  const Grid& grid() const override { return case_.grid; }
+  bool periodic_z() const override { return case_.bc.periodic(2); }
+  double dt() const override { return case_.dt; }
+  nlohmann::json describe() const override {
+    return {{"case", case_.name}, {"re", case_.u_ref / case_.nu}, {"nu", case_.nu}, {"dt", case_.dt},
+            {"gamma", case_.gamma}, {"velocity_scale", case_.u_ref}};
+  }
+  void check_options(const SolverOptions& o) const override {
+    if (o.jacobi_iterations < 1) throw std::runtime_error("--jacobi-iterations must be at least 1");
+    if (o.check_every < 1) throw std::runtime_error("--check-every must be at least 1");
+  }
+
+  template <class T>
+  HostState<T> initial() const {
+    return nsb::initial_state<T>(case_);
+  }
+  template <class T>
+  std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
+    if (!ctx || !ctx->decomposed()) return std::make_unique<ProjectionSolver<T>>(case_, r, o, ctx);
+    Case local = case_;
+    local.grid = slab_grid(case_.grid, ctx->slab());
+    local.bc = slab_bc(case_.bc, ctx->slab());
+    return std::make_unique<ProjectionSolver<T>>(local, r, o, ctx);
+  }
+  template <class T>
+  nlohmann::json check(const HostState<T>& s, bool steady) const {
+    return validation_json(nsb::validate(case_, s), steady);
+  }
+  template <class T>
+  std::size_t bytes(const Grid& g, const SolverOptions& o) const {
+    return ProjectionSolver<T>::device_bytes(g, o.scheme);
+  }
+
+ private:
+  Case case_;
+};
+
+const SolverRegistrar reg{SolverDef{
+    .name = "projection",
+    .description = "Thibault (2009): explicit projection method on a staggered grid, Jacobi pressure sweeps",
+    .cases = case_names(),
+    .sections = projection_sections(),
+    .stages = {"momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction", "reduce"},
+    .make_problem = [](const CaseOptions& o) -> std::unique_ptr<Problem> { return std::make_unique<ProjectionProblem>(o); },
+}};
+
+}  // namespace
+}  // namespace nsb

@@ -1,0 +1,333 @@
+// The projection solver of Thibault (2009), Sec. 2.3 / Fig. 3.11, one time step:
+//
+//   u* = u^n + dt RHS(u^n)                     momentum      (Euler, or Adams-Bashforth 2)
+//   ghost cells of u*                          velocity_bc
+//   div = D u*                                 divergence
+//   repeat: p <- Jacobi(p, div / dt)           pressure      (fixed count, or until the residual
+//           ghost cells of p                   pressure_bc    falls below a tolerance: reduce)
+//   u^{n+1} = u* - dt G p                      correction
+//   ghost cells of u^{n+1}                     velocity_bc
+//
+// Each stage is whichever variant the recipe chose; the solver only owns the fields and the order.
+//
+// In a decomposed run each rank runs this solver on its z-slab (case.grid is the slab's grid) with a
+// halo variant: ghost planes are exchanged after the predictor, after every Jacobi sweep and after the
+// correction, before the ghost rules (thesis transfers 0-5); reductions are summed over the ranks.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fields.hpp"
+#include "halo.hpp"
+#include "nvtx.hpp"
+#include "projection/cases.hpp"
+#include "projection/models.hpp"
+#include "projection/stage_call.hpp"
+#include "solver.hpp"
+
+namespace nsb {
+
+// The solver's timing sections: its seven stages (ProjectionStage order), then the three exchanges
+// (the thesis's transfers, pairwise).
+enum ProjectionSection : int {
+  kHaloPredictorSection = int(ProjectionStage::count),  // u* v* w* after the predictor
+  kHaloPressureSection,                                 // p after each Jacobi sweep
+  kHaloCorrectionSection,                               // u v w after the correction
+};
+std::vector<std::string> projection_sections();
+
+// The projection solver's fields, in the order of the stage fixture (and so of its random seeds).
+inline std::vector<std::string> projection_field_names(bool adams_bashforth) {
+  std::vector<std::string> n = {"u", "v", "w", "us", "vs", "ws", "p", "p_new", "div"};
+  if (adams_bashforth) n.insert(n.end(), {"hu", "hv", "hw"});
+  return n;
+}
+
+// Points a projection StageCall at a field set by name.
+template <class T>
+FieldPtrs<T> field_pointers(const FieldSet<T>& f) {
+  FieldPtrs<T> p;
+  p.u = f["u"], p.v = f["v"], p.w = f["w"], p.us = f["us"], p.vs = f["vs"], p.ws = f["ws"];
+  p.p = f["p"], p.p_new = f["p_new"], p.div = f["div"];
+  if (f.has("hu")) p.hu = f["hu"], p.hv = f["hv"], p.hw = f["hw"];
+  return p;
+}
+
+template <class T>
+StepParams<T> step_params(const Case& c, TimeScheme scheme) {
+  StepParams<T> p;
+  p.dt = T(c.dt), p.nu = T(c.nu), p.gamma = T(c.gamma), p.scheme = scheme;
+  for (int a = 0; a < 3; ++a) p.force[a] = T(c.force[a]);
+  p.coef = make_grid_coef<T>(c.grid);
+  return p;
+}
+
+template <class T>
+class ProjectionSolver final : public Solver<T> {
+ public:
+  // `c` is the rank's own case (its slab's grid and boundary rules) when `rank` is given.
+  ProjectionSolver(const Case& c, const ResolvedRecipe& r, SolverOptions o, const RankContext* rank = nullptr)
+      : case_(c), recipe_(r), opt_(o),
+        fields_(c.grid.padded_points(), r.backend == Backend::cuda),
+        global_points_(double(c.grid.interior_points())) {
+    const bool dev = r.backend == Backend::cuda;
+    for (const std::string& name : projection_field_names(o.scheme == TimeScheme::adams_bashforth2)) fields_.add(name);
+    if (dev) {
+      stream_ = device::stream_create();
+      scratch_ = device::alloc(kReduceScratchBytes, "reduction scratch");
+      reduce_out_ = static_cast<double*>(device::alloc(sizeof(double), "reduction result"));
+    } else {
+      reduce_out_ = &host_result_;
+    }
+    for (int s = 0; s < int(ProjectionStage::count); ++s) stage_[s] = &recipe_[stage_name(ProjectionStage(s))];
+    call_.f = field_pointers(fields_);
+    call_.grid = c.grid;
+    call_.zr = ZRange::interior(c.grid);
+    call_.bc = BoundaryRules<T>::make(c.bc);
+    call_.exec = Exec{r.backend, o.threads, stream_, scratch_, dev ? kReduceScratchBytes : 0};
+    call_.prm = step_params<T>(c, o.scheme);
+    if (rank && rank->decomposed()) {
+      comm_ = rank->comm;
+      rank_slab_ = rank->slab();
+      global_points_ = comm_->allreduce_sum(global_points_);
+      RankContext mine = *rank;
+      mine.grid = c.grid, mine.stream = stream_;
+      halo_ = rank->halo->template factory<T>()(mine);
+      halo_->attach(fields_.pointers());
+    }
+  }
+  ~ProjectionSolver() override {
+    halo_.reset();  // before the stream it may use
+    if (recipe_.backend == Backend::cuda) {
+      device::free(scratch_);
+      device::free(reduce_out_);
+      device::stream_destroy(stream_);
+    }
+  }
+  ProjectionSolver(const ProjectionSolver&) = delete;
+  ProjectionSolver& operator=(const ProjectionSolver&) = delete;
+
+  // Bytes of a solver of grid g on the GPU.
+  static std::size_t device_bytes(const Grid& g, TimeScheme scheme) {
+    return projection_field_names(scheme == TimeScheme::adams_bashforth2).size() * g.padded_points() * sizeof(T) +
+           kReduceScratchBytes;
+  }
+
+  void load(const HostState<T>& s) override {
+    const std::vector<T> zero(case_.grid.padded_points(), T(0));
+    for (const std::string& name : fields_.names())
+      fields_.upload(name, s.has(name) ? s.field(name) : zero);
+    call_.f = field_pointers(fields_);
+    step_ = s.step;
+    time_ = s.time;
+    call_.prm.first_step = s.step == 0;
+    sync();
+    // A neighbour that loads faster must not push its first halo into arrays this rank is still loading.
+    if (comm_) comm_->barrier();
+  }
+
+  HostState<T> save() const override {
+    sync();
+    HostState<T> s{case_.grid, {}, step_, time_};
+    const FieldPtrs<T>& f = call_.f;
+    for (auto [name, p] : {std::pair{"u", f.u}, {"v", f.v}, {"w", f.w}, {"p", f.p}})
+      s.fields.emplace_back(name, fields_.buffer_of(p).download());
+    if (f.hu)
+      for (auto [name, p] : {std::pair{"hu", f.hu}, {"hv", f.hv}, {"hw", f.hw}})
+        s.fields.emplace_back(name, fields_.buffer_of(p).download());
+    return s;
+  }
+
+  void step() override {
+    if (timer_) timer_->set_step(step_);
+    NvtxRange step_range("step");
+    begin(kStepSection);
+    FieldPtrs<T>& f = call_.f;
+
+    run_and_exchange(ProjectionStage::momentum, {f.us, f.vs, f.ws}, kHaloPredictorSection);
+    run(ProjectionStage::velocity_bc);
+    run(ProjectionStage::divergence);
+    solve_pressure();
+    run_and_exchange(ProjectionStage::correction, {f.us, f.vs, f.ws}, kHaloCorrectionSection);
+    run(ProjectionStage::velocity_bc);
+    std::swap(f.u, f.us), std::swap(f.v, f.vs), std::swap(f.w, f.ws);
+
+    end(kStepSection);
+    call_.prm.first_step = false;
+    ++step_;
+    time_ += case_.dt;
+  }
+
+  // RMS over the interior of u^{n+1} - u^n (all three components) per unit time, relative to the
+  // velocity scale: the steady-state monitor. Synchronises (reads the reduction back).
+  double steady_change() override {
+    const FieldPtrs<T>& f = call_.f;
+    const double s = reduce(f.u, f.us) + reduce(f.v, f.vs) + reduce(f.w, f.ws);
+    return std::sqrt(s / (3.0 * global_points_)) / (case_.dt * case_.u_ref);
+  }
+  // RMS of div u over the interior of the current velocity (projection quality).
+  double divergence_rms() {
+    std::swap(call_.f.u, call_.f.us), std::swap(call_.f.v, call_.f.vs), std::swap(call_.f.w, call_.f.ws);
+    run_untimed(ProjectionStage::divergence);
+    std::swap(call_.f.u, call_.f.us), std::swap(call_.f.v, call_.f.vs), std::swap(call_.f.w, call_.f.ws);
+    return std::sqrt(reduce(call_.f.div, nullptr) / global_points_);
+  }
+  nlohmann::json final_checks() override {
+    return {{"divergence_rms", divergence_rms()}, {"jacobi_last_iterations", last_iterations_}};
+  }
+  WorkModel work_model(int section) const override {
+    if (section < 0 || section >= int(ProjectionStage::count)) return {};
+    return nsb::work_model(ProjectionStage(section), case_.grid, ZRange::interior(case_.grid), int(sizeof(T)),
+                           opt_.scheme, case_.gamma != 0);
+  }
+  double calls_per_step(int section) const override {
+    if (section == int(ProjectionStage::pressure) || section == int(ProjectionStage::pressure_bc))
+      return opt_.jacobi_iterations;
+    if (section == int(ProjectionStage::velocity_bc)) return 2;
+    return section == int(ProjectionStage::reduce) ? 0 : 1;  // reductions: only in tolerance mode and monitors
+  }
+  // Edge planes of each exchanged field, one per neighbour.
+  double halo_bytes_per_call(int section) const override {
+    if (!halo_) return 0;
+    int fields = 0;
+    if (section == kHaloPressureSection) fields = 1;
+    if (section == kHaloPredictorSection || section == kHaloCorrectionSection) fields = 3;
+    const Slab& s = rank_slab_;
+    return double(case_.grid.sz()) * sizeof(T) * fields * (int(s.has_lo()) + int(s.has_hi()));
+  }
+  nlohmann::json halo_description() const override { return halo_ ? halo_->describe() : nlohmann::json::object(); }
+
+  void set_timer(SectionTimer* t) override { timer_ = t; }
+  int steps_per_graph() const override { return 2; }  // u/u* and p/p_new are back where they were
+  void replayed(int steps) override {
+    step_ += steps;
+    time_ += steps * case_.dt;
+  }
+  int step_index() const override { return step_; }
+  double time() const override { return time_; }
+  int last_jacobi_iterations() const { return last_iterations_; }
+  double last_relative_residual() const { return last_residual_; }
+  double last_absolute_residual() const { return last_abs_residual_; }
+  void sync() const override {
+    if (recipe_.backend == Backend::cuda) device::stream_sync(stream_);
+  }
+  void* stream() const override { return stream_; }
+
+ private:
+  void solve_pressure() {
+    FieldPtrs<T>& f = call_.f;
+    const bool tolerance = opt_.jacobi_tol > 0;
+    double rhs_rms = 0;
+    if (tolerance) rhs_rms = std::sqrt(reduce(f.div, nullptr) / global_points_) / case_.dt;
+    const double b = double(call_.prm.coef.jacobi_b);
+    last_iterations_ = 0;
+    last_residual_ = 0;
+    for (int it = 1; it <= opt_.jacobi_iterations; ++it) {
+      run_and_exchange(ProjectionStage::pressure, {f.p_new}, kHaloPressureSection);
+      const bool check = tolerance && (it % opt_.check_every == 0 || it == opt_.jacobi_iterations);
+      // p_new - p = B * (lap p - div/dt): the residual of the sweep's input, read before the swap.
+      if (check) last_residual_ = std::sqrt(reduce(f.p_new, f.p) / global_points_) / b;
+      std::swap(f.p, f.p_new);
+      run(ProjectionStage::pressure_bc);
+      last_iterations_ = it;
+      if (check && last_residual_ <= opt_.jacobi_tol * std::max(rhs_rms, 1e-300)) break;
+    }
+    last_abs_residual_ = last_residual_;
+    if (tolerance && rhs_rms > 0) last_residual_ /= rhs_rms;
+  }
+
+  void begin(int section) {
+    if (timer_) timer_->begin(section);
+  }
+  void end(int section) {
+    if (timer_) timer_->end(section);
+  }
+  const ResolvedStage& chosen(ProjectionStage s) const { return *stage_[int(s)]; }
+  void run(ProjectionStage s) {
+    const ResolvedStage& rs = chosen(s);
+    NvtxRange range(rs.variant->id().c_str());
+    begin(int(s));
+    call_.tuning = rs.tuning;
+    rs.variant->template fn<StageCall<T>>()(call_);
+    end(int(s));
+  }
+  // A compute stage whose output's ghost planes come from the neighbours. An overlapping exchange
+  // computes the two edge planes first, sends them while the interior is computed, and waits last:
+  // its timed section is then the exposed part of the exchange only.
+  void run_and_exchange(ProjectionStage s, const std::vector<T*>& fields, int halo_section) {
+    if (!halo_) return run(s);
+    const int nz = case_.grid.nz;
+    if (halo_->overlaps() && nz >= 3) {
+      const ResolvedStage& rs = chosen(s);
+      const StageFn& fn = rs.variant->template fn<StageCall<T>>();
+      NvtxRange range(rs.variant->id().c_str());
+      begin(int(s));
+      call_.tuning = rs.tuning;
+      for (ZRange zr : {ZRange{1, 2}, ZRange{nz, nz + 1}}) call_.zr = zr, fn(call_);
+      halo_->start(fields);
+      call_.zr = ZRange{2, nz}, fn(call_);
+      call_.zr = ZRange::interior(case_.grid);
+      end(int(s));
+      NvtxRange halo_range("halo");
+      begin(halo_section);
+      halo_->finish();
+      end(halo_section);
+      return;
+    }
+    run(s);
+    NvtxRange halo_range("halo");
+    begin(halo_section);
+    halo_->exchange(fields);
+    end(halo_section);
+  }
+  void run_untimed(ProjectionStage s) {
+    call_.tuning = chosen(s).tuning;
+    chosen(s).variant->template fn<StageCall<T>>()(call_);
+  }
+  // The reduce stage's result, read back to the host (a synchronising step).
+  double reduce(const T* a, const T* b) {
+    call_.reduce_a = a;
+    call_.reduce_b = b;
+    call_.reduce_out = reduce_out_;
+    run(ProjectionStage::reduce);
+    double r = host_result_;
+    if (recipe_.backend == Backend::cuda) {
+      device::stream_sync(stream_);
+      device::copy_to_host(&r, reduce_out_, sizeof r);
+    }
+    return comm_ ? comm_->allreduce_sum(r) : r;
+  }
+
+  Case case_;
+  ResolvedRecipe recipe_;
+  const ResolvedStage* stage_[int(ProjectionStage::count)] = {};
+  SolverOptions opt_;
+  SectionTimer* timer_ = nullptr;
+  FieldSet<T> fields_;
+  StageCall<T> call_;
+  void* stream_ = nullptr;
+  void* scratch_ = nullptr;
+  double* reduce_out_ = nullptr;
+  double host_result_ = 0;
+  double global_points_ = 0;       // interior cells of the whole (undecomposed) grid
+  Communicator* comm_ = nullptr;   // decomposed runs: sums reductions over the ranks
+  Slab rank_slab_;
+  std::unique_ptr<HaloExchange<T>> halo_;
+  int step_ = 0;
+  double time_ = 0;
+  int last_iterations_ = 0;
+  double last_residual_ = 0;
+  double last_abs_residual_ = 0;
+};
+
+// The case's initial state with its boundary conditions applied (on the host, by the serial reference).
+template <class T>
+HostState<T> initial_state(const Case& c);
+
+}  // namespace nsb
