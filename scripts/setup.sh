@@ -40,8 +40,10 @@ CAPABILITIES=(
   "matplotlib|required|Python module matplotlib|python3-matplotlib|pip install matplotlib|have_python_module matplotlib"
   "yaml|required|Python module yaml|python3-yaml|pip install pyyaml|have_python_module yaml"
   "pytest|required|Python module pytest|python3-pytest|pip install pytest|have_python_module pytest"
-  "benchmark|optional|Google Benchmark (benchmark/benchmark.h and libbenchmark) for nsbench-micro|libbenchmark-dev||have_header_and_library benchmark/benchmark.h benchmark"
-  "benchmark-compare|optional|Google Benchmark's compare.py (for tests/micro_compare.sh)|libbenchmark-tools||have_benchmark_compare_py"
+  "benchmark|optional|Google Benchmark (benchmark/benchmark.h and libbenchmark) for nsbench-micro|libbenchmark-dev||\
+have_header_and_library benchmark/benchmark.h benchmark"
+  "benchmark-compare|optional|Google Benchmark's compare.py for tests/micro_compare.sh|libbenchmark-tools||\
+have_benchmark_compare_py"
   "mpi|optional|MPI (mpi.h) for the mpirun driver|libopenmpi-dev||have_mpi_header"
   "mpirun|optional|mpirun|openmpi-bin||have_command mpirun"
   "ccache|optional|ccache (faster rebuilds)|ccache||have_command ccache"
@@ -167,7 +169,8 @@ missing_packages() {
   echo "setup: test hook NSB_SETUP_PRETEND_MISSING=$NSB_SETUP_PRETEND_MISSING: treating these as missing"
 check_all
 if [ ${#MISSING[@]} -eq 0 ]; then
-  echo "setup: everything nsbench needs is here (${#CAPABILITIES[@]} checks: commands, headers, libraries, Python modules)"
+  echo "setup: everything nsbench needs is here (${#CAPABILITIES[@]} checks: commands, headers, libraries," \
+       "Python modules)"
 else
   echo "setup: missing: $(missing_in_words)"
   # shellcheck disable=SC2046  # one word per package
