@@ -1,11 +1,23 @@
 """scripts/compare: is CURRENT slower than BASELINE? One verdict per benchmark and one exit code.
 
-    scripts/compare BASELINE CURRENT [--json OUT] [--markdown OUT] [--force] [--seed N]
+    scripts/compare BASELINE CURRENT [--json OUT] [--markdown OUT] [--force] [--min-coverage F] [--seed N]
     scripts/compare --update-baseline CURRENT [--append] [--baselines baselines]
 
-BASELINE and CURRENT are result files or folders of them (nsbench run / stages JSON, any nesting).
+BASELINE and CURRENT are result files or folders of them, any nesting: nsbench `run` and `stages`
+results (schemas nsbench.run/1 and nsbench.stages/1), as .json or gzip-compressed .json.gz (the form
+results are stored in). *.skipped.json, *.failed.json and provenance.json are not results and are left
+out. Any other file, a Google Benchmark JSON included, is an input error, as is an unreadable or
+truncated one, named in the message.
+
 Benchmarks: every stage row of a `stages` result (variant:tuning:scheme at its grid and precision) and
-the step time of every `run` result (case, grid, precision, recipe, ranks).
+the step time of every `run` result (case, grid, precision, recipe, launch, ranks). Variant ids name
+the solver first ("projection/pressure/jacobi_global_2d_zloop"); results written before the solver
+was part of the id say "pressure/jacobi_global_2d_zloop". An id of two parts is read as one of the
+projection solver (the only solver then), so that an old baseline and a new result compare.
+
+Coverage: CURRENT must hold at least --min-coverage (default 0.9) of the baseline's benchmarks, or
+the comparison is an input error (exit 4) that says the share found: comparing nothing, or a few rows
+of a set that lost the rest (a crashed run, a renamed variant), must not pass as "no regression".
 
 Statistic. For each benchmark: the ratio of medians r = median(current) / median(baseline), with a 95%
 percentile-bootstrap confidence interval from the raw samples (resampling each side). Why bootstrap
@@ -20,69 +32,151 @@ The bootstrap interval only knows the scatter of samples within one run, so the 
 r (1 +- 1.96 sigma), sigma^2 = s^2 + b^2: s the bootstrap standard error of the ratio, b = noise x
 sqrt(1/n_current + 1/n_baseline) the run-to-run part (n: repetitions pooled on each side; a re-run of
 the current build makes n_current 2). The noise is estimated from a few repetitions and can come out
-low; the 3% floor of the threshold is what keeps such an underestimate from calling 2% slower. The threshold is t = 3 x noise, but at
-least 3%: the gate is meant to catch 5% regressions and to let a 2% change pass as noise; a GPU whose
-noise is larger raises t, and the table shows t for every benchmark, so a reader sees what could and
-could not be detected. A baseline with a single repetition has no measured noise and is refused.
+low; the 3% floor of the threshold is what keeps such an underestimate from calling 2% slower. The
+threshold is t = 3 x noise, but at least 3%: the gate is meant to catch 5% regressions and to let a 2%
+change pass as noise; a GPU whose noise is larger raises t. A baseline with a single repetition has no
+measured noise and is refused.
 
-Verdicts: slower (the whole interval above 1 + t), faster (below 1 - t), same (the ratio within
-1 +- t), ambiguous (the ratio beyond t but the interval reaching back inside it, or fewer than
---min-samples samples on a side).
+Smallest detectable slowdown. A row is called slower when its whole interval lies above 1 + t, i.e.
+r (1 - 1.96 sigma) > 1 + t. With the row's sigma (its noise and sample counts; a uniform slowdown
+scales the samples and their scatter alike, so sigma stays), the smallest slowdown it could have
+detected is d = (1 + t) / (1 - 1.96 sigma) - 1, shown for every row ("none" when 1.96 sigma >= 1, or
+when the row has no interval). At exactly d the measured ratio clears the bar about half the time;
+clearly beyond d, reliably. The summary says how many rows cannot detect a 5% slowdown (d > 5%).
+
+Verdicts: slower (the whole interval above 1 + t), ambiguous (the ratio above 1 + t but the interval
+reaching back below it, or fewer than --min-samples samples on a side, or no measured noise), same
+(the ratio within 1 +- t), faster (the ratio below 1 - t; listed, and a pass: the gate asks only
+whether CURRENT is slower).
 
 Comparability: results whose GPU model, driver, maximum SM clock or build (compiler flags, CUDA
 architectures, build type) differ are refused (exit 3) unless --force: a regression gate must not
 compare an H100 with an H200, or a debug build with a release one.
 
-Exit code: 0 every benchmark same or faster; 1 at least one confirmed slower; 2 none slower but at
-least one ambiguous (scripts/gpu-ci re-runs once before it reports this); 3 not comparable.
+Exit codes:
+  0  pass: every benchmark compared is the same or faster (faster rows are listed)
+  1  slower: at least one benchmark confirmed slower
+  2  ambiguous: none slower, at least one ambiguous (scripts/gpu-ci re-runs once on this code only)
+  3  not comparable: different GPU, driver, clock or build (--force compares anyway)
+  4  input error: a file unreadable, truncated or of an unknown format (a Google Benchmark JSON),
+     no result files, CURRENT holding less than --min-coverage of the baseline's benchmarks (nothing
+     in common included); --update-baseline: results that cannot make a baseline
+  5  usage error: bad arguments; --update-baseline whose results and destination overlap
+  6  internal error: a bug in compare.py (traceback printed), never a verdict
 """
 import argparse
 import datetime
+import gzip
 import json
 import os
 import shutil
 import statistics
 import sys
+import traceback
 
 import numpy as np
 
 NOISE_FACTOR = 3.0      # threshold = 3 x the measured run-to-run noise of the medians ...
 THRESHOLD_FLOOR = 0.03  # ... but never below 3%: the gate catches 5% regressions and lets 2% pass
+GATE_TARGET = 0.05      # the slowdown the gate is meant to catch; rows that cannot are counted
+Z95 = 1.96              # two-sided 95% normal quantile of the interval r (1 +- Z95 sigma)
+DEFAULT_MIN_COVERAGE = 0.9
+LEGACY_SOLVER = "projection"  # the solver of variant ids written as "stage/variant"
+BENCHMARK_SCHEMAS = ("nsbench.stages/1", "nsbench.run/1")
+NOT_RESULTS = (".skipped.json", ".failed.json", ".skipped.json.gz", ".failed.json.gz")
+
+EXIT_PASS, EXIT_SLOWER, EXIT_AMBIGUOUS, EXIT_NOT_COMPARABLE, EXIT_INPUT_ERROR, EXIT_USAGE_ERROR, \
+    EXIT_INTERNAL_ERROR = range(7)
 
 
-def load_paths(path):
+class InputError(Exception):
+    """Results the gate cannot use (exit 4)."""
+
+
+class UsageError(Exception):
+    """Arguments that cannot be meant (exit 5)."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse exits 2 on bad arguments, which is the gate's "ambiguous": a usage error gets its own code."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        print(f"compare: usage error: {message}", file=sys.stderr)
+        sys.exit(EXIT_USAGE_ERROR)
+
+
+def result_paths(path):
+    """The result files at PATH: PATH itself, or the .json and .json.gz files under it."""
+    if os.path.isfile(path):
+        return [path]
+    if not os.path.isdir(path):
+        raise InputError(f"{path}: no such file or folder")
     out = []
-    for root, _, names in os.walk(path):
-        out += [os.path.join(root, n) for n in sorted(names)
-                if n.endswith(".json") and not n.endswith((".skipped.json", ".failed.json")) and n != "provenance.json"]
+    for root, dirs, names in os.walk(path):
+        dirs.sort()
+        out += [os.path.join(root, n) for n in sorted(names) if n.endswith((".json", ".json.gz"))
+                and not n.endswith(NOT_RESULTS) and n != "provenance.json"]
+    if not out:
+        raise InputError(f"{path}: no result files (*.json, *.json.gz) in it")
     return out
+
+
+def describe_format(data):
+    if isinstance(data, dict) and "benchmarks" in data and "context" in data:
+        return "a Google Benchmark JSON, not an nsbench result (Google Benchmark's compare.py reads those)"
+    if isinstance(data, dict) and "schema" in data:
+        return f"an unknown format (schema {data['schema']!r})"
+    return "an unknown format (no 'schema')"
+
+
+def read_result(path):
+    """One result file, checked: readable, complete JSON, a known schema, every field the gate reads."""
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt") as f:
+            data = json.load(f)
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(f"{path}: unreadable or truncated ({type(e).__name__}: {e})") from None
+    if not isinstance(data, dict) or data.get("schema") not in BENCHMARK_SCHEMAS:
+        raise InputError(f"{path}: {describe_format(data)}; the gate reads {' and '.join(BENCHMARK_SCHEMAS)}")
+    try:
+        samples = benchmarks([data])
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise InputError(f"{path}: an incomplete {data['schema']} result ({type(e).__name__}: {e})") from None
+    for name, repetitions in samples.items():
+        for raw in repetitions:
+            if not isinstance(raw, list) or not raw or not all(is_duration(x) for x in raw):
+                raise InputError(f"{path}: {name}: the raw samples are not a list of positive times")
+    return data
+
+
+def is_duration(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < float("inf")
 
 
 def load_files(path):
-    files = load_paths(path) if os.path.isdir(path) else [path]
-    out = []
-    for f in files:
-        with open(f) as fh:
-            try:
-                out.append(json.load(fh))
-            except json.JSONDecodeError as e:
-                raise SystemExit(f"compare: {f} is not JSON ({e})")
-    return out
+    return [read_result(p) for p in result_paths(path)]
+
+
+def canonical_variant(variant_id):
+    """'stage/variant' (before the solver was part of the id) -> 'projection/stage/variant'."""
+    return f"{LEGACY_SOLVER}/{variant_id}" if variant_id.count("/") == 1 else variant_id
 
 
 def benchmarks(results):
     """{benchmark name: [list of raw-sample lists, one per repetition]}."""
     out = {}
     for r in results:
-        schema = r.get("schema", "")
-        if schema == "nsbench.stages/1":
+        if r["schema"] == "nsbench.stages/1":
             g = r["grid"]
             grid = f"{g['nx']}x{g['ny']}x{g['nz']}"
             for row in r["rows"]:
                 if "raw_seconds" in row:
-                    name = f"stage {row['variant']}:{row['tuning']}:{row.get('scheme', 'euler')} {grid} {r['precision']}"
+                    name = (f"stage {canonical_variant(row['variant'])}:{row['tuning']}:{row.get('scheme', 'euler')} "
+                            f"{grid} {r['precision']}")
                     out.setdefault(name, []).append(row["raw_seconds"])
-        elif schema == "nsbench.run/1":
+        elif r["schema"] == "nsbench.run/1":
             run = r["run"]
             g = run["grid"]
             ranks = run.get("decomposition", {}).get("ranks", 1)
@@ -118,6 +212,20 @@ def comparable(base, cur):
     return None
 
 
+def check_coverage(base, cur, min_coverage):
+    """The share of the baseline's benchmarks that CURRENT holds; an InputError below min_coverage."""
+    common = set(base) & set(cur)
+    share = len(common) / len(base) if base else 0.0
+    if not common or share < min_coverage:
+        absent = sorted(set(base) - common)
+        examples = "; ".join(absent[:3]) + (f"; ... ({len(absent) - 3} more)" if len(absent) > 3 else "")
+        raise InputError(f"CURRENT holds {len(common)} of the baseline's {len(base)} benchmarks ({share:.1%}); at "
+                         f"least {min_coverage:.0%} are needed (--min-coverage {min_coverage:g}). Not in CURRENT: "
+                         f"{examples or '-'}")
+    return {"baseline_benchmarks": len(base), "current_benchmarks": len(cur), "in_common": len(common),
+            "share": share}
+
+
 def bootstrap_ratio(base, cur, rng, resamples=2000):
     """Relative standard error of median(cur) / median(base) from a bootstrap of the raw samples."""
     b, c = np.asarray(base), np.asarray(cur)
@@ -136,56 +244,69 @@ def run_to_run_noise(reps):
     return statistics.stdev(meds) / m if m > 0 else None
 
 
-def compare(base_results, cur_results, min_samples=10, seed=1, force=False):
+def smallest_detectable_slowdown(threshold, sigma):
+    """The slowdown d at which r (1 - Z95 sigma) > 1 + t starts to hold at r = 1 + d (see the module
+    docstring); None when no slowdown is detectable (the interval always reaches down to 1 + t)."""
+    if Z95 * sigma >= 1:
+        return None
+    return (1 + threshold) / (1 - Z95 * sigma) - 1
+
+
+def compare_row(name, base_reps, cur_reps, rng, min_samples):
+    """The verdict on one benchmark, with everything it was made from."""
+    noise = run_to_run_noise(base_reps)
+    b = [x for r in base_reps for x in r]
+    c = [x for r in cur_reps for x in r]
+    row = {"benchmark": name, "baseline_median": statistics.median(b), "current_median": statistics.median(c),
+           "ratio": statistics.median(c) / statistics.median(b), "baseline_samples": len(b),
+           "current_samples": len(c), "baseline_repetitions": len(base_reps), "detectable_slowdown": None}
+    if noise is None:
+        return dict(row, verdict="ambiguous", why="the baseline has one repetition: no measured run-to-run noise")
+    t = max(NOISE_FACTOR * noise, THRESHOLD_FLOOR)
+    row["noise"], row["threshold"] = noise, t
+    if min(len(b), len(c)) < min_samples:
+        return dict(row, verdict="ambiguous", why=f"fewer than {min_samples} samples on a side")
+    # The interval holds both the sampling error (bootstrap) and the run-to-run noise of the pooled
+    # repetitions on each side (a re-run of the current build adds one).
+    sampling = bootstrap_ratio(b, c, rng)
+    between = noise * (1 / len(cur_reps) + 1 / len(base_reps)) ** 0.5
+    sigma = (sampling ** 2 + between ** 2) ** 0.5
+    r = row["ratio"]
+    lo, hi = r * (1 - Z95 * sigma), r * (1 + Z95 * sigma)
+    row.update(ci_low=lo, ci_high=hi, sigma=sigma, detectable_slowdown=smallest_detectable_slowdown(t, sigma))
+    if lo > 1 + t:
+        row["verdict"] = "slower"
+    elif r > 1 + t:
+        row.update(verdict="ambiguous", why="beyond the threshold, but not by more than the noise")
+    elif r < 1 - t:
+        row["verdict"] = "faster"
+    else:
+        row["verdict"] = "same"
+    return row
+
+
+def compare(base_results, cur_results, min_samples=10, seed=1, force=False, min_coverage=DEFAULT_MIN_COVERAGE):
     why = comparable(base_results, cur_results)
     if why and not force:
-        return {"comparable": False, "reason": why, "rows": [], "exit_code": 3}
+        return {"comparable": False, "reason": why, "rows": [], "exit_code": EXIT_NOT_COMPARABLE}
     base, cur = benchmarks(base_results), benchmarks(cur_results)
+    coverage = check_coverage(base, cur, min_coverage)
     rng = np.random.default_rng(seed)
-    rows = []
-    for name in sorted(set(base) & set(cur)):
-        reps = base[name]
-        noise = run_to_run_noise(reps)
-        b = [x for r in reps for x in r]
-        c = [x for r in cur[name] for x in r]
-        row = {"benchmark": name, "baseline_median": statistics.median(b), "current_median": statistics.median(c),
-               "ratio": statistics.median(c) / statistics.median(b), "baseline_samples": len(b),
-               "current_samples": len(c), "baseline_repetitions": len(reps)}
-        if noise is None:
-            row.update(verdict="ambiguous", why="the baseline has one repetition: no measured run-to-run noise")
-            rows.append(row)
-            continue
-        t = max(NOISE_FACTOR * noise, THRESHOLD_FLOOR)
-        row["noise"], row["threshold"] = noise, t
-        if min(len(b), len(c)) < min_samples:
-            row.update(verdict="ambiguous", why=f"fewer than {min_samples} samples on a side")
-            rows.append(row)
-            continue
-        # The interval holds both the sampling error (bootstrap) and the run-to-run noise of the pooled
-        # repetitions on each side (a re-run of the current build adds one).
-        sampling = bootstrap_ratio(b, c, rng)
-        between = noise * (1 / len(cur[name]) + 1 / len(reps)) ** 0.5
-        sigma = (sampling ** 2 + between ** 2) ** 0.5
-        r = row["ratio"]
-        lo, hi = r * (1 - 1.96 * sigma), r * (1 + 1.96 * sigma)
-        row["ci_low"], row["ci_high"], row["sigma"] = lo, hi, sigma
-        if lo > 1 + t:
-            row["verdict"] = "slower"
-        elif hi < 1 - t:
-            row["verdict"] = "faster"
-        elif abs(r - 1) <= t:
-            row["verdict"] = "same"
-        else:
-            row["verdict"] = "ambiguous"
-            row["why"] = "beyond the threshold, but not by more than the noise"
-        rows.append(row)
-    only = sorted(set(base) ^ set(cur))
+    rows = [compare_row(name, base[name], cur[name], rng, min_samples) for name in sorted(set(base) & set(cur))]
     verdicts = {r["verdict"] for r in rows}
-    code = 1 if "slower" in verdicts else 2 if "ambiguous" in verdicts else 0
+    code = EXIT_SLOWER if "slower" in verdicts else EXIT_AMBIGUOUS if "ambiguous" in verdicts else EXIT_PASS
+    blind = [r for r in rows if r["detectable_slowdown"] is None or r["detectable_slowdown"] > GATE_TARGET]
     return {"comparable": True, "forced": bool(why), "reason": why, "rows": rows, "exit_code": code,
-            "not_in_both": only, "method": "ratio of medians; 95% interval from a bootstrap of the raw samples "
-            "(2000 resamples) combined with the baseline's run-to-run noise; threshold "
-            f"{NOISE_FACTOR:g} x that noise, at least {THRESHOLD_FLOOR:.1%}"}
+            "coverage": coverage, "not_in_both": sorted(set(base) ^ set(cur)),
+            "cannot_detect_target": {"target_slowdown": GATE_TARGET, "rows": len(blind)},
+            "method": "ratio of medians; 95% interval from a bootstrap of the raw samples (2000 resamples) "
+                      f"combined with the baseline's run-to-run noise; threshold {NOISE_FACTOR:g} x that noise, at "
+                      f"least {THRESHOLD_FLOOR:.1%}; smallest detectable slowdown (1 + threshold) / "
+                      f"(1 - {Z95} sigma) - 1"}
+
+
+def percent(x):
+    return "none" if x is None else f"+{100 * x:.1f}%"
 
 
 def markdown(result):
@@ -194,20 +315,24 @@ def markdown(result):
     counts = {}
     for r in result["rows"]:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    verdict = {0: "PASS", 1: "FAIL: slower", 2: "AMBIGUOUS"}[result["exit_code"]]
+    verdict = {EXIT_PASS: "PASS", EXIT_SLOWER: "FAIL: slower", EXIT_AMBIGUOUS: "AMBIGUOUS"}[result["exit_code"]]
+    cov, blind = result["coverage"], result["cannot_detect_target"]
     lines = [f"**Performance gate: {verdict}** ({', '.join(f'{v} {k}' for k, v in sorted(counts.items()))})", "",
+             f"Compared {cov['in_common']} of the baseline's {cov['baseline_benchmarks']} benchmarks "
+             f"({cov['share']:.1%}). {blind['rows']} of {len(result['rows'])} rows cannot detect a "
+             f"{blind['target_slowdown']:.0%} slowdown (their smallest detectable slowdown is larger, or none).", "",
              f"Method: {result['method']}.", ""]
     if result.get("forced"):
         lines += [f"Compared despite: {result['reason']}", ""]
-    lines += ["| benchmark | baseline median | current median | ratio | 95% CI | threshold | verdict |",
-              "|---|---|---|---|---|---|---|"]
+    lines += ["| benchmark | baseline median | current median | ratio | 95% CI | threshold | detectable slowdown "
+              "| verdict |", "|---|---|---|---|---|---|---|---|"]
     order = {"slower": 0, "ambiguous": 1, "faster": 2, "same": 3}
     for r in sorted(result["rows"], key=lambda r: (order[r["verdict"]], r["benchmark"])):
         ci = f"{r['ci_low']:.3f} - {r['ci_high']:.3f}" if "ci_low" in r else r.get("why", "-")
         th = f"±{100 * r['threshold']:.1f}%" if "threshold" in r else "-"
         lines.append(f"| {r['benchmark']} | {r['baseline_median'] * 1e6:.2f} us | {r['current_median'] * 1e6:.2f} us | "
-                     f"{r['ratio']:.3f} | {ci} | {th} | {r['verdict']} |")
-    if result.get("not_in_both"):
+                     f"{r['ratio']:.3f} | {ci} | {th} | {percent(r['detectable_slowdown'])} | {r['verdict']} |")
+    if result["not_in_both"]:
         lines += ["", f"In only one of the two sets (not compared): {len(result['not_in_both'])}"]
     return "\n".join(lines) + "\n"
 
@@ -217,7 +342,17 @@ def gpu_model_slug(results):
         gpu = (r.get("machine") or {}).get("gpu")
         if gpu:
             return "".join(ch if ch.isalnum() else "-" for ch in gpu["name"].lower()).strip("-")
-    raise SystemExit("compare: the results name no GPU; a baseline is stored per GPU model")
+    raise InputError("the results name no GPU; a baseline is stored per GPU model")
+
+
+def refuse_overlap(source, dest):
+    """Writing a baseline replaces DEST; when it holds SOURCE (or SOURCE holds it) that deletes the very
+    results being kept (scripts/compare --update-baseline baselines/nvidia-h200 --baselines baselines)."""
+    s, d = os.path.realpath(source), os.path.realpath(dest)
+    if os.path.commonpath([s, d]) in (s, d):
+        raise UsageError(f"--update-baseline would write {dest} while reading {source}, and one holds the other; "
+                         "give results recorded elsewhere (scripts/gpu-ci --record-baseline writes them under its "
+                         "--out folder)")
 
 
 def update_baseline(current, root, append=False):
@@ -225,30 +360,31 @@ def update_baseline(current, root, append=False):
     baseline already there (same commit and build, e.g. recorded on another machine allocation), so
     the noise the threshold is built on includes the spread between allocations, not only within one."""
     results = load_files(current)
-    dest = os.path.join(root, gpu_model_slug(results)) if results else None
-    kept = load_files(dest) if append and dest and os.path.isdir(dest) else []
+    dest = os.path.join(root, gpu_model_slug(results))
+    refuse_overlap(current, dest)
+    kept = load_files(dest) if append and os.path.isdir(dest) else []
     if append and not kept:
-        raise SystemExit(f"compare: --append needs a baseline to append to; none at {dest}")
+        raise InputError(f"--append needs a baseline to append to; none at {dest}")
     if kept:
         c_old, c_new = kept[0]["build"].get("git_commit"), results[0]["build"].get("git_commit")
         if c_old != c_new:
-            raise SystemExit(f"compare: cannot append results of commit {str(c_new)[:10]} to a baseline of commit "
+            raise InputError(f"cannot append results of commit {str(c_new)[:10]} to a baseline of commit "
                              f"{str(c_old)[:10]}: record a new baseline instead")
     combined = kept + results
     reps = {len(v) for v in benchmarks(combined).values()}
     if not reps or min(reps) < 2:
-        raise SystemExit("compare: a baseline needs at least two repetitions of every benchmark (the run-to-run "
-                         "noise sets the threshold); record it with scripts/gpu-ci --record-baseline")
+        raise InputError("a baseline needs at least two repetitions of every benchmark (the run-to-run noise sets "
+                         "the threshold); record it with scripts/gpu-ci --record-baseline")
     why = comparable(combined, combined)
     if why:
-        raise SystemExit(f"compare: cannot make a baseline of mixed results: {why}")
+        raise InputError(f"cannot make a baseline of mixed results: {why}")
     prov_path = os.path.join(dest, "provenance.json")
     sessions = []
     if kept:
         with open(prov_path) as f:
             sessions = json.load(f).get("sessions", [])
         tag = datetime.datetime.utcnow().strftime("appended%Y%m%dT%H%M%SZ")
-        for path in (load_paths(current) if os.path.isdir(current) else [current]):
+        for path in result_paths(current):
             shutil.copy(path, os.path.join(dest, f"{tag}-{os.path.basename(path)}"))
     else:
         if os.path.isdir(dest):
@@ -271,9 +407,17 @@ def update_baseline(current, root, append=False):
           f"commit {str(prov['commit'])[:10]})")
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="compare", description=__doc__.split("\n\n")[0], epilog=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def coverage_fraction(text):
+    """A --min-coverage value: a fraction in (0, 1]."""
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a share in (0, 1]")
+    return value
+
+
+def parse_args(argv):
+    ap = ArgumentParser(prog="compare", description=__doc__.split("\n\n")[0], epilog=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="+", help="BASELINE CURRENT, or CURRENT with --update-baseline")
     ap.add_argument("--update-baseline", action="store_true")
     ap.add_argument("--append", action="store_true",
@@ -284,16 +428,22 @@ def main(argv=None):
     ap.add_argument("--markdown", help="write the Markdown table here (a pull-request comment)")
     ap.add_argument("--force", action="store_true", help="compare results from different machines or builds")
     ap.add_argument("--min-samples", type=int, default=10)
+    ap.add_argument("--min-coverage", type=coverage_fraction, default=DEFAULT_MIN_COVERAGE,
+                    help="the share of the baseline's benchmarks CURRENT must hold (default %(default)s)")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
-    if a.update_baseline:
-        if len(a.paths) != 1:
-            ap.error("--update-baseline takes one path: the results to keep as the baseline")
-        update_baseline(a.paths[0], a.baselines, a.append)
-        return 0
-    if len(a.paths) != 2:
+    if a.update_baseline and len(a.paths) != 1:
+        ap.error("--update-baseline takes one path: the results to keep as the baseline")
+    if not a.update_baseline and len(a.paths) != 2:
         ap.error("give BASELINE and CURRENT")
-    result = compare(load_files(a.paths[0]), load_files(a.paths[1]), a.min_samples, a.seed, a.force)
+    return a
+
+
+def run(a):
+    if a.update_baseline:
+        update_baseline(a.paths[0], a.baselines, a.append)
+        return EXIT_PASS
+    result = compare(load_files(a.paths[0]), load_files(a.paths[1]), a.min_samples, a.seed, a.force, a.min_coverage)
     text = markdown(result)
     print(text)
     if a.markdown:
@@ -303,6 +453,22 @@ def main(argv=None):
         with open(a.json, "w") as f:
             json.dump(result, f, indent=1)
     return result["exit_code"]
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    try:
+        return run(a)
+    except InputError as e:
+        print(f"compare: input error: {e}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except UsageError as e:
+        print(f"compare: usage error: {e}", file=sys.stderr)
+        return EXIT_USAGE_ERROR
+    except Exception:  # a bug here must not read as a verdict (Python's own exit code 1 is "slower")
+        traceback.print_exc()
+        print("compare: internal error (a bug in compare.py, not a verdict)", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
 
 
 if __name__ == "__main__":
