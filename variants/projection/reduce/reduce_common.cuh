@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common/traversals.cuh"
+#include "projection/stage_call.hpp"
 #include "flat_interior.hpp"
 #include "projection/point_formulas.hpp"
 
