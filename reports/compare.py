@@ -4,7 +4,7 @@
     scripts/compare --update-baseline CURRENT [--append] [--baselines baselines]
 
 BASELINE and CURRENT are result files or folders of them, any nesting: nsbench `run` and `stages`
-results (schemas nsbench.run/1 and nsbench.stages/1), as .json or gzip-compressed .json.gz (the form
+results (schemas nsbench.run/1-2 and nsbench.stages/1-2), as .json or gzip-compressed .json.gz (the form
 results are stored in). *.skipped.json, *.failed.json and provenance.json are not results and are left
 out. Any other file, a Google Benchmark JSON included, is an input error, as is an unreadable or
 truncated one, named in the message.
@@ -82,7 +82,7 @@ GATE_TARGET = 0.05      # the slowdown the gate is meant to catch; rows that can
 Z95 = 1.96              # two-sided 95% normal quantile of the interval r (1 +- Z95 sigma)
 DEFAULT_MIN_COVERAGE = 0.9
 LEGACY_SOLVER = "projection"  # the solver of variant ids written as "stage/variant"
-BENCHMARK_SCHEMAS = ("nsbench.stages/1", "nsbench.run/1")
+BENCHMARK_SCHEMAS = ("nsbench.stages/1", "nsbench.stages/2", "nsbench.run/1", "nsbench.run/2")
 NOT_RESULTS = (".skipped.json", ".failed.json", ".skipped.json.gz", ".failed.json.gz")
 
 EXIT_PASS, EXIT_SLOWER, EXIT_AMBIGUOUS, EXIT_NOT_COMPARABLE, EXIT_INPUT_ERROR, EXIT_USAGE_ERROR, \
@@ -168,15 +168,15 @@ def benchmarks(results):
     """{benchmark name: [list of raw-sample lists, one per repetition]}."""
     out = {}
     for r in results:
-        if r["schema"] == "nsbench.stages/1":
+        if r["schema"].startswith("nsbench.stages/"):
             g = r["grid"]
             grid = f"{g['nx']}x{g['ny']}x{g['nz']}"
             for row in r["rows"]:
                 if "raw_seconds" in row:
-                    name = (f"stage {canonical_variant(row['variant'])}:{row['tuning']}:{row.get('scheme', 'euler')} "
+                    name = (f"stage {canonical_variant(row['variant'])}:{row['tuning']}:{row.get('scheme') or 'euler'} "
                             f"{grid} {r['precision']}")
                     out.setdefault(name, []).append(row["raw_seconds"])
-        elif r["schema"] == "nsbench.run/1":
+        elif r["schema"].startswith("nsbench.run/"):
             run = r["run"]
             g = run["grid"]
             ranks = run.get("decomposition", {}).get("ranks", 1)
