@@ -591,9 +591,12 @@ def build_report(results_root, studies_root, machine, out):
     folders = {st["study"]: os.path.join(results_root, st["study"], machine) for st in studies}
     found = sum(1 for f in folders.values() if os.path.isdir(f))
     if not found:
+        shipped = machines_with_results(studylib.SHIPPED_RESULTS, studies)
         raise NoResults(f"no results for machine '{machine}' under {results_root}/<study>/ (machines with results "
                         f"there: {', '.join(machines_with_results(results_root, studies)) or 'none'}); run "
-                        f"scripts/run-study first, or pick another with --results DIR --machine ID")
+                        f"scripts/run-study first, or pick others with --results DIR --machine ID"
+                        + (f" (the shipped reference results: --results {studylib.SHIPPED_RESULTS} --machine "
+                           f"{' or '.join(shipped)})" if shipped and results_root != studylib.SHIPPED_RESULTS else ""))
     loaded = {name: studylib.load_results(folder) for name, folder in folders.items()}
     for results, records in loaded.values():
         for rec in records.values():
