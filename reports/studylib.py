@@ -156,7 +156,7 @@ def known_names(listing):
     for st in listing.get("stages", []):  # list/2 only; list/1 has its stages in the variants
         stages |= {st["id"], st["name"]} if isinstance(st, dict) else {st}
     for vid in variants:
-        solver, stage, _ = vid.split("/")
+        solver, stage = vid.split("/")[:2]
         stages |= {stage, f"{solver}/{stage}"}
     return {"recipes": names(listing.get("recipes")), "cases": names(listing.get("cases")), "stages": stages,
             "halo": {h["name"]: h.get("tunings", []) for h in listing.get("halo", [])}, "variants": variants,
