@@ -1,5 +1,112 @@
-"""Shared by the report scripts: run a table function over result files given on the command line."""
+"""Shared by the report scripts: reading result files into one form, variant ids, stage order, number
+formatting, and running a table function over result files given on the command line."""
 import json
+import math
+
+# Results written before nsbench's core became solver-generic (schema nsbench.run/1, nsbench.stages/1)
+# name variants "stage/variant" and carry no solver and no timing.stage_order: every one of them is a
+# run of the projection solver, whose stages ran in this order. This is the only place that knows it.
+LEGACY_SOLVER = "projection"
+LEGACY_PROJECTION_STAGE_ORDER = ["momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction",
+                                 "reduce"]
+
+
+class ResultFileError(ValueError):
+    """A result file that cannot be read (truncated, not JSON, not a result), naming the file."""
+
+    def __init__(self, path, reason):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
+
+
+def variant_id(vid):
+    """'solver/stage/variant' for a variant id of either form: a two-part 'stage/variant' (old result files,
+    study files) is a projection-solver variant."""
+    return vid if vid.count("/") >= 2 else f"{LEGACY_SOLVER}/{vid}"
+
+
+def variant_name(vid):
+    """The variant's own name, the last part of its id ('jacobi_global_2d_zloop'; 'p2p_sync' of 'halo/p2p_sync')."""
+    return vid.rsplit("/", 1)[-1]
+
+
+def stage_of(vid):
+    """The stage kind a variant id belongs to ('pressure' of 'projection/pressure/jacobi_global_2d_zloop')."""
+    return variant_id(vid).split("/")[1]
+
+
+def stage_name(entry):
+    """A stage as timing.stage_order names it ('momentum', or 'projection/momentum'), shortened for display."""
+    return entry.rsplit("/", 1)[-1]
+
+
+def is_schema(result, kind):
+    """Whether a result is of kind 'run', 'stages' or 'bandwidth', whatever its schema version."""
+    return str(result.get("schema", "")).startswith(f"nsbench.{kind}/")
+
+
+def normalize_result(r):
+    """Brings a result of any schema version to the newest form, in place: three-part variant ids, run.solver,
+    timing.stage_order. Every reader of result files goes through this (read_result)."""
+    for row in r.get("rows", []):
+        if "variant" in row:
+            row["variant"] = variant_id(row["variant"])
+            row.setdefault("solver", row["variant"].split("/")[0])
+    if "kernels" in r and isinstance(r["kernels"], dict):
+        r["kernels"] = {_kernel_key(k): v for k, v in r["kernels"].items()}
+    stages = (r.get("timing") or {}).get("stages") or {}
+    for s in stages.values():
+        if "variant" in s:
+            s["variant"] = variant_id(s["variant"])
+    for s in ((r.get("profile") or {}).get("stages") or {}).values():
+        if "variant" in s:
+            s["variant"] = variant_id(s["variant"])
+    if is_schema(r, "run"):
+        r.setdefault("run", {}).setdefault("solver", LEGACY_SOLVER)
+        if "timing" in r and "stage_order" not in r["timing"]:
+            order = [s for s in LEGACY_PROJECTION_STAGE_ORDER if s in stages]
+            r["timing"]["stage_order"] = order + sorted(set(stages) - set(order))
+    return r
+
+
+def _kernel_key(key):
+    """'stage/variant:kernel' -> 'solver/stage/variant:kernel'."""
+    vid, sep, kernel = key.partition(":")
+    return variant_id(vid) + sep + kernel
+
+
+def read_result(path):
+    """One result file, normalised; ResultFileError (naming the file) when it cannot be read."""
+    try:
+        with open(path) as f:
+            r = json.load(f)
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultFileError(path, f"cannot read it ({e})")
+    except json.JSONDecodeError as e:
+        raise ResultFileError(path, f"not valid JSON, truncated or damaged ({e})")
+    if not isinstance(r, dict):
+        raise ResultFileError(path, "not a result (a JSON object is expected)")
+    return normalize_result(r)
+
+
+def fmt(v, digits=3):
+    """A number as a person reads it: plain decimals, never an exponent; `digits` significant digits below
+    1000, whole numbers from 1000 up (16812, not 1.68e+04). None prints '-', booleans yes/no."""
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return str(v)
+    if v == 0 or not math.isfinite(v):
+        return "0" if v == 0 else str(v)
+    if abs(v) >= 10 ** (digits - 1) or abs(v) >= 1000:
+        return str(int(round(v)))
+    decimals = digits - 1 - math.floor(math.log10(abs(v)))
+    text = f"{v:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def print_tables(paths, table, doc):
@@ -7,7 +114,6 @@ def print_tables(paths, table, doc):
         print(doc)
         return 2
     for p in paths:
-        with open(p) as f:
-            print(table(json.load(f)))
+        print(table(read_result(p)))
         print()
     return 0

@@ -6,12 +6,12 @@ variant, and the shared/global and 2D/1D ratios. Every number comes from those f
 """
 import glob
 import io
-import json
 import os
 import sys
 from contextlib import redirect_stdout
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
 import ratio_table  # noqa: E402
 import run_table  # noqa: E402
 import stage_table  # noqa: E402
@@ -33,8 +33,7 @@ def main(argv):
             run_table.main(runs)
         out.write(buf.getvalue() + "\n")
     for p in stages:
-        with open(p) as f:
-            r = json.load(f)
+        r = common.read_result(p)
         c = r["build"]["git_commit"]
         out.write(f"## Stage variants: `{os.path.basename(p)}` (commit {c})\n\n")
         out.write(stage_table.table(r) + "\n\n" + ratio_table.table(r) + "\n\n")

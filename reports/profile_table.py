@@ -8,12 +8,12 @@
     scripts/py reports/profile_table.py DIR
 """
 import glob
-import json
 import os
 import statistics
 import sys
 
-STAGES = ["momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction", "reduce"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
 
 
 def profile_table(result):
@@ -28,7 +28,7 @@ def profile_table(result):
     lines += ["| stage | variant:tuning | event us/call | kernels us/call | gap | kernels/call | model MB | DRAM MB | "
               "DRAM/model | L2 hit | occupancy | ld sectors/request |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for st in STAGES:
+    for st in result["timing"]["stage_order"]:
         s = p["stages"].get(st)
         if not s:
             continue
@@ -39,7 +39,7 @@ def profile_table(result):
         ld_req = s.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
         ld_sec = s.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
         spr = f"{ld_sec / ld_req:.2f}" if ld_req else "-"
-        lines.append(f"| {st} | {s['variant']}:{s['tuning']} | {f('event_median_s', 1e6)} | {f('kernel_median_s', 1e6)} | "
+        lines.append(f"| {common.stage_name(st)} | {s['variant']}:{s['tuning']} | {f('event_median_s', 1e6)} | {f('kernel_median_s', 1e6)} | "
                      f"{f('gap_fraction', 100, '{:.1f}%')} | {f('kernels_per_call', 1, '{:g}')} | "
                      f"{f('model_bytes', 1e-6)} | {f('dram_bytes', 1e-6)} | {f('dram_over_model', 1, '{:.3f}')} | "
                      f"{f('lts__t_sector_hit_rate.pct', 1, '{:.1f}%')} | "
@@ -74,9 +74,12 @@ def main(argv):
     d = argv[0]
     profiled, nvtx = [], []
     for path in sorted(glob.glob(os.path.join(d, "**", "*.json"), recursive=True)):
-        with open(path) as f:
-            r = json.load(f)
-        if r.get("schema") != "nsbench.run/1":
+        try:
+            r = common.read_result(path)
+        except common.ResultFileError as e:
+            print(f"profile_table: skipped {e}", file=sys.stderr)
+            continue
+        if not common.is_schema(r, "run"):
             continue
         if "profile" in r:
             profiled.append(r)

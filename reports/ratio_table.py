@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import print_tables  # noqa: E402
+from common import print_tables, variant_name  # noqa: E402
 
 
 def fastest(rows, **tags):
@@ -27,7 +27,7 @@ def fastest(rows, **tags):
 
 
 def describe(r):
-    return f"{r['variant'].split('/')[1]}:{r['tuning']} {r['median_s'] * 1e6:.1f} us" if r else "-"
+    return f"{variant_name(r['variant'])}:{r['tuning']} {r['median_s'] * 1e6:.1f} us" if r else "-"
 
 
 def table(result):
@@ -47,7 +47,7 @@ def table(result):
         ratio_mem = f"{onchip['median_s'] / glob['median_s']:.2f}" if onchip and glob else "-"
         ratio_cta = f"{two['median_s'] / one['median_s']:.2f}" if two and one else "-"
         # The thesis's own pair: the shared-memory z-loop tile against global memory, both 16x16, SIZE_Z 2.
-        thesis = [next((r for r in srows if r["variant"].endswith(name) and r["tuning"] == "bx16_by16_sz2"
+        thesis = [next((r for r in srows if variant_name(r["variant"]) == name and r["tuning"] == "bx16_by16_sz2"
                         and r.get("scheme", "euler") == "euler" and "error" not in r), None)
                   for name in ("shared_zloop", "global_2d_zloop")]
         ratio_thesis = f"{thesis[0]['median_s'] / thesis[1]['median_s']:.2f}" if all(thesis) else "-"

@@ -1,23 +1,35 @@
 """scripts/run-study: run the studies in studies/ with nsbench and store every run's result.
 
-    scripts/run-study NAME|all [--quick|--full] [--nsbench PATH] [--results DIR] [--dry-run] [--again]
+    scripts/run-study NAME|all [--quick|--full] [--nsbench PATH] [--results DIR] [--dry-run] [--again] [--fresh]
 
-Each run's JSON goes to results/<study>/<machine-id>/<run-id>.json. The runner never overwrites a
-result: a run whose file exists is skipped (so an interrupted study resumes where it stopped), and
---again writes a new <run-id>.<UTC time>.json beside the old one. A result file appears only when
-its run finished (written under a temporary name, then renamed). Runs that need more GPUs than this
-machine has are not started; a <run-id>.skipped.json records why. A failed run leaves
-<run-id>.failed.json with the end of its output, and the runner goes on with the next run.
+Your runs are yours: each run's JSON goes to results/local/<study>/<machine-id>/<run-id>.json (git
+ignores results/local/). The reference results shipped in the repository (results/<study>/<machine-id>/)
+are never read or written unless you pass --results results.
+
+The runner never overwrites a result. A run whose newest result was made by this same build (git
+commit, uncommitted-changes flag, compiler and flags) on this same machine (host, CPU, GPU name, count
+and PCI bus) is kept and not run again, so an interrupted study resumes where it stopped; the runner
+says which commit made it and when. A result made by another build or machine is run again, and the
+new result is written as <run-id>.<UTC time>.json beside the old one (the newest counts). --again runs
+every run anyway, also kept beside. --fresh first moves this machine's earlier results of the chosen
+studies to <results>/aside/<UTC time>/<study>/<machine-id>/ (nothing is deleted) and runs everything.
+
+A result file appears only when its run finished (written under a temporary name, then renamed). Runs
+that need more GPUs than this machine has are not started; a <run-id>.skipped.json records why. A
+failed run leaves <run-id>.failed.json with the end of its output, and the runner goes on.
 """
 import argparse
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
 import studylib  # noqa: E402
 
 
@@ -29,9 +41,31 @@ def known_names(nsbench):
         raise SystemExit(f"run-study: cannot ask {nsbench} what it knows ({e}); build it first (scripts/build.sh)")
 
 
+def this_build(nsbench):
+    """(identity, None) of the build and machine this nsbench writes into its results, from a one-step run on
+    an 8^3 grid on one CPU core (well under a second); (None, why) when that run fails."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "probe.json")
+        argv = [nsbench, "run", "--backend", "cpu_serial", "--grid", "8x8x8", "--steps", "1", "--warmup", "0",
+                "--quiet", "--json", path]
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.SubprocessError) as e:
+            return None, f"{' '.join(argv)} could not run ({e})"
+        try:
+            return studylib.run_identity(common.read_result(path)), None
+        except common.ResultFileError:
+            tail = (proc.stdout + proc.stderr).strip()[-300:]
+            return None, f"{' '.join(argv)} wrote no result (exit {proc.returncode}) {tail}".strip()
+
+
 def fmt_time(s):
     s = int(s)
     return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+def utc_stamp():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 
 
 def write_json(path, obj):
@@ -41,7 +75,75 @@ def write_json(path, obj):
     os.replace(tmp, path)
 
 
-def main(argv=None):
+def move_aside(results_root, studies, machine):
+    """--fresh: moves <results>/<study>/<machine>/ of each chosen study to <results>/aside/<UTC time>/<study>/<machine>/."""
+    aside = os.path.join(results_root, "aside", utc_stamp())
+    for s in studies:
+        folder = os.path.join(results_root, s["study"], machine)
+        if os.path.isdir(folder):
+            target = os.path.join(aside, s["study"], machine)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.move(folder, target)
+            print(f"run-study: --fresh: moved {folder} to {target}", flush=True)
+
+
+def reuse_verdict(folder, rid, identity):
+    """(earlier result to keep, None), or (None, why the run is made again), or (None, None): no earlier result."""
+    paths = studylib.result_files(folder).get(rid)
+    if not paths:
+        return None, None
+    try:
+        earlier = common.read_result(paths[-1])
+    except common.ResultFileError as e:
+        return None, f"the earlier result is unreadable ({e.reason})"
+    if identity is None:
+        return None, f"the earlier result ({studylib.describe_run(earlier)}) cannot be matched to this build"
+    diff = studylib.identity_differences(studylib.run_identity(earlier), identity)
+    if diff:
+        return None, f"the earlier result ({studylib.describe_run(earlier)}) is from another build or machine: {'; '.join(diff)}"
+    return earlier, None
+
+
+def skip_reason(run, gpus, known):
+    if run["gpus"] > gpus:
+        return (f"needs {run['gpus']} GPU(s), this machine has {gpus}" if gpus else
+                f"needs {run['gpus']} GPU(s); this machine has none usable (CPU-only: GPU rows skipped)")
+    if run["mpi_ranks"] and known is not None and not known.get("with_mpi"):
+        return "needs the MPI driver; this nsbench was built without MPI"
+    return None
+
+
+def run_one(study, run, argv, folder, final, mode, machine):
+    """Runs one nsbench command; returns (result, None) or (None, failure record)."""
+    env = dict(os.environ, NCCL_NVLS_ENABLE="0", OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
+    if run["mpi_ranks"]:
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+    tmp = final + ".tmp"
+    if proc.returncode not in (0, 2) or not os.path.exists(tmp):
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        return None, {"id": run["id"], "command": " ".join(argv), "exit_code": proc.returncode,
+                      "output_tail": (proc.stdout + proc.stderr)[-3000:]}
+    with open(tmp) as f:
+        result = json.load(f)
+    result["study"] = {"study": study["study"], "run_id": run["id"], "group": run["group"], "mode": mode,
+                       "params": run["params"], "machine_id": machine, "command": " ".join(argv)}
+    write_json(final, result)
+    os.remove(tmp)
+    return result, None
+
+
+def summary_of_kept(kept):
+    """'commit 03a8eac4bb, ran 2026-11-22T04:37:31Z to 2026-11-22T04:43:21Z' over the results kept from earlier."""
+    if not kept:
+        return ""
+    commits = sorted({str((r.get("build") or {}).get("git_commit", "?"))[:10] for r in kept})
+    stamps = sorted(r.get("timestamp", "?") for r in kept)
+    return f" (made by this build: commit {', '.join(commits)}, ran {stamps[0]} to {stamps[-1]})"
+
+
+def parse_args(argv):
     ap = argparse.ArgumentParser(prog="run-study", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("name", help="a study name (e.g. fig4_5_global_vs_optimal), a paper folder (thibault2009) or all")
@@ -52,14 +154,22 @@ def main(argv=None):
                       help="the paper's sizes and step counts where feasible")
     ap.add_argument("--nsbench", default=os.environ.get("NSBENCH", "build/nsbench"))
     ap.add_argument("--studies", default="studies")
-    ap.add_argument("--results", default="results")
+    ap.add_argument("--results", default=studylib.LOCAL_RESULTS,
+                    help=f"results root (default {studylib.LOCAL_RESULTS}: your own runs, ignored by git)")
     ap.add_argument("--machine-id", default=None, help="results folder name (default: from the GPUs or the CPU)")
     ap.add_argument("--gpus", type=int, default=None, help="GPUs to assume (default: what nvidia-smi sees)")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
-    ap.add_argument("--again", action="store_true", help="run even where a result exists (kept beside it)")
+    again = ap.add_mutually_exclusive_group()
+    again.add_argument("--again", action="store_true", help="run even where a result exists (kept beside it)")
+    again.add_argument("--fresh", action="store_true",
+                       help="start over: move this machine's earlier results of these studies to <results>/aside/<time>/")
     a = ap.parse_args(argv)
-    mode = a.mode or "quick"
+    a.mode = a.mode or "quick"
+    return a
 
+
+def main(argv=None):
+    a = parse_args(argv)
     known = None if a.dry_run and not os.path.exists(a.nsbench) else known_names(a.nsbench)
     paths = studylib.find_studies(a.studies, a.name)
     if not paths:
@@ -75,33 +185,33 @@ def main(argv=None):
     machine = a.machine_id or studylib.machine_id(gpus, gpu_name)
     if known is not None and not known.get("with_cuda"):
         gpus = 0  # a CPU-only build cannot use the GPUs it sees
+    if a.dry_run:
+        identity = None
+        print("run-study: dry run: every command is printed; which earlier results would be kept is not checked")
+    else:
+        identity, unknown_why = this_build(a.nsbench)
+        if unknown_why:
+            print(f"run-study: cannot tell which build this is, so no earlier result is kept: {unknown_why}", flush=True)
+    if a.fresh and not a.dry_run:
+        move_aside(a.results, studies, machine)
 
-    plan = []
-    for s in studies:
-        for r in studylib.expand(s, mode):
-            plan.append((s, r))
-    print(f"run-study: {len(plan)} runs in {len(studies)} studies ({mode}), machine {machine}, {gpus} GPU(s)", flush=True)
-
+    plan = [(s, r) for s in studies for r in studylib.expand(s, a.mode)]
+    print(f"run-study: {len(plan)} runs in {len(studies)} studies ({a.mode}), machine {machine}, {gpus} GPU(s), "
+          f"results under {a.results}/", flush=True)
     t0 = time.time()
-    durations, failed, ran, skipped, resumed = [], 0, 0, 0, 0
+    durations, failed, ran, skipped, kept = [], 0, 0, 0, []
     for i, (s, r) in enumerate(plan, 1):
         folder = os.path.join(a.results, s["study"], machine)
         final = os.path.join(folder, r["id"] + ".json")
-        left = len(plan) - i
-        eta = f", about {fmt_time(sum(durations) / len(durations) * left)} left" if durations else ""
         head = f"[{i}/{len(plan)}] {s['study']} {r['id']}"
-        if os.path.exists(final) and not a.again:
-            resumed += 1
-            print(f"{head}: done earlier, kept ({final})", flush=True)
+        earlier, rerun_why = (None, None) if a.again or a.dry_run else reuse_verdict(folder, r["id"], identity)
+        if earlier is not None:
+            kept.append(earlier)
+            print(f"{head}: kept, made earlier by this build ({studylib.describe_run(earlier)})", flush=True)
             continue
-        reason = None
-        if r["gpus"] > gpus:
-            reason = (f"needs {r['gpus']} GPU(s), this machine has {gpus}" if gpus else
-                      f"needs {r['gpus']} GPU(s); this machine has none usable (CPU-only: GPU rows skipped)")
-        elif r["mpi_ranks"] and known is not None and not known.get("with_mpi"):
-            reason = "needs the MPI driver; this nsbench was built without MPI"
-        if a.again and os.path.exists(final):
-            final = os.path.join(folder, f"{r['id']}.{datetime.datetime.utcnow().strftime('%Y%m%dT%H%M%SZ')}.json")
+        if os.path.exists(final):  # never overwrite: the new result goes beside the old one, and is the newest
+            final = os.path.join(folder, f"{r['id']}.{utc_stamp()}.json")
+        reason = skip_reason(r, gpus, known)
         argv = studylib.command_line(r, a.nsbench, final + ".tmp")
         if a.dry_run:
             print(f"{head}: {'SKIP (' + reason + ')' if reason else ' '.join(argv)}")
@@ -113,42 +223,29 @@ def main(argv=None):
                        {"id": r["id"], "reason": reason, "command": " ".join(argv), "when": time.time()})
             print(f"{head}: SKIPPED, {reason}", flush=True)
             continue
-        print(f"{head}: running ({fmt_time(time.time() - t0)} elapsed{eta})", flush=True)
+        eta = f", about {fmt_time(sum(durations) / len(durations) * (len(plan) - i + 1))} left" if durations else ""
+        print(f"{head}: running ({fmt_time(time.time() - t0)} elapsed{eta})"
+              + (f"; {rerun_why}, its file stays beside" if rerun_why else ""), flush=True)
         start = time.time()
-        env = dict(os.environ, NCCL_NVLS_ENABLE="0", OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
-        if r["mpi_ranks"]:
-            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+        result, failure = run_one(s, r, argv, folder, final, a.mode, machine)
         durations.append(time.time() - start)
-        tmp = final + ".tmp"
-        if proc.returncode not in (0, 2) or not os.path.exists(tmp):
+        if failure:
             failed += 1
-            tail = (proc.stdout + proc.stderr)[-3000:]
-            write_json(os.path.join(folder, r["id"] + ".failed.json"),
-                       {"id": r["id"], "command": " ".join(argv), "exit_code": proc.returncode, "output_tail": tail})
-            print(f"{head}: FAILED (exit {proc.returncode}): {tail.strip().splitlines()[-1] if tail.strip() else ''}",
-                  flush=True)
-            if os.path.exists(tmp):
-                os.remove(tmp)
+            write_json(os.path.join(folder, r["id"] + ".failed.json"), failure)
+            tail = failure["output_tail"].strip()
+            print(f"{head}: FAILED (exit {failure['exit_code']}): {tail.splitlines()[-1] if tail else ''}", flush=True)
             continue
-        with open(tmp) as f:
-            result = json.load(f)
-        result["study"] = {"study": s["study"], "run_id": r["id"], "group": r["group"], "mode": mode,
-                           "params": r["params"], "machine_id": machine, "command": " ".join(argv)}
-        write_json(final, result)
-        os.remove(tmp)
         stale = os.path.join(folder, r["id"] + ".failed.json")
         if os.path.exists(stale):
             os.remove(stale)
         ran += 1
-        verdict = ""
         ref = result.get("checks", {}).get("reference", {})
-        if ref.get("performed"):
-            verdict = ", check " + ("PASS" if ref.get("pass") else "FAIL")
+        verdict = (", check " + ("PASS" if ref.get("pass") else "FAIL")) if ref.get("performed") else ""
         step = result.get("timing", {}).get("step", {}).get("median")
-        print(f"{head}: {durations[-1]:.1f} s" + (f", {step * 1e3:.4g} ms/step" if step else "") + verdict, flush=True)
-    print(f"run-study: {ran} run, {resumed} kept from earlier, {skipped} skipped, {failed} failed "
-          f"in {fmt_time(time.time() - t0)}; results under {a.results}/<study>/{machine}/")
+        print(f"{head}: {durations[-1]:.1f} s" + (f", {common.fmt(step * 1e3, 4)} ms/step" if step else "") + verdict,
+              flush=True)
+    print(f"run-study: {ran} run, {len(kept)} kept from earlier{summary_of_kept(kept)}, {skipped} skipped, "
+          f"{failed} failed in {fmt_time(time.time() - t0)}; results under {a.results}/<study>/{machine}/")
     return 1 if failed else 0
 
 

@@ -16,6 +16,14 @@ measured transfer time at size m (interpolated in log-log between measured sizes
 for links this machine does not have.
 """
 import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import fmt, variant_name  # noqa: E402
+
+# This machine's peer-to-peer copy, as nsbench bandwidth measured it (NVLink or PCIe: whatever it has).
+PEER = "measured peer-to-peer copy (this machine)"
 
 # Links this machine does not have: (latency s, bandwidth B/s per direction, description).
 ASSUMED_LINKS = {
@@ -89,7 +97,7 @@ def build(results, all_results):
     h2d_pg, d2h_pg = curve(rows, "h2d_pageable"), curve(rows, "d2h_pageable")
     links = {}
     if p2p:
-        links["measured NVLink peer copy (this machine)"] = lambda m: interp(p2p, m)
+        links[PEER] = lambda m: interp(p2p, m)
     if h2d and d2h:
         links["measured host-staged, pinned (this machine)"] = lambda m: interp(d2h, m) + interp(h2d, m)
     if h2d_pg and d2h_pg:
@@ -97,9 +105,9 @@ def build(results, all_results):
     for name, (alpha, beta, _) in ASSUMED_LINKS.items():
         links[name] = (lambda a, b: (lambda m: a + m / b))(alpha, beta)
     # Which link and form models each measured halo variant.
-    variant_model = {"p2p_sync": ("measured NVLink peer copy (this machine)", False),
-                     "nccl": ("measured NVLink peer copy (this machine)", False),
-                     "p2p_async_overlap": ("measured NVLink peer copy (this machine)", True),
+    variant_model = {"p2p_sync": (PEER, False),
+                     "nccl": (PEER, False),
+                     "p2p_async_overlap": (PEER, True),
                      "host_staged_sync:pinned": ("measured host-staged, pinned (this machine)", False),
                      "mpi_host_staged": ("measured host-staged, pinned (this machine)", False),
                      "host_staged_sync:pageable": ("measured host-staged, pageable (this machine)", False)}
@@ -109,7 +117,7 @@ def build(results, all_results):
         if r.get("study", {}).get("group") not in ("strong", "mpi"):
             continue
         d = r["run"]["decomposition"]
-        halo = d["halo"]["variant"].split("/")[1]
+        halo = variant_name(d["halo"]["variant"])
         if d["halo"]["tuning"] != "default":
             halo += ":" + d["halo"]["tuning"]
         if halo not in variant_model or variant_model[halo][0] not in links:
@@ -120,8 +128,8 @@ def build(results, all_results):
         if t is None:
             continue
         meas = r["timing"]["step"]["median"]
-        check_rows.append([f"{nx}x{ny}x{nz}", d["ranks"], f"{halo} ({d['driver']})", f"{meas * 1e3:.4g}",
-                           f"{t * 1e3:.4g}", f"{100 * (t - meas) / meas:+.1f}%"])
+        check_rows.append([f"{nx}x{ny}x{nz}", d["ranks"], f"{halo} ({d['driver']})", fmt(meas * 1e3, 4),
+                           fmt(t * 1e3, 4), f"{100 * (t - meas) / meas:+.1f}%"])
 
     # The prediction table: the largest grid with slab measurements down to 8 planes.
     candidates = sorted({(nx, ny, nz) for (nx, ny, nz) in sub if all((nx, ny, nz // p) in sub for p in (1, 2, 4))},
@@ -131,7 +139,7 @@ def build(results, all_results):
     nx, ny, nz = candidates[-1]
     jacobi = next(iter(sub.values()))["run"]["jacobi"]["iterations"]
     t1 = sub[(nx, ny, nz)]["timing"]["step"]["median"]
-    forms = [(name, False) for name in links] + [("measured NVLink peer copy (this machine)", True)]
+    forms = [(name, False) for name in links] + [(PEER, True)]
     table_rows, curves = [], {}
     gpu_counts = [1, 2, 4, 8, 16, 32, 64]
     for name, overlapped in forms:
@@ -145,7 +153,7 @@ def build(results, all_results):
                 row.append("-")
                 continue
             e = t1 / (P * t)
-            row.append(f"{t * 1e3:.3g} ms, E {100 * e:.0f}%")
+            row.append(f"{fmt(t * 1e3)} ms, E {100 * e:.0f}%")
             curves.setdefault(label, []).append((P, e))
         table_rows.append(row)
     measured_row = ["measured (this machine)"]
@@ -153,12 +161,12 @@ def build(results, all_results):
         hit = [r for r in results.values() if r.get("study", {}).get("group") == "strong"
                and grid_tuple(r) == (nx, ny, nz) and r["run"]["decomposition"]["ranks"] == P]
         if P == 1:
-            measured_row.append(f"{t1 * 1e3:.3g} ms")
+            measured_row.append(f"{fmt(t1 * 1e3)} ms")
         elif hit:
             best = min(hit, key=lambda r: r["timing"]["step"]["median"])
             t = best["timing"]["step"]["median"]
-            measured_row.append(f"{t * 1e3:.3g} ms, E {100 * t1 / (P * t):.0f}% "
-                                f"({best['run']['decomposition']['halo']['variant'].split('/')[1]})")
+            measured_row.append(f"{fmt(t * 1e3)} ms, E {100 * t1 / (P * t):.0f}% "
+                                f"({variant_name(best['run']['decomposition']['halo']['variant'])})")
         else:
             measured_row.append("not measured (no such machine)")
     table_rows.insert(0, measured_row)

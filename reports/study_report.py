@@ -1,58 +1,33 @@
 """The study report: paper vs this machine, from recorded result files only.
 
-    reports/study_report.py [--results results] [--studies studies] [--machine ID] [--out DIR]
+    scripts/py reports/study_report.py [--results DIR] [--machine ID] [--studies studies] [--out DIR]
 
-For every study with results under results/<study>/<machine>/ it writes a section (tables with the
-paper's numbers beside ours, plots) to <out>/report.md and <out>/index.html, with PNG plots beside
-them. Every number comes from a result file; the page says which runs were skipped or failed and why,
-what ran where, when and from which commit, and whether each run passed its correctness check.
+By default it reads your own runs, results/local/<study>/<machine-id>/ (what scripts/run-study writes),
+for this machine, and writes results/local/report/<machine-id>/ (report.md, index.html and PNG plots).
+The reference results shipped in the repository are read only when asked for:
+
+    scripts/py reports/study_report.py --results results --machine nvidia-h200-x2   # -> results/report/nvidia-h200-x2/
+
+For every study it writes a section (tables with the paper's numbers beside ours, plots) and the list
+of its runs: when, from which commit, the correctness verdict, or why a run was skipped, failed or
+could not be read. The page begins with when, where and from what it was made. Every number comes
+from a result file.
 """
 import argparse
 import csv
-import datetime
-import html
-import json
 import os
 import sys
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import studylib  # noqa: E402
+import common  # noqa: E402
+import report_page  # noqa: E402
+import report_plots as plots  # noqa: E402
 import scaling_model  # noqa: E402
+import studylib  # noqa: E402
+from common import fmt, variant_id, variant_name  # noqa: E402
+from report_page import Section, verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
-
-import matplotlib  # noqa: E402
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-
-class Section:
-    def __init__(self, study, title):
-        self.study, self.title = study, title
-        self.blocks = []  # ("p", text) | ("table", headers, rows) | ("fig", file, caption)
-
-    def p(self, text):
-        self.blocks.append(("p", text))
-
-    def table(self, headers, rows):
-        self.blocks.append(("table", headers, rows))
-
-    def fig(self, file, caption):
-        self.blocks.append(("fig", file, caption))
-
-
-def fmt(v, digits=3):
-    if v is None:
-        return "-"
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, int):
-        return str(v)
-    if v == 0:
-        return "0"
-    return f"{v:.{digits}g}"
 
 
 def read_csv(study):
@@ -67,14 +42,6 @@ def step_ms(r):
     return r["timing"]["step"]["median"] * 1e3
 
 
-def verdict(r):
-    ref = r.get("checks", {}).get("reference", {})
-    if ref.get("performed"):
-        return "PASS" if ref.get("pass") else "FAIL"
-    reason = ref.get("reason", "")
-    return "n/a (CPU reference)" if "CPU reference" in reason else ("not checked" if reason else "-")
-
-
 def grid_of(r):
     g = r["run"]["grid"] if "run" in r else r["grid"]
     return f"{g['nx']}x{g['ny']}x{g['nz']}"
@@ -87,6 +54,20 @@ def points(grid):
 
 def by_group(results, group):
     return {rid: r for rid, r in results.items() if r.get("study", {}).get("group") == group}
+
+
+def gpu_record(results):
+    """The GPU record of the first result that has one ({} without a GPU)."""
+    return next((r["machine"]["gpu"] for r in results.values() if (r.get("machine") or {}).get("gpu")), {})
+
+
+def stage_ms(r, stage):
+    """Median time of a stage per step in ms (0 for a stage not timed per step, e.g. an untimed reduce)."""
+    return r["timing"]["stages"].get(stage, {}).get("per_step", {}).get("median", 0) * 1e3
+
+
+def ms_per_point(r):
+    return r["timing"]["step"]["median"] / points(grid_of(r))
 
 
 # ---------------------------------------------------------------- builders, one per report kind
@@ -104,6 +85,20 @@ def cpu_gflops(s, study, results, paper, out, all_results):
                      fmt(ours / core2 if core2 else None)])
     s.table(["grid", "backend", "threads", "ms/step", "GFLOPS here", "paper Core 2 Duo", "paper Opteron",
              "here / Core 2 Duo"], rows)
+    counts = flops_per_point(next(iter(results.values())))
+    if counts:
+        s.p("nsbench's flops per grid point and stage call, from the runs' work models (modelled flops / points): "
+            + ", ".join(f"{stage} {fmt(n)}" for stage, n in counts) + ".")
+
+
+def flops_per_point(r):
+    """[(stage, modelled flops per point of one call)] in step order, from a run result's stage models."""
+    out = []
+    for stage in r["timing"]["stage_order"]:
+        model = r["timing"]["stages"].get(stage, {}).get("model") or {}
+        if model.get("points"):
+            out.append((common.stage_name(stage), model["flops"] / model["points"]))
+    return out
 
 
 def _stage_rows(results):
@@ -115,132 +110,180 @@ def _stage_rows(results):
     return rows
 
 
+def stage_order_of_rows(results):
+    """Stages in the order `nsbench stages` wrote their rows (the solver's step order)."""
+    order = []
+    for r in results.values():
+        for row in r.get("rows", []):
+            if row["stage"] not in order:
+                order.append(row["stage"])
+    return order
+
+
 def stage_compare(s, study, results, paper, out, all_results):
     rows = _stage_rows(results)
-    pairs = [("momentum", "momentum/global_2d_zloop", "momentum/shared_zloop"),
-             ("pressure", "pressure/jacobi_global_2d_zloop", "pressure/jacobi_shared_zloop")]
+    pairs = [("momentum", variant_id("momentum/global_2d_zloop"), variant_id("momentum/shared_zloop")),
+             ("pressure", variant_id("pressure/jacobi_global_2d_zloop"), variant_id("pressure/jacobi_shared_zloop"))]
     paper_by_kernel = {p["kernel"]: p for p in paper}
-    table, labels, glob, shar = [], [], [], []
+    table, labels, glob, shar, slower = [], [], [], [], []
     for kernel, gv, sv in pairs:
-        pick = lambda v: next((x for x in rows if x["variant"] == v and x["tuning"] == "bx16_by16_sz2"
-                               and x.get("scheme", "euler") == "euler"), None)
+        def pick(v):
+            return next((x for x in rows if x["variant"] == v and x["tuning"] == "bx16_by16_sz2"
+                         and x.get("scheme", "euler") == "euler"), None)
         g, sh = pick(gv), pick(sv)
         if not g or not sh:
             continue
         p = paper_by_kernel.get(kernel, {})
         ratio = g["median_s"] / sh["median_s"]
+        if ratio < 1:
+            slower.append(kernel)
         table.append([kernel, fmt(g["median_s"] * 1e6), fmt(sh["median_s"] * 1e6), fmt(ratio),
                       f"{p.get('qualifier', '').split(' (')[0]} {p.get('speedup_shared_over_global', '-')}x".strip(),
                       "agrees" if ratio >= 2 else "disagrees: shared is slower here" if ratio < 1 else "smaller gain"])
         labels.append(kernel), glob.append(g["median_s"] * 1e6), shar.append(sh["median_s"] * 1e6)
     s.table(["kernel", "global us/call", "shared us/call", "shared speedup here", "paper", "verdict"], table)
-    s.p("Why they differ: the C870 had no cache, so staging a tile in shared memory saved most global loads; "
-        "Hopper's L1/L2 already catch the stencil's reuse, and the tile's halo loads and __syncthreads cost more "
-        "than they save (thread blocks of 16x16x2, as in the thesis).")
+    gpu = gpu_record(results)
+    if slower and gpu:
+        l2 = f" and in a {fmt(gpu['l2_bytes'] / 2 ** 20)} MiB L2" if gpu.get("l2_bytes") else ""
+        s.p(f"Why shared memory is slower here ({', '.join(slower)}): the C870 had no cache, so staging a tile in "
+            f"shared memory saved most global loads; the {gpu['name']} caches global loads in L1{l2}, which catch "
+            "much of the stencil's reuse already, so the tile's halo loads and __syncthreads are extra work "
+            "(thread blocks of 16x16x2, as in the thesis).")
     if labels:
-        fig, ax = plt.subplots(figsize=(5, 3.2))
+        fig, ax = plots.figure(5.5, 3.2)
         x = range(len(labels))
         ax.bar([i - 0.2 for i in x], glob, 0.4, label="global memory")
         ax.bar([i + 0.2 for i in x], shar, 0.4, label="shared memory")
         ax.set_xticks(list(x), labels)
-        ax.set_ylabel("time per call (us)")
-        ax.set_title("Fig. 4.4 here: 256x32x256 float, 16x16x2 blocks", fontsize=10)
-        ax.legend()
-        save(fig, out, "fig4_4.png")
+        plots.finish(ax, "", "time per call (us)", f"Fig. 4.4 here: {grid_of(next(iter(results.values())))} "
+                     f"{next(iter(results.values()))['precision']}, 16x16x2 blocks", log_x=False)
+        plots.save(fig, out, "fig4_4.png")
         s.fig("fig4_4.png", "Per-kernel time, global vs shared memory (median of the timed calls)")
+
+
+def other_ms(r):
+    """Step time not inside any timed stage (launch gaps, host work): step median - sum of the stages' medians."""
+    return step_ms(r) - sum(stage_ms(r, st) for st in r["timing"]["stage_order"])
 
 
 def recipe_compare(s, study, results, paper, out, all_results):
     rs = sorted(results.values(), key=lambda r: step_ms(r), reverse=True)
     base = next((r for r in rs if r["run"]["recipe"] == "thibault-global"), None)
-    rows = []
-    for r in rs:
-        rows.append([r["run"]["recipe"], grid_of(r), fmt(step_ms(r)),
-                     fmt(step_ms(base) / step_ms(r) if base else None), verdict(r)])
-    s.table(["recipe", "grid", "ms/step", "speedup over thibault-global", "check"], rows)
-    if paper:
-        p = paper[0]
-        opt = next((r for r in rs if r["run"]["recipe"] == "thibault-optimal"), None)
-        if base and opt:
-            ratio = step_ms(base) / step_ms(opt)
-            s.p(f"Paper: thibault-optimal {p['qualifier'].split(' (')[0]} {p['speedup']}x faster than all-global. "
-                f"Here: {ratio:.2f}x ({'agrees' if ratio >= 1.5 else 'disagrees: the shared-memory kernels are slower on Hopper, see Fig. 4.4'}).")
-    stacked_stages(rs, out, "fig4_5.png", "Per-stage time per step (Fig. 4.5 breakdown)")
-    s.fig("fig4_5.png", "Per-stage time per step of each recipe, stacked")
+    s.table(["recipe", "grid", "ms/step", "stages ms/step", "other ms/step (launch gaps, host)",
+             "speedup over thibault-global", "check"],
+            [[r["run"]["recipe"], grid_of(r), fmt(step_ms(r)), fmt(step_ms(r) - other_ms(r)), fmt(other_ms(r)),
+              fmt(step_ms(base) / step_ms(r) if base else None), verdict(r)] for r in rs])
+    opt = next((r for r in rs if r["run"]["recipe"] == "thibault-optimal"), None)
+    if paper and base and opt:
+        s.p(optimal_vs_global_text(paper[0], base, opt, gpu_record(results)))
+    order = rs[0]["timing"]["stage_order"]
+    parts = [(common.stage_name(st), [stage_ms(r, st) for r in rs]) for st in order]
+    parts = [(name, values) for name, values in parts if any(values)]
+    parts.append(("other (launch gaps, host)", [max(0.0, other_ms(r)) for r in rs]))
+    plots.stacked_bars(out, "fig4_5.png", [r["run"]["recipe"] for r in rs], parts, "ms per step",
+                       "Per-stage time per step (Fig. 4.5 breakdown)")
+    s.fig("fig4_5.png", "Per-stage time per step of each recipe, stacked; 'other' is the step time outside every "
+                        "timed stage (step median minus the stages' medians), so each bar is the step time")
 
 
-STAGES = ["momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction", "reduce"]
-
-
-def stacked_stages(rs, out, name, title):
-    fig, ax = plt.subplots(figsize=(6.5, 3.5))
-    labels = [r["run"]["recipe"] for r in rs]
-    bottom = [0.0] * len(rs)
-    for st in STAGES:
-        vals = [r["timing"]["stages"].get(st, {}).get("per_step", {}).get("median", 0) * 1e3 for r in rs]
-        if not any(vals):
-            continue
-        ax.bar(labels, vals, bottom=bottom, label=st)
-        bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_ylabel("ms per step")
-    ax.set_title(title)
-    ax.legend(fontsize=7)
-    save(fig, out, name)
+def optimal_vs_global_text(p, base, opt, gpu):
+    """The paper's claim, the measured ratio, and when they disagree, the stages that make the difference."""
+    ratio = step_ms(base) / step_ms(opt)
+    here = f"Paper: thibault-optimal {p['qualifier'].split(' (')[0]} {p['speedup']}x faster than all-global. " \
+           f"Here, on the {gpu.get('name', 'this machine')}: {fmt(ratio)}x"
+    if ratio >= 1.5:
+        return here + " (agrees)."
+    stages_base, stages_opt = base["timing"]["stages"], opt["timing"]["stages"]
+    changed = [st for st in opt["timing"]["stage_order"]
+               if st in stages_base and stages_opt[st].get("variant") != stages_base[st].get("variant")]
+    if not changed:
+        return here + ", which disagrees; the two recipes ran the same variants here."
+    slower = [st for st in changed if stage_ms(opt, st) > stage_ms(base, st)]
+    why = ("the stages where thibault-optimal uses other variants are slower here (see Fig. 4.4)" if slower else
+           "the stages where thibault-optimal uses other variants are not slower here")
+    detail = "; ".join(f"{common.stage_name(st)}: {variant_name(stages_opt[st]['variant'])} {fmt(stage_ms(opt, st))} ms "
+                       f"against {variant_name(stages_base[st]['variant'])} {fmt(stage_ms(base, st))} ms per step"
+                       for st in changed)
+    return here + f", which disagrees: {why}. {detail}."
 
 
 def speedup(s, study, results, paper, out, all_results):
     cpu1 = {grid_of(r): r for r in by_group(results, "cpu").values() if r["run"]["backend"] == "cpu_serial"}
     cpun = {grid_of(r): r for r in by_group(results, "cpu").values() if r["run"]["backend"] == "cpu_omp"}
     gpu = [r for r in results.values() if r.get("study", {}).get("group") in ("gpu1", "gpu2")]
-    series = {}
-    rows = []
-    for r in sorted(gpu, key=lambda r: (points(grid_of(r)), r["run"]["recipe"])):
-        g = grid_of(r)
-        ranks = r["run"].get("decomposition", {}).get("ranks", 1)
-        label = f"{ranks} GPU{'s' if ranks > 1 else ''}, {r['run']['recipe']}"
-        s1 = step_ms(cpu1[g]) / step_ms(r) if g in cpu1 else None
-        sn = step_ms(cpun[g]) / step_ms(r) if g in cpun else None
-        rows.append([g, label, fmt(step_ms(r)), fmt(step_ms(cpu1[g]) if g in cpu1 else None), fmt(s1),
-                     fmt(step_ms(cpun[g]) if g in cpun else None), fmt(sn), verdict(r)])
-        if s1:
-            series.setdefault(label, []).append((points(g), s1, sn))
     cores = next((r["run"]["threads"] for r in cpun.values()), None)
     s.table(["grid", "1 core ms/step", f"{cores or 'all'} cores ms/step", "all cores / 1 core"],
             [[g, fmt(step_ms(cpu1[g]) if g in cpu1 else None), fmt(step_ms(cpun[g]) if g in cpun else None),
               fmt(step_ms(cpu1[g]) / step_ms(cpun[g]) if g in cpu1 and g in cpun else None)]
              for g in sorted(set(cpu1) | set(cpun), key=points)])
+    measured, rows = {}, []  # measured[(grid, GPUs, recipe)] = (speedup vs 1 core, vs all cores)
+    for r in sorted(gpu, key=lambda r: (points(grid_of(r)), r["run"]["recipe"])):
+        g, ranks = grid_of(r), r["run"].get("decomposition", {}).get("ranks", 1)
+        s1 = step_ms(cpu1[g]) / step_ms(r) if g in cpu1 else None
+        sn = step_ms(cpun[g]) / step_ms(r) if g in cpun else None
+        measured[(g, ranks, r["run"]["recipe"])] = (s1, sn)
+        rows.append([g, f"{ranks} GPU{'s' if ranks > 1 else ''}, {r['run']['recipe']}", fmt(step_ms(r)),
+                     fmt(step_ms(cpu1[g]) if g in cpu1 else None), fmt(s1),
+                     fmt(step_ms(cpun[g]) if g in cpun else None), fmt(sn), verdict(r)])
     if not gpu:
         s.p("No GPU rows: no GPU on this machine (the GPU runs are listed as skipped below).")
     s.table(["grid", "GPUs, recipe", "GPU ms/step", "1 core ms/step", "speedup vs 1 core",
              f"{cores or 'all'} cores ms/step", "speedup vs all cores", "check"], rows)
-    cpu_model = next((r["machine"]["cpu"]["model"] for r in list(cpu1.values()) + list(cpun.values())), "?")
     if paper:
-        s.table(["paper platform", "GPUs", "grid", "paper speedup vs 1 core", "here, same GPU count (1 core)"],
+        s.table(["paper platform", "GPUs", "grid", "paper speedup vs 1 core", "here vs 1 core (best)",
+                 "here vs all cores (best)"],
                 [[p["platform"], p["gpus"], p["size"], p["speedup_vs_one_core"],
-                  fmt(next((x[4] for x in rows if x[0] == p["size"] and x[1].startswith(p["gpus"] + " GPU")
-                            and "best" in x[1]), None))] for p in paper])
+                  *measured_or_why(measured.get((p["size"], int(p["gpus"]), "best")), int(p["gpus"]), results)]
+                 for p in paper])
+        cpu_model = next((r["machine"]["cpu"]["model"] for r in list(cpu1.values()) + list(cpun.values())), "?")
         s.p(f"Paper: 33x for one C870 against one 2008 Opteron core (100x for four GPUs). Here the baseline is one "
-            f"core and all {cores} cores of this machine's {cpu_model}; the GPU is {gpu_name(results)}. A CPU "
-            "core is far faster than in 2008 relative to its memory system, and all cores share one memory "
-            "bandwidth, so the all-core speedup is the honest one.")
-    if series:
-        fig, ax = plt.subplots(figsize=(6.5, 3.8))
-        for label, pts in sorted(series.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"{label} vs 1 core")
-            if all(p[2] for p in pts):
-                ax.plot([p[0] for p in pts], [p[2] for p in pts], "s--", label=f"{label} vs all cores")
-        finish(ax, "grid points", "speedup (CPU time / GPU time per step)", "Fig. 4.6/4.7 on this machine", log_y=True)
-        save(fig, out, "fig4_6.png")
-        s.fig("fig4_6.png", "GPU speedup over one CPU core and over all cores, by grid size")
+            f"core and all {cores} cores of this machine's {cpu_model}; the GPU is {gpu_record(results).get('name', 'none')}. "
+            "A CPU core is far faster than in 2008 relative to its memory system, and all cores share one memory "
+            "bandwidth, so the all-core speedup is the honest one. 'Here' columns: the same grid and GPU count, "
+            "recipe best.")
+    if measured:
+        speedup_plot(out, measured, paper)
+        s.fig("fig4_6.png", "GPU speedup over one CPU core and over all cores, by grid size; stars and crosses: "
+                            "the paper's speedups over one core")
 
 
-def gpu_name(results):
-    for r in results.values():
-        g = r.get("machine", {}).get("gpu")
-        if g:
-            return g["name"]
-    return "none"
+def measured_or_why(pair, gpus, results):
+    """The two measured speedups as text, or why there are none (a GPU count this machine does not have)."""
+    if pair:
+        return [fmt(v) for v in pair]
+    here = gpu_record(results).get("count", 0)
+    why = f"not measured ({here} GPU{'s' if here != 1 else ''} here)" if gpus > here else "not measured"
+    return [why, why]
+
+
+def speedup_plot(out, measured, paper):
+    fig, ax = plots.figure(8.5, 4.2)
+    series = {}
+    for (g, ranks, recipe), (s1, sn) in measured.items():
+        series.setdefault((ranks, recipe), []).append((points(g), s1, sn))
+    for k, ((ranks, recipe), pts) in enumerate(sorted(series.items())):
+        pts.sort()
+        label = f"{ranks} GPU{'s' if ranks > 1 else ''}, {recipe}"
+        colour, marker = plots.COLOURS[k % 10], plots.MARKERS[k % len(plots.MARKERS)]
+        if all(p[1] for p in pts):
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", marker=marker, color=colour, label=f"{label} vs 1 core")
+        if all(p[2] for p in pts):
+            ax.plot([p[0] for p in pts], [p[2] for p in pts], "--", marker=marker, color=colour,
+                    markerfacecolor="none", label=f"{label} vs all cores")
+    for k, p in enumerate(paper):
+        ax.plot(plots.dodge(points(p["size"]), k + 1, 1, 1.06), float(p["speedup_vs_one_core"]),
+                {"1": "*", "2": "P", "4": "X"}.get(p["gpus"], "*"), markersize=9,
+                color="black" if "Opteron" in p["platform"] else "gray",
+                label=f"paper: {p['platform']}, {p['gpus']} GPU{'s' if p['gpus'] != '1' else ''} vs 1 core")
+    plots.finish(ax, "grid points", "speedup (CPU time / GPU time per step)", "Fig. 4.6/4.7 on this machine",
+                 log_y=True)
+    plots.save(fig, out, "fig4_6.png")
+
+
+def halo_label(d):
+    """'host_staged_sync:pinned' from a decomposition record."""
+    tuning = d["halo"]["tuning"]
+    return variant_name(d["halo"]["variant"]) + (":" + tuning if tuning != "default" else "")
 
 
 def scaling(s, study, results, paper, out, all_results):
@@ -249,15 +292,11 @@ def scaling(s, study, results, paper, out, all_results):
     for group in ("strong", "weak", "mpi", "large_planes"):
         for rid, r in sorted(by_group(results, group).items()):
             d = r["run"]["decomposition"]
-            ranks, g = d["ranks"], grid_of(r)
-            halo = d["halo"]["variant"].split("/")[1] + (":" + d["halo"]["tuning"] if d["halo"]["tuning"] != "default" else "")
+            ranks, g, halo = d["ranks"], grid_of(r), halo_label(d)
             per_gpu = f"{r['run']['grid']['nx']}x{r['run']['grid']['ny']}x{r['run']['grid']['nz'] // ranks}"
-            if group == "weak":
-                base = one.get(per_gpu)
-                e = step_ms(base) / step_ms(r) if base else None  # weak: T1(n) / TP(P n)
-            else:
-                base = one.get(g)
-                e = step_ms(base) / (ranks * step_ms(r)) if base else None
+            base = one.get(per_gpu if group == "weak" else g)
+            # strong: E = T1 / (P TP) on the same grid; weak: E = T1(per-GPU grid) / TP
+            e = (step_ms(base) / step_ms(r) / (1 if group == "weak" else ranks)) if base else None
             h = r["timing"]["halo"]
             rows.append([group, g, ranks, d["driver"], halo, fmt(step_ms(r)), fmt(step_ms(base) if base else None),
                          fmt(100 * e if e else None), fmt(100 * h["share_of_step"]),
@@ -269,45 +308,70 @@ def scaling(s, study, results, paper, out, all_results):
     s.p("Efficiency: strong E = T1 / (P TP) on the same grid; weak E = T1(per-GPU grid) / TP. The halo share is the "
         "timed exchange sections (for the overlapped variant: only the exposed wait) over the step time.")
     if paper:
-        s.table(["paper platform", "GPUs", "paper speedup over 1 GPU", "note"],
-                [[p["platform"], p["gpus"], p["speedup_over_one_gpu"], p["qualifier"]] for p in paper])
+        gpus_here = gpu_record(results).get("count", 0)
+        s.table(["paper platform", "GPUs", "paper speedup over 1 GPU", "note",
+                 "here: speedup over 1 GPU (largest grid, fastest halo)"],
+                [[p["platform"], p["gpus"], p["speedup_over_one_gpu"], p["qualifier"],
+                  measured_speedup(results, one, int(p["gpus"]), gpus_here)] for p in paper])
     model = scaling_model.build(results, all_results)
     if model:
         s.p(model["explanation"])
         s.table(model["check_headers"], model["check_rows"])
         s.table(model["table_headers"], model["table_rows"])
-        fig, ax = plt.subplots(figsize=(6.5, 3.8))
-        for link, pts in model["curves"].items():
-            ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], "-", label=f"model: {link}")
-        for (group, halo), pts in sorted(eff.items()):
-            for n, e in pts:
-                if n == model["grid_points"] and group == "strong":
-                    ax.plot([2], [100 * e], "o", label=f"measured: {halo}")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("GPUs")
-        ax.set_ylabel("strong-scaling efficiency (%)")
-        ax.set_ylim(0, 105)
-        ax.set_title(f"{model['grid']} float: modelled (lines) and measured (points) efficiency", fontsize=10)
-        ax.legend(fontsize=5.5, loc="lower left")
-        save(fig, out, "fig4_8_model.png")
-        s.fig("fig4_8_model.png", "Strong-scaling efficiency: model (lines) and measurements (points)")
+        model_plot(out, model, eff)
+        s.fig("fig4_8_model.png", "Strong-scaling efficiency: model (lines) and measurements (points, set a little "
+                                  "apart so none hides another; all are at 2 GPUs)")
     if eff:
-        fig, ax = plt.subplots(figsize=(6.5, 3.8))
-        for (group, halo), pts in sorted(eff.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], "o-" if group == "strong" else "s--",
-                    label=f"{group}, {halo}")
-        finish(ax, "grid points", "2-GPU efficiency (%)", "Fig. 4.8/4.9 on this machine: efficiency vs size per halo variant")
-        save(fig, out, "fig4_8.png")
-        s.fig("fig4_8.png", "Two-GPU efficiency against the one-GPU run, by size and halo variant")
+        efficiency_plot(out, eff)
+        s.fig("fig4_8.png", "Two-GPU efficiency against the one-GPU run, by size and halo variant (points of one size "
+                            "set a little apart)")
 
 
-def block_shapes(s, study, results, paper, out, all_results):
-    rows = _stage_rows(results)
-    shapes = {"8x8": "bx8_by8_sz2", "16x8": "bx16_by8_sz2", "16x16": "bx16_by16_sz2"}
-    kernels = [("momentum", "momentum/global_2d_zloop", 1), ("momentum_bc", "velocity_bc/global_2d", 2),
-               ("divergence", "divergence/global_2d", 1), ("pressure", "pressure/jacobi_global_2d_zloop", 20),
-               ("pressure_bc", "pressure_bc/global_2d", 20), ("correction", "correction/global_2d", 1)]
+def measured_speedup(results, one, gpus, gpus_here):
+    """'1.88x (512x512x512, p2p_async_overlap)': T1 / TP of the fastest strong run on `gpus` GPUs at the largest grid."""
+    hits = [r for r in by_group(results, "strong").values()
+            if r["run"]["decomposition"]["ranks"] == gpus and grid_of(r) in one]
+    if not hits:
+        return f"not measured ({gpus_here} GPU{'s' if gpus_here != 1 else ''} here)"
+    largest = max(points(grid_of(r)) for r in hits)
+    best = min((r for r in hits if points(grid_of(r)) == largest), key=step_ms)
+    return (f"{fmt(step_ms(one[grid_of(best)]) / step_ms(best))}x "
+            f"({grid_of(best)}, {halo_label(best['run']['decomposition'])})")
+
+
+def model_plot(out, model, eff):
+    fig, ax = plots.figure(8.5, 4.2)
+    for k, (link, pts) in enumerate(model["curves"].items()):
+        ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], "-", color=plots.COLOURS[k % 10], label=f"model: {link}")
+    measured = sorted((halo, e) for (group, halo), pts in eff.items() if group == "strong"
+                      for n, e in pts if n == model["grid_points"])
+    for k, (halo, e) in enumerate(measured):
+        ax.plot(plots.dodge(2, k, len(measured), 1.06), 100 * e, plots.MARKERS[k % len(plots.MARKERS)], markersize=7,
+                color="black", markerfacecolor=plots.COLOURS[(k + 3) % 10], label=f"measured: {halo}")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 105)
+    plots.finish(ax, "GPUs", "strong-scaling efficiency (%)",
+                 f"{model['grid']} float: modelled (lines) and measured (points) efficiency", log_x=False)
+    plots.save(fig, out, "fig4_8_model.png")
+
+
+def efficiency_plot(out, eff):
+    fig, ax = plots.figure(8.5, 4.0)
+    halos = sorted({halo for _, halo in eff})
+    for (group, halo), pts in sorted(eff.items()):
+        pts.sort()
+        k = halos.index(halo)
+        ax.plot([plots.dodge(p[0], k, len(halos), 1.05) for p in pts], [100 * p[1] for p in pts],
+                "-" if group == "strong" else "--", marker=plots.MARKERS[k % len(plots.MARKERS)],
+                color=plots.COLOURS[k % 10], markerfacecolor=plots.COLOURS[k % 10] if group == "strong" else "none",
+                label=f"{group}, {halo}")
+    plots.finish(ax, "grid points", "2-GPU efficiency (%)",
+                 "Fig. 4.8/4.9 on this machine: efficiency vs size per halo variant (strong: filled, weak: open)")
+    plots.save(fig, out, "fig4_8.png")
+
+
+def block_shape_times(rows, kernels, shapes):
+    """{(kernel label, shape): time per step} and the (label, shape)s where the 16x16 time stands in."""
     times, fallback = {}, set()
     for label, variant, calls in kernels:
         for shape, tuning in shapes.items():
@@ -321,11 +385,21 @@ def block_shapes(s, study, results, paper, out, all_results):
                     if t == "bx16_by16" and shape != "16x16":
                         fallback.add((label, shape))
                     break
+    return times, fallback
+
+
+def block_shapes(s, study, results, paper, out, all_results):
+    shapes = {"8x8": "bx8_by8_sz2", "16x8": "bx16_by8_sz2", "16x16": "bx16_by16_sz2"}
+    # The thesis's kernels and calls per step (20 Jacobi sweeps, each followed by the pressure BC).
+    kernels = [("momentum", variant_id("momentum/global_2d_zloop"), 1), ("momentum_bc", variant_id("velocity_bc/global_2d"), 2),
+               ("divergence", variant_id("divergence/global_2d"), 1), ("pressure", variant_id("pressure/jacobi_global_2d_zloop"), 20),
+               ("pressure_bc", variant_id("pressure_bc/global_2d"), 20), ("correction", variant_id("correction/global_2d"), 1)]
+    times, fallback = block_shape_times(_stage_rows(results), kernels, shapes)
     totals = {sh: sum(t for (k, s2), t in times.items() if s2 == sh) for sh in shapes}
     paper_by = {p["kernel"]: p for p in paper}
     table = []
     for label, variant, calls in kernels:
-        row = [label, variant.split("/")[1]]
+        row = [label, variant_name(variant)]
         for shape in shapes:
             t = times.get((label, shape))
             star = "*" if (label, shape) in fallback else ""
@@ -336,20 +410,20 @@ def block_shapes(s, study, results, paper, out, all_results):
     hdr = ["kernel", "variant"]
     for shape in shapes:
         hdr += [f"{shape} us/step", f"{shape} weight %"]
-    hdr += ["paper weight % 8x8", "paper 16x8", "paper 16x16"]
-    s.table(hdr, table)
+    s.table(hdr + ["paper weight % 8x8", "paper 16x8", "paper 16x16"], table)
     if fallback:
         s.p("* no such block shape for this boundary kernel; its 16x16 time stands in, so every column's weights "
             "are over the same kernels.")
     if times:
-        fig, ax = plt.subplots(figsize=(6.5, 3.5))
+        fig, ax = plots.figure(8.0, 3.5)
         labels = [k for k, _, _ in kernels]
         for n, shape in enumerate(shapes):
             ax.bar([i + (n - 1) * 0.27 for i in range(len(labels))], [times.get((k, shape), 0) * 1e6 for k in labels],
                    0.27, label=f"{shape} threads")
         ax.set_xticks(range(len(labels)), labels, fontsize=8)
-        finish(ax, "kernel", "time per step (us)", "Table 4.2 here: kernel time per step by block shape", log_x=False)
-        save(fig, out, "table4_2.png")
+        plots.finish(ax, "kernel", "time per step (us)", "Table 4.2 here: kernel time per step by block shape",
+                     log_x=False)
+        plots.save(fig, out, "table4_2.png")
         s.fig("table4_2.png", "Time per step of each kernel (calls per step included) for the thesis's three block shapes")
     best = {variant: r for res in results.values() for (_, variant, scheme), r in best_rows(res).items()
             if scheme == "euler"}
@@ -364,12 +438,12 @@ def registers(s, study, results, paper, out, all_results):
         for name, k in r.get("kernels", {}).items():
             seen[name] = k
     paper_by = {p["kernel"]: p for p in paper}
-    stage_to_paper = {"momentum": "momentum", "velocity_bc": "momentum_bc", "divergence": "divergence",
-                      "pressure": "pressure", "pressure_bc": "pressure_bc", "correction": "correction"}
+    # The thesis calls the velocity boundary kernel momentum_bc.
+    stage_to_paper = {"velocity_bc": "momentum_bc"}
     rows = []
     for name, k in sorted(seen.items()):
-        stage = name.split("/")[0]
-        p = paper_by.get(stage_to_paper.get(stage, ""), {})
+        stage = common.stage_of(name.partition(":")[0])
+        p = paper_by.get(stage_to_paper.get(stage, stage), {})
         rows.append([name, k["registers"], k["static_shared_bytes"], k["local_bytes"], p.get("single_gpu", "-"),
                      p.get("multi_gpu", "-")])
     s.table(["kernel (variant:kernel)", "registers here", "static shared bytes", "spill (local) bytes",
@@ -382,7 +456,10 @@ def bandwidth(s, study, results, paper, out, all_results):
     for row in r["rows"]:
         rows_by.setdefault(row["transfer"], []).append(row)
     size = 32 << 20 if any(x["bytes"] == 32 << 20 for x in r["rows"]) else max(x["bytes"] for x in r["rows"])
-    near = lambda t: min(rows_by.get(t, []), key=lambda x: abs(x["bytes"] - size), default=None)
+
+    def near(t):
+        return min(rows_by.get(t, []), key=lambda x: abs(x["bytes"] - size), default=None)
+
     ours = {t: near(t) for t in rows_by}
     table = []
     for p in paper:
@@ -399,49 +476,69 @@ def bandwidth(s, study, results, paper, out, all_results):
              f"here pageable MB/s ({size >> 20} MiB)", f"here pinned MB/s ({size >> 20} MiB)"], table)
     s.p("D2D rows count bytes read plus bytes written, as the CUDA SDK's bandwidthTest does; the plot counts "
         "each message once (bidirectional: both directions).")
-    lat = [[t, fmt(min(v, key=lambda x: x["bytes"])["median_s"] * 1e6)] for t, v in sorted(rows_by.items())]
-    s.table(["transfer", "latency: 8-byte transfer, us"], lat)
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    for t, v in sorted(rows_by.items()):
+    s.table(["transfer", "latency: 8-byte transfer, us"],
+            [[t, fmt(min(v, key=lambda x: x["bytes"])["median_s"] * 1e6)] for t, v in sorted(rows_by.items())])
+    fig, ax = plots.figure(8.0, 3.8)
+    for k, (t, v) in enumerate(sorted(rows_by.items())):
         v.sort(key=lambda x: x["bytes"])
-        ax.plot([x["bytes"] for x in v], [x["bytes_per_second"] * 1e-9 for x in v], "o-", label=t, markersize=3)
-    finish(ax, "message size (bytes)", "GB/s", f"Table A.1 on {r['machine']['gpu']['name'] if r['machine'].get('gpu') else '?'}",
-           log_y=True, legend_size=7)
-    save(fig, out, "tableA1.png")
+        ax.plot([x["bytes"] for x in v], [x["bytes_per_second"] * 1e-9 for x in v], "-",
+                marker=plots.MARKERS[k % len(plots.MARKERS)], label=t, markersize=3)
+    plots.finish(ax, "message size (bytes)", "GB/s", f"Table A.1 on {gpu_record(results).get('name', '?')}", log_y=True)
+    plots.save(fig, out, "tableA1.png")
     s.fig("tableA1.png", "Bandwidth by message size (bidirectional counts both directions)")
 
 
+# FP32 and FP64 results per clock per SM (fused multiply-add counted once), by compute capability: the CUDA C++
+# Programming Guide's arithmetic-instruction throughput table. A GPU not listed gets no compute roof.
+FMA_PER_CLOCK_PER_SM = {"6.0": (64, 32), "7.0": (64, 32), "7.5": (64, 2), "8.0": (64, 32), "8.6": (128, 2),
+                        "8.9": (128, 2), "9.0": (128, 64)}
+
+
+def peak_flops(gpu):
+    """{'float': flop/s, 'double': flop/s} from the GPU record (SMs x FMA/clock x 2 x SM clock); {} if unknown."""
+    lanes = FMA_PER_CLOCK_PER_SM.get(str(gpu.get("compute_capability")))
+    if not lanes or not gpu.get("sm_count") or not gpu.get("sm_clock_khz"):
+        return {}
+    clock = gpu["sm_clock_khz"] * 1e3
+    return {"float": gpu["sm_count"] * lanes[0] * 2 * clock, "double": gpu["sm_count"] * lanes[1] * 2 * clock}
+
+
 def roofline(s, study, results, paper, out, all_results):
-    copy = next((r["machine"]["gpu"]["copy_bandwidth"]["bytes_per_second"] for r in results.values()
-                 if r.get("machine", {}).get("gpu", {}).get("copy_bandwidth")), None)
+    gpu = gpu_record(results)
+    copy = (gpu.get("copy_bandwidth") or {}).get("bytes_per_second")
     best = {(variant, res["precision"]): dict(r, _grid=grid_of(res)) for res in results.values()
             for (_, variant, scheme), r in best_rows(res).items() if scheme == "euler"}
     s.table(["variant", "precision", "grid", "best tuning", "GB/s", "% of copy", "flop/byte", "GFLOP/s"],
             [[k[0], k[1], v["_grid"], v["tuning"], fmt(v["bytes_per_second"] * 1e-9),
               fmt(100 * v["fraction_of_copy_bandwidth"]), fmt(v["model_flops"] / v["model_bytes"]),
               fmt(v["flops_per_second"] * 1e-9)] for k, v in sorted(best.items())])
-    if copy:
-        fig, ax = plt.subplots(figsize=(6.5, 4))
-        xs = [0.01, 100]
-        ax.plot(xs, [x * copy * 1e-9 for x in xs], "k--", label=f"measured copy bandwidth {copy * 1e-12:.2f} TB/s")
-        for (variant, prec), v in sorted(best.items()):
-            ax.plot(v["model_flops"] / v["model_bytes"], v["flops_per_second"] * 1e-9,
-                    "o" if prec == "float" else "s", label=f"{variant} ({prec})", markersize=4)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(0.05, 20)
-        ax.set_xlabel("arithmetic intensity (modelled flop / modelled byte)")
-        ax.set_ylabel("GFLOP/s")
-        ax.set_title("Roofline of every GPU stage variant (best tuning)")
-        ax.legend(fontsize=5, ncol=2)
-        save(fig, out, "roofline.png")
-        s.fig("roofline.png", "Each variant's best tuning against the memory roof (the copy bandwidth)")
+    if not copy:
+        return
+    order = stage_order_of_rows(results)
+    pts = [{"stage": v["stage"], "variant": k[0], "precision": k[1], "intensity": v["model_flops"] / v["model_bytes"],
+            "gflops": v["flops_per_second"] * 1e-9} for k, v in best.items() if v["model_flops"] > 0]
+    peaks = peak_flops(gpu)
+    plots.roofline(out, "roofline.png", pts, copy, peaks, order)
+    zero = sorted({v["stage"] for v in best.values() if v["model_flops"] == 0})
+    roofs = (f"the float and double peaks ({', '.join(f'{p} {fmt(f * 1e-12)} TFLOP/s' for p, f in peaks.items())}: "
+             f"{gpu['sm_count']} SMs x FMA units per SM of compute capability {gpu['compute_capability']} x 2 x "
+             f"{fmt(gpu['sm_clock_khz'] * 1e-6)} GHz)" if peaks else
+             f"no compute roof (compute capability {gpu.get('compute_capability', '?')} not in the report's table)")
+    s.fig("roofline.png", f"Each variant's best tuning against the memory roof (the measured copy bandwidth of the "
+                          f"{gpu.get('name', 'GPU')}) and {roofs}. The variants of one stage share one modelled intensity; they "
+                          f"are set 4% apart in x so that none hides another. Stages without flops"
+                          f" ({', '.join(zero) or 'none'}) are in the bandwidth chart below.")
+    plots.bandwidth_bars(out, "roofline_bandwidth.png",
+                         [{"stage": v["stage"], "label": f"{variant_name(k[0])} ({v['stage']}, {k[1]})",
+                           "fraction": v["fraction_of_copy_bandwidth"]} for k, v in best.items()], order)
+    s.fig("roofline_bandwidth.png", "Every variant's best tuning as a fraction of the copy bandwidth, by stage "
+                                    "(the bandwidth roof; the stages without flops too)")
 
 
 def regression(s, study, results, paper, out, all_results):
     rows = []
     for r in sorted(results.values(), key=lambda r: r.get("study", {}).get("run_id", "")):
-        if r.get("schema") == "nsbench.stages/1":
+        if common.is_schema(r, "stages"):
             rows.append([r["study"]["run_id"], "stage rows", len([x for x in r["rows"] if "median_s" in x]), "-"])
         elif "timing" in r:
             rows.append([r["study"]["run_id"], r["run"]["recipe"], 1, fmt(step_ms(r))])
@@ -454,155 +551,87 @@ BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_co
             "bandwidth": bandwidth, "roofline": roofline, "regression": regression}
 
 
-def finish(ax, xlabel, ylabel, title, log_x=True, log_y=False, legend_size=6):
-    """Axes labels, scales, title and legend: the same for every plot of the report."""
-    if log_x:
-        ax.set_xscale("log")
-    if log_y:
-        ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=legend_size)
+# ---------------------------------------------------------------- the report
+
+class NoResults(RuntimeError):
+    """No study has a results folder for the machine asked for."""
 
 
-def save(fig, out, name):
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, name), dpi=110)
-    plt.close(fig)
+def machines_with_results(results_root, studies):
+    return sorted({m for st in studies for m in (os.listdir(os.path.join(results_root, st["study"]))
+                                                  if os.path.isdir(os.path.join(results_root, st["study"])) else [])})
 
 
-# ---------------------------------------------------------------- the page
-
-def provenance(results, skipped, expected):
-    rows = []
-    for rid in sorted(set(results) | set(skipped) | set(expected)):
-        if rid in results:
-            r = results[rid]
-            rows.append([rid, "ran", r.get("timestamp", "?"), r.get("build", {}).get("git_commit", "?")[:10],
-                         verdict(r) if "checks" in r else "-"])
-        elif rid in skipped:
-            k = skipped[rid]
-            rows.append([rid, "FAILED" if "exit_code" in k else "skipped", "-", "-",
-                         k.get("reason") or (k.get("output_tail", "").strip().splitlines() or ["?"])[-1]])
-        else:
-            rows.append([rid, "not run yet", "-", "-", "-"])
-    return rows
+def study_section(st, results, records, machine, out, all_results):
+    modes = {r.get("study", {}).get("mode") for r in results.values()} - {None}
+    expected = {r["id"] for m in (modes or {"quick"}) for r in studylib.expand(st, m)}
+    sec = Section(st["study"], f"{st['title']} ({st['reproduces']})")
+    p = st.get("paper") or {}
+    sec.p(f"Paper hardware: {p.get('hardware', 'n/a')}. Source: {p.get('source', 'n/a')}. "
+          f"This machine: {machine}. Baseline: {st['baseline']}.")
+    if st.get("notes"):
+        sec.p(st["notes"].strip())
+    if results:
+        sec.p(f"Form of the study: {', '.join(sorted(modes)) or '?'} (quick runs take fewer steps; per-step times "
+              "are what is compared).")
+        try:
+            BUILDERS[st["report"]](sec, st, results, read_csv(st), out, all_results)
+        except Exception as e:  # a report bug must not hide the other studies
+            traceback.print_exc()
+            sec.p(f"REPORT ERROR in this section: {type(e).__name__}: {e}")
+    else:
+        sec.p("No results on this machine yet (see the run list below).")
+    rows = report_page.run_rows(results, records, expected)
+    sec.table(report_page.RUN_HEADERS, rows)
+    return sec, report_page.summary_row(st, rows)
 
 
 def build_report(results_root, studies_root, machine, out):
+    studies = [studylib.load_study(p) for p in studylib.find_studies(studies_root, "all")]
+    folders = {st["study"]: os.path.join(results_root, st["study"], machine) for st in studies}
+    found = sum(1 for f in folders.values() if os.path.isdir(f))
+    if not found:
+        shipped = machines_with_results(studylib.SHIPPED_RESULTS, studies)
+        raise NoResults(f"no results for machine '{machine}' under {results_root}/<study>/ (machines with results "
+                        f"there: {', '.join(machines_with_results(results_root, studies)) or 'none'}); run "
+                        f"scripts/run-study first, or pick others with --results DIR --machine ID"
+                        + (f" (the shipped reference results: --results {studylib.SHIPPED_RESULTS} --machine "
+                           f"{' or '.join(shipped)})" if shipped and results_root != studylib.SHIPPED_RESULTS else ""))
+    loaded = {name: studylib.load_results(folder) for name, folder in folders.items()}
+    for results, records in loaded.values():
+        for rec in records.values():
+            if "unreadable" in rec:
+                print(f"report: unreadable result file {rec['unreadable']}: {rec['reason']} (marked in the report)",
+                      file=sys.stderr)
+    all_results = {name: results for name, (results, _) in loaded.items()}
     os.makedirs(out, exist_ok=True)
     sections, summary = [], []
-    all_results = {}
-    studies = [studylib.load_study(p) for p in studylib.find_studies(studies_root, "all")]
     for st in studies:
-        res, _ = studylib.load_results(os.path.join(results_root, st["study"], machine))
-        all_results[st["study"]] = res
-    for st in studies:
-        folder = os.path.join(results_root, st["study"], machine)
-        results, skipped = studylib.load_results(folder)
-        modes = {r.get("study", {}).get("mode") for r in results.values()} - {None}
-        expected = {r["id"] for m in (modes or {"quick"}) for r in studylib.expand(st, m)}
-        sec = Section(st["study"], f"{st['title']} ({st['reproduces']})")
-        paper = read_csv(st)
-        p = st.get("paper") or {}
-        sec.p(f"Paper hardware: {p.get('hardware', 'n/a')}. Source: {p.get('source', 'n/a')}. "
-              f"This machine: {machine}. Baseline: {st['baseline']}.")
-        if st.get("notes"):
-            sec.p(st["notes"].strip())
-        if results:
-            mode = ", ".join(sorted(modes)) or "?"
-            sec.p(f"Form of the study: {mode} (quick runs take fewer steps; per-step times are what is compared).")
-            try:
-                BUILDERS[st["report"]](sec, st, results, paper, out, all_results)
-            except Exception as e:  # a report bug must not hide the other studies
-                sec.p(f"REPORT ERROR in this section: {type(e).__name__}: {e}")
-        else:
-            sec.p("No results on this machine yet (see the run list below).")
-        prov = provenance(results, skipped, expected)
-        sec.table(["run", "status", "when", "commit", "check / reason"], prov)
+        sec, row = study_section(st, *loaded[st["study"]], machine, out, all_results)
         sections.append(sec)
-        passed = sum(1 for x in prov if x[4] == "PASS")
-        failed = sum(1 for x in prov if x[4] == "FAIL" or x[1] == "FAILED")
-        summary.append([st["study"], st["reproduces"], sum(1 for x in prov if x[1] == "ran"),
-                        sum(1 for x in prov if x[1] == "skipped"), passed, failed])
-    write_markdown(out, machine, sections, summary)
-    write_html(out, machine, sections, summary)
+        summary.append(row)
+    intro = report_page.header(machine, results_root, found, all_results)
+    report_page.write_markdown(out, machine, intro, summary, sections)
+    report_page.write_html(out, machine, intro, summary, sections)
     return os.path.join(out, "index.html")
 
 
-def write_markdown(out, machine, sections, summary):
-    lines = [f"# nsbench study report: {machine}", "",
-             f"Generated {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M UTC')} from result files only.", ""]
-    lines += md_table(["study", "reproduces", "runs", "skipped", "checks passed", "failed"], summary) + [""]
-    for s in sections:
-        lines += [f"## {s.title}", ""]
-        for b in s.blocks:
-            if b[0] == "p":
-                lines += [b[1], ""]
-            elif b[0] == "table":
-                lines += md_table(b[1], b[2]) + [""]
-            else:
-                lines += [f"![{b[2]}]({b[1]})", ""]
-    with open(os.path.join(out, "report.md"), "w") as f:
-        f.write("\n".join(lines))
-
-
-def md_table(headers, rows):
-    out = ["| " + " | ".join(str(h) for h in headers) + " |", "|" + "---|" * len(headers)]
-    for r in rows:
-        out.append("| " + " | ".join(str(c).replace("|", "/") for c in r) + " |")
-    return out
-
-
-def write_html(out, machine, sections, summary):
-    e = html.escape
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>nsbench report: {e(machine)}</title>",
-             "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
-             "table{border-collapse:collapse;margin:.8em 0;font-size:13px}td,th{border:1px solid #bbb;padding:3px 7px}"
-             "th{background:#eee}td:nth-child(n+2){text-align:right}img{max-width:100%;border:1px solid #ddd}"
-             ".fail{color:#b00;font-weight:bold}.pass{color:#070}</style></head><body>",
-             f"<h1>nsbench study report: {e(machine)}</h1>",
-             f"<p>Generated {datetime.datetime.utcnow().strftime('%Y-%m-%d %H:%M UTC')} from result files only; "
-             "each number comes from a run listed, with its commit and check, under its study.</p>", html_table(
-                 ["study", "reproduces", "runs", "skipped", "checks passed", "failed"], summary)]
-    for s in sections:
-        parts.append(f"<h2 id='{e(s.study)}'>{e(s.title)}</h2>")
-        for b in s.blocks:
-            if b[0] == "p":
-                parts.append(f"<p>{e(b[1])}</p>")
-            elif b[0] == "table":
-                parts.append(html_table(b[1], b[2]))
-            else:
-                parts.append(f"<figure><img src='{e(b[1])}' alt='{e(b[2])}'><figcaption>{e(b[2])}</figcaption></figure>")
-    parts.append("</body></html>")
-    with open(os.path.join(out, "index.html"), "w") as f:
-        f.write("\n".join(parts))
-
-
-def html_table(headers, rows):
-    e = html.escape
-    out = ["<table><tr>" + "".join(f"<th>{e(str(h))}</th>" for h in headers) + "</tr>"]
-    for r in rows:
-        cells = []
-        for c in r:
-            c = str(c)
-            cls = " class='fail'" if c in ("FAIL", "FAILED") else " class='pass'" if c == "PASS" else ""
-            cells.append(f"<td{cls}>{e(c)}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    return "".join(out) + "</table>"
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--results", default="results")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--results", default=studylib.LOCAL_RESULTS,
+                    help=f"results root (default {studylib.LOCAL_RESULTS}: your own runs; 'results' for the shipped ones)")
     ap.add_argument("--studies", default="studies")
     ap.add_argument("--machine", default=None, help="machine id (default: this machine's)")
     ap.add_argument("--out", default=None, help="default: <results>/report/<machine>")
     a = ap.parse_args(argv)
     machine = a.machine or studylib.machine_id()
     out = a.out or os.path.join(a.results, "report", machine)
-    path = build_report(a.results, a.studies, machine, out)
+    try:
+        path = build_report(a.results, a.studies, machine, out)
+    except NoResults as e:
+        print(f"report: {e}", file=sys.stderr)
+        return 2
     print(f"report: {path} (and report.md beside it)")
     return 0
 

@@ -17,14 +17,21 @@ for that form of the study. Example:
         gpus: 1
         args: {backend: cuda, recipe: [thibault-global, thibault-optimal], grid: 256x32x256, steps: 200}
         quick: {steps: 30}
+
+A stage override names its variant as STAGE=VARIANT[:TUNING], the stage either as 'pressure' (the
+projection solver's, as before nsbench had several solvers) or as 'projection/pressure'.
 """
 import itertools
 import json
 import os
 import re
 import subprocess
+import sys
 
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
 
 STUDY_KEYS = {"study", "title", "reproduces", "paper", "baseline", "report", "runs", "notes"}
 REQUIRED_STUDY_KEYS = {"study", "title", "reproduces", "baseline", "report", "runs"}
@@ -42,6 +49,13 @@ OPTIONS = {
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
            "bandwidth", "roofline", "regression"}
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
+
+
+# Where a user's own runs go (results/local/<study>/<machine-id>/, ignored by git) and so where the report
+# looks by default. The reference results shipped in the repository sit in results/<study>/<machine-id>/
+# and are read only when asked for (--results results).
+LOCAL_RESULTS = os.path.join("results", "local")
+SHIPPED_RESULTS = "results"
 
 
 class StudyError(ValueError):
@@ -79,6 +93,7 @@ def load_study(path, known=None):
             _fail(path, f"paper csv '{paper['csv']}' not found next to the study")
     if not isinstance(s["runs"], list) or not s["runs"]:
         _fail(path, "runs: a non-empty list of run groups")
+    names = known_names(known) if known else None
     groups = set()
     for i, r in enumerate(s["runs"]):
         where = f"runs[{i}]"
@@ -110,8 +125,8 @@ def load_study(path, known=None):
                 for v in _values(opts.get(key)):
                     if not isinstance(v, int) or v < (0 if key == "warmup" else 1):
                         _fail(path, f"{where}.{section}: bad {key} '{v}': a positive integer")
-            if known:
-                _check_names(path, f"{where}.{section}", opts, known)
+            if names:
+                _check_names(path, f"{where}.{section}", opts, names)
         gpus = r.get("gpus", 0)
         if not (gpus == "ranks" or (isinstance(gpus, int) and gpus >= 0)):
             _fail(path, f"{where}: gpus is a count or 'ranks'")
@@ -126,29 +141,59 @@ def _values(v):
     return v if isinstance(v, list) else [v]
 
 
+def known_names(listing):
+    """What a study may name, from `nsbench list --json` of either schema (nsbench.list/2, solver-generic; or
+    nsbench.list/1): {recipes, cases, stages (names and 'solver/stage' ids), halo {name: tunings},
+    variants {'solver/stage/variant': tunings}, with_cuda, with_mpi}."""
+    def names(items):
+        return {x["name"] if isinstance(x, dict) else x for x in items or []}
+
+    variants = {}
+    for v in listing.get("variants", []):
+        vid = v.get("id") or f"{v.get('solver', common.LEGACY_SOLVER)}/{v['stage']}/{v['name']}"
+        variants[common.variant_id(vid)] = v.get("tunings", [])
+    stages = set()
+    for st in listing.get("stages", []):  # list/2 only; list/1 has its stages in the variants
+        stages |= {st["id"], st["name"]} if isinstance(st, dict) else {st}
+    for vid in variants:
+        solver, stage = vid.split("/")[:2]
+        stages |= {stage, f"{solver}/{stage}"}
+    return {"recipes": names(listing.get("recipes")), "cases": names(listing.get("cases")), "stages": stages,
+            "halo": {h["name"]: h.get("tunings", []) for h in listing.get("halo", [])}, "variants": variants,
+            "with_cuda": bool(listing.get("with_cuda")), "with_mpi": bool(listing.get("with_mpi"))}
+
+
 def _check_names(path, where, opts, known):
     for v in _values(opts.get("recipe")):
         if v not in known["recipes"]:
-            _fail(path, f"{where}: unknown recipe '{v}'; known: {known['recipes']}")
+            _fail(path, f"{where}: unknown recipe '{v}'; known: {sorted(known['recipes'])}")
     for v in _values(opts.get("case")):
         if v not in known["cases"]:
-            _fail(path, f"{where}: unknown case '{v}'; known: {known['cases']}")
-    halos = {h["name"]: h for h in known["halo"]}
+            _fail(path, f"{where}: unknown case '{v}'; known: {sorted(known['cases'])}")
     for v in _values(opts.get("halo")):
         name, _, tuning = str(v).partition(":")
-        if name not in halos:
-            _fail(path, f"{where}: unknown halo variant '{name}'; known: {sorted(halos)}")
-        if tuning and tuning not in halos[name]["tunings"]:
-            _fail(path, f"{where}: unknown tuning '{tuning}' of halo/{name}; known: {halos[name]['tunings']}")
-    variants = {(v["stage"], v["name"]): v for v in known["variants"]}
+        if name not in known["halo"]:
+            _fail(path, f"{where}: unknown halo variant '{name}'; known: {sorted(known['halo'])}")
+        if tuning and tuning not in known["halo"][name]:
+            _fail(path, f"{where}: unknown tuning '{tuning}' of halo/{name}; known: {known['halo'][name]}")
     for v in _values(opts.get("stage")):
         for choice in (v if isinstance(v, list) else [v]):
+            if "=" not in str(choice):  # `nsbench stages --stage NAME`: a stage, not an override
+                if choice not in known["stages"]:
+                    _fail(path, f"{where}: unknown stage '{choice}'; known: {sorted(known['stages'])}")
+                continue
+            # STAGE=VARIANT[:TUNING], STAGE as 'pressure' (the projection solver implied) or 'projection/pressure'
             stage, _, rest = str(choice).partition("=")
             name, _, tuning = rest.partition(":")
-            if (stage, name) not in variants:
+            vid = common.variant_id(f"{stage}/{name}")
+            if vid not in known["variants"]:
                 _fail(path, f"{where}: unknown variant '{stage}/{name}' in stage override '{choice}'")
-            if tuning and tuning not in variants[(stage, name)]["tunings"]:
-                _fail(path, f"{where}: unknown tuning '{tuning}' of {stage}/{name}")
+            if tuning and tuning not in known["variants"][vid]:
+                _fail(path, f"{where}: unknown tuning '{tuning}' of {vid}")
+    variant_names = {common.variant_name(vid) for vid in known["variants"]}
+    for v in _values(opts.get("variant")):  # `nsbench stages --variant NAME`
+        if common.variant_name(str(v)) not in variant_names:
+            _fail(path, f"{where}: unknown variant '{v}'")
 
 
 def find_studies(root, name):
@@ -258,24 +303,69 @@ def _name_slug(s):
     return re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-")[:40]
 
 
-def load_results(folder):
-    """Newest result per run id in a results/<study>/<machine>/ folder: {id: json}, and the skip and
-    failure records {id: record}."""
-    results, skipped, newest = {}, {}, {}
+def result_files(folder):
+    """{run id: [result paths, oldest first]} in a results/<study>/<machine>/ folder: <id>.json, then the
+    repeats and re-runs <id>.<UTC stamp>.json beside it."""
+    files = {}
     if not os.path.isdir(folder):
-        return results, skipped
+        return files
     for f in sorted(os.listdir(folder)):
-        p = os.path.join(folder, f)
+        if f.endswith(".json") and not f.startswith(".") and not f.endswith((".skipped.json", ".failed.json")):
+            rid, _, stamp = f[:-5].partition(".")
+            files.setdefault(rid, []).append((stamp, os.path.join(folder, f)))
+    return {rid: [p for _, p in sorted(v)] for rid, v in files.items()}
+
+
+def load_results(folder):
+    """The newest result per run id in a results/<study>/<machine>/ folder, {id: result}, and the records of runs
+    without a usable result, {id: record}: skipped ({reason}), failed ({exit_code, output_tail}) and unreadable
+    ({unreadable: file, reason}: a truncated or damaged newest result, named so that the report can say so)."""
+    results, records = {}, {}
+    if not os.path.isdir(folder):
+        return results, records
+    for f in sorted(os.listdir(folder)):
         if f.endswith(".skipped.json") or f.endswith(".failed.json"):
-            with open(p) as fh:
-                skipped[f.rsplit(".", 2)[0]] = json.load(fh)
-        elif f.endswith(".json") and not f.startswith("."):
-            rid, _, stamp = f[:-5].partition(".")  # id.json, or id.<UTC stamp>.json for a repeat: newest wins
-            if rid in newest and newest[rid] > stamp:
-                continue
-            newest[rid] = stamp
-            with open(p) as fh:
-                results[rid] = json.load(fh)
-    for rid in results:
-        skipped.pop(rid, None)  # a result supersedes an earlier skip or failure
-    return results, skipped
+            path = os.path.join(folder, f)
+            try:
+                with open(path) as fh:
+                    records[f.rsplit(".", 2)[0]] = json.load(fh)
+            except (OSError, ValueError) as e:
+                records[f.rsplit(".", 2)[0]] = {"unreadable": path, "reason": f"not valid JSON ({e})"}
+    for rid, paths in result_files(folder).items():
+        try:
+            results[rid] = common.read_result(paths[-1])
+            records.pop(rid, None)  # a result supersedes an earlier skip or failure
+        except common.ResultFileError as e:
+            records[rid] = {"id": rid, "unreadable": e.path, "reason": e.reason}
+    return results, records
+
+
+# What must be the same for an earlier result to stand for a run of this build on this machine.
+BUILD_KEYS = ("git_commit", "git_dirty", "compiler", "cxx_flags", "cuda_compiler", "cuda_flags", "cuda_architectures",
+              "build_type", "with_cuda")
+
+
+def run_identity(result):
+    """The build and machine a result was made by: every build key, the host, the CPU model, the GPUs'
+    name, count and PCI bus (None where the result has no GPU record)."""
+    build = result.get("build") or {}
+    machine = result.get("machine") or {}
+    gpu = machine.get("gpu") or {}
+    ident = {k: build.get(k) for k in BUILD_KEYS}
+    ident.update({"hostname": machine.get("hostname"), "cpu": (machine.get("cpu") or {}).get("model"),
+                  "gpu": gpu.get("name"), "gpu_count": gpu.get("count"), "gpu_pci_bus": gpu.get("pci_bus_id")})
+    return ident
+
+
+def identity_differences(earlier, now):
+    """What differs between two run_identity()s, as 'key earlier -> now' strings (empty: the same)."""
+    def short(k, v):
+        return str(v)[:10] if k == "git_commit" and v else str(v)
+    return [f"{k} {short(k, earlier.get(k))} -> {short(k, now.get(k))}" for k in now if earlier.get(k) != now.get(k)]
+
+
+def describe_run(result):
+    """'commit 03a8eac4bb (dirty), ran 2026-11-22T04:37:45Z' for messages and the report."""
+    build = result.get("build") or {}
+    dirty = " (uncommitted changes)" if build.get("git_dirty") else ""
+    return f"commit {str(build.get('git_commit', '?'))[:10]}{dirty}, ran {result.get('timestamp', '?')}"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's main job: set up, build, run the quick form of every study on whatever this machine has
 # (GPU rows skipped, with the reason recorded, on a CPU-only machine), then write the report and say
-# where it is. Results go to results/<study>/<machine-id>/ and are never overwritten: run it again and
-# it resumes (finished runs are kept). MODE=full runs the paper-size form.
+# where it is. Results go to results/local/<study>/<machine-id>/ (yours, ignored by git; the shipped
+# reference results are not touched) and are never overwritten: run it again and it resumes (runs this
+# same build made on this machine are kept). MODE=full runs the paper-size form.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

@@ -1,18 +1,34 @@
 #!/usr/bin/env python3
-"""A stand-in for nsbench in the Python tests: answers `list --json`, and writes schema-shaped results
-for `run`, `stages` and `bandwidth` whose medians follow known formulas (see median_for), so tests can
-check that the report prints exactly the inputs' numbers. FAKE_NSBENCH_FAIL=<substring> makes any
-command line containing the substring fail (exit 1), like a crashed run."""
+"""A stand-in for nsbench in the Python tests: answers `list --json` (schema nsbench.list/2), and writes
+schema-shaped results (nsbench.run/2, nsbench.stages/2, nsbench.bandwidth/1) for `run`, `stages` and
+`bandwidth` whose medians follow known formulas (see median_for), so tests can check that the report
+prints exactly the inputs' numbers.
+
+FAKE_NSBENCH_FAIL=<substring> makes any command line containing the substring fail (exit 1), like a
+crashed run. FAKE_NSBENCH_SCHEMA=1 answers and writes the schemas before the solver-generic core
+(nsbench.list/1, nsbench.run/1, nsbench.stages/1: two-part variant ids, no solver, no stage order).
+FAKE_NSBENCH_COMMIT sets the git commit the results say they were built from."""
 import json
 import os
 import sys
 
+SOLVER = "projection"
+STAGE_ORDER = ["momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction", "reduce"]
 VARIANTS = [("momentum", "global_2d_zloop"), ("momentum", "shared_zloop"), ("pressure", "jacobi_global_2d_zloop"),
             ("pressure", "jacobi_shared_zloop"), ("velocity_bc", "global_2d"), ("divergence", "global_2d"),
-            ("pressure_bc", "global_2d"), ("correction", "global_2d")]
+            ("pressure_bc", "global_2d"), ("correction", "global_2d"), ("reduce", "atomic_block")]
 TUNINGS = ["bx16_by16_sz2", "bx8_by8_sz2", "bx16_by8_sz2"]
+FLOPS_PER_POINT = {"momentum": 201, "velocity_bc": 0, "divergence": 8, "pressure": 11, "pressure_bc": 0,
+                   "correction": 12, "reduce": 3}
 HALO = ["p2p_sync", "p2p_async_overlap", "host_staged_sync", "nccl", "mpi_host_staged", "mpi_cuda_aware",
         "shared_memory_copy", "mpi_sendrecv"]
+RECIPES = ["cpu-serial", "cpu-omp", "thibault-global", "thibault-optimal", "modern", "best"]
+CASES = ["cavity", "channel", "taylor_green"]
+OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
+
+
+def vid(stage, name):
+    return f"{stage}/{name}" if OLD else f"{SOLVER}/{stage}/{name}"
 
 
 def opts(argv):
@@ -40,10 +56,30 @@ def median_for(o):
     return points(o["grid"]) * per_point / int(o.get("ranks", os.environ.get("OMPI_COMM_WORLD_SIZE", 1)))
 
 
-def machine(gpu):
-    m = {"cpu": {"model": "Fake CPU", "logical_cores": 4, "threads_used": 1}, "hostname": "fake"}
-    m["gpu"] = {"name": "Fake GPU", "count": 2, "copy_bandwidth": {"bytes_per_second": 4e12}} if gpu else None
-    return m
+def machine():
+    """A GPU machine: like nsbench, CPU runs on it record its GPUs too."""
+    return {"cpu": {"model": "Fake CPU", "logical_cores": 4, "threads_used": 1}, "hostname": "fake",
+            "gpu": {"name": "Fake GPU", "count": 2, "pci_bus_id": "0000:00:01.0", "compute_capability": "9.0",
+                    "sm_count": 100, "sm_clock_khz": 2000000, "l2_bytes": 50 << 20,
+                    "copy_bandwidth": {"bytes_per_second": 4e12}}}
+
+
+def build():
+    return {"git_commit": os.environ.get("FAKE_NSBENCH_COMMIT", "0123456789abcdef"), "git_dirty": False,
+            "compiler": "GNU 13", "cxx_flags": "-O3", "cuda_flags": "-O3", "build_type": "Release", "with_cuda": True}
+
+
+def stage_timings(t, n):
+    """Every stage but reduce takes 1/8 of the step (1/40 a call, 5 calls of pressure and pressure_bc), so the
+    stages add up to 6/8 of the step and 'other' is the remaining 2/8."""
+    stages = {}
+    for s in STAGE_ORDER:
+        entry = {"variant": vid(s, "x"), "tuning": "default",
+                 "model": {"points": n, "bytes": 8.0 * n, "flops": float(FLOPS_PER_POINT[s] * n)}}
+        if s != "reduce":
+            entry.update(per_call={"median": t / 40}, per_step={"median": t / 8})
+        stages[s] = entry
+    return stages
 
 
 def run(o):
@@ -53,25 +89,27 @@ def run(o):
     t = median_for(o)
     ranks = int(o.get("ranks", os.environ.get("OMPI_COMM_WORLD_SIZE", 1)))
     mpi = "OMPI_COMM_WORLD_SIZE" in os.environ
-    stages = {s: {"variant": f"{s}/x", "per_call": {"median": t / 40}, "per_step": {"median": t / 8}}
-              for s in ["momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction"]}
     halo = {}
     if ranks > 1:
         halo = {"share_of_step": 0.05, "halo_pressure": {"bytes_per_second": 1e11}}
     name, _, tuning = o.get("halo", "p2p_sync").partition(":")
+    timing = {"step": {"median": t}, "gflops": 1.0 / t * 1e-9 * points(grid) * 100,
+              "stages": stage_timings(t, nx * ny * nz), "halo": halo}
+    run_record = {"grid": {"nx": nx, "ny": ny, "nz": nz}, "backend": o.get("backend", "cpu_serial"),
+                  "recipe": o.get("recipe", "cpu-serial"), "threads": 4 if o.get("backend") == "cpu_omp" else 1,
+                  "precision": o.get("precision", "double"), "jacobi": {"iterations": 20},
+                  "decomposition": {"ranks": ranks, "driver": "mpi" if mpi else "threads" if ranks > 1 else "single",
+                                    "halo": {"variant": "halo/" + name, "tuning": tuning or "default"}}}
+    if not OLD:
+        run_record["solver"] = SOLVER
+        timing["stage_order"] = STAGE_ORDER
     return {
-        "schema": "nsbench.run/1", "timestamp": "2026-11-22T00:00:00Z", "machine": machine(gpu),
-        "build": {"git_commit": "0123456789abcdef"},
-        "run": {"grid": {"nx": nx, "ny": ny, "nz": nz}, "backend": o.get("backend", "cpu_serial"),
-                "recipe": o.get("recipe", "cpu-serial"), "threads": 4 if o.get("backend") == "cpu_omp" else 1,
-                "precision": o.get("precision", "double"), "jacobi": {"iterations": 20},
-                "decomposition": {"ranks": ranks, "driver": "mpi" if mpi else "threads" if ranks > 1 else "single",
-                                  "halo": {"variant": "halo/" + name, "tuning": tuning or "default"}}},
-        "timing": {"step": {"median": t}, "gflops": 1.0 / t * 1e-9 * points(grid) * 100, "stages": stages, "halo": halo},
+        "schema": "nsbench.run/1" if OLD else "nsbench.run/2", "timestamp": "2026-11-22T00:00:00Z",
+        "machine": machine(), "build": build(), "run": run_record, "timing": timing,
         "checks": {"reference": {"performed": gpu and not o.get("no-check"), "pass": True,
                                  "reason": "" if gpu else "this run is the CPU reference"}},
-        "kernels": {"momentum/shared_zloop:kernel": {"registers": 40, "static_shared_bytes": 4096, "local_bytes": 0}}
-        if gpu else {},
+        "kernels": {vid("momentum", "shared_zloop") + ":kernel": {"registers": 40, "static_shared_bytes": 4096,
+                                                                 "local_bytes": 0}} if gpu else {},
     }
 
 
@@ -81,11 +119,16 @@ def stages(o):
     for stage, name in VARIANTS:
         for i, tuning in enumerate(TUNINGS):
             med = (1 + i) * (2 if "shared" in name else 1) * 1e-5
-            rows.append({"stage": stage, "variant": f"{stage}/{name}", "tuning": tuning, "scheme": "euler",
-                         "median_s": med, "model_bytes": 1e8, "model_flops": 1e9, "bytes_per_second": 1e8 / med,
-                         "flops_per_second": 1e9 / med, "fraction_of_copy_bandwidth": 1e8 / med / 4e12})
-    return {"schema": "nsbench.stages/1", "grid": {"nx": nx, "ny": ny, "nz": nz},
-            "precision": o.get("precision", "double"), "machine": machine(True), "rows": rows}
+            flops = 1e9 * FLOPS_PER_POINT[stage] / 10
+            row = {"stage": stage, "variant": vid(stage, name), "tuning": tuning, "scheme": "euler",
+                   "median_s": med, "model_bytes": 1e8, "model_flops": flops, "bytes_per_second": 1e8 / med,
+                   "flops_per_second": flops / med, "fraction_of_copy_bandwidth": 1e8 / med / 4e12}
+            if not OLD:
+                row["solver"] = SOLVER
+            rows.append(row)
+    return {"schema": "nsbench.stages/1" if OLD else "nsbench.stages/2", "timestamp": "2026-11-22T00:00:00Z",
+            "grid": {"nx": nx, "ny": ny, "nz": nz}, "precision": o.get("precision", "double"), "machine": machine(),
+            "build": build(), "rows": rows}
 
 
 def bandwidth(o):
@@ -97,7 +140,29 @@ def bandwidth(o):
             rows.append({"transfer": t, "bytes": b, "median_s": 5e-6 + b / (gbps * 1e9),
                          "bytes_per_second": b / (5e-6 + b / (gbps * 1e9))})
             b *= 4
-    return {"schema": "nsbench.bandwidth/1", "machine": machine(True), "rows": rows}
+    return {"schema": "nsbench.bandwidth/1", "timestamp": "2026-11-22T00:00:00Z", "machine": machine(),
+            "build": build(), "rows": rows}
+
+
+def listing():
+    halo = [{"name": h, "backend": "cuda", "driver": "mpi" if h.startswith("mpi") else "threads", "tags": {},
+             "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
+    if OLD:
+        return {"schema": "nsbench.list/1", "recipes": RECIPES, "cases": CASES, "with_cuda": True, "with_mpi": True,
+                "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]}
+    return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
+            "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
+                         "recipes": RECIPES}],
+            "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
+                        "workloads": ["euler", "ab2"] if s == "momentum" else [""],
+                        "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
+                                            else {"": FLOPS_PER_POINT[s]}),
+                        "tuning_axes": [], "tag_vocabulary": {}} for s in STAGE_ORDER],
+            "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
+                          "tunings": TUNINGS, "status": ""} for s, n in VARIANTS],
+            "halo": halo,
+            "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES],
+            "cases": [{"name": c, "solver": SOLVER} for c in CASES]}
 
 
 def main():
@@ -107,11 +172,7 @@ def main():
         print("nsbench: error: fake failure", file=sys.stderr)
         return 1
     if argv[:2] == ["list", "--json"]:
-        print(json.dumps({"recipes": ["cpu-serial", "cpu-omp", "thibault-global", "thibault-optimal", "modern", "best"],
-                          "cases": ["cavity", "channel", "taylor_green"], "with_cuda": True, "with_mpi": True,
-                          "halo": [{"name": h, "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]}
-                                   for h in HALO],
-                          "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]}))
+        print(json.dumps(listing()))
         return 0
     o = opts(argv[1:])
     if os.environ.get("OMPI_COMM_WORLD_RANK", "0") != "0":

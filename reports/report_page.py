@@ -1,0 +1,204 @@
+"""The study report's page: sections of paragraphs, tables and figures, the run lists, the summary, the
+header saying when, where and from what the report was made, and the Markdown and HTML writers."""
+import datetime
+import html
+import os
+import subprocess
+
+import studylib
+
+
+class Section:
+    def __init__(self, study, title):
+        self.study, self.title = study, title
+        self.blocks = []  # ("p", text) | ("table", headers, rows) | ("fig", file, caption)
+
+    def p(self, text):
+        self.blocks.append(("p", text))
+
+    def table(self, headers, rows):
+        self.blocks.append(("table", headers, rows))
+
+    def fig(self, file, caption):
+        self.blocks.append(("fig", file, caption))
+
+
+# ---------------------------------------------------------------- what ran, what did not
+
+def verdict(r):
+    ref = r.get("checks", {}).get("reference", {})
+    if ref.get("performed"):
+        return "PASS" if ref.get("pass") else "FAIL"
+    reason = ref.get("reason", "")
+    return "n/a (CPU reference)" if "CPU reference" in reason else ("not checked" if reason else "-")
+
+
+def record_status(record):
+    """A run without a result: (status, reason) from its record."""
+    if "unreadable" in record:
+        return "UNREADABLE", f"{record['unreadable']}: {record['reason']}"
+    if "exit_code" in record:
+        tail = record.get("output_tail", "").strip().splitlines()
+        return "FAILED", f"exit {record['exit_code']}: {tail[-1] if tail else '?'}"
+    return "skipped", record.get("reason", "?")
+
+
+RUN_HEADERS = ["run", "status", "when", "commit", "check / reason"]
+
+
+def run_rows(results, records, expected):
+    """One row per run of the study: ran (when, commit, check), skipped, FAILED, UNREADABLE or not run yet."""
+    rows = []
+    for rid in sorted(set(results) | set(records) | set(expected)):
+        if rid in results:
+            r = results[rid]
+            dirty = "+" if r.get("build", {}).get("git_dirty") else ""
+            rows.append([rid, "ran", r.get("timestamp", "?"), r.get("build", {}).get("git_commit", "?")[:10] + dirty,
+                         verdict(r) if "checks" in r else "-"])
+        elif rid in records:
+            status, reason = record_status(records[rid])
+            rows.append([rid, status, "-", "-", reason])
+        else:
+            rows.append([rid, "not run yet", "-", "-", "-"])
+    return rows
+
+
+SUMMARY_HEADERS = ["study", "reproduces", "runs", "ran", "skipped", "failed", "unreadable", "not run yet",
+                   "checks passed", "checks failed"]
+
+
+def summary_row(study, rows):
+    def count(status):
+        return sum(1 for x in rows if x[1] == status)
+    return [f"[{study['study']}](#{study['study']})", study["reproduces"], len(rows), count("ran"), count("skipped"),
+            count("FAILED"), count("UNREADABLE"), count("not run yet"), sum(1 for x in rows if x[4] == "PASS"),
+            sum(1 for x in rows if x[4] == "FAIL")]
+
+
+# ---------------------------------------------------------------- when, where, from what
+
+def generator_commit():
+    """The commit of the report code that writes the page ('unknown' outside a git checkout)."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
+        status = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (no git)"
+    if head.returncode != 0:
+        return "unknown (not a git checkout)"
+    return head.stdout.strip()[:10] + (" with uncommitted changes" if status.stdout.strip() else "")
+
+
+def describe_machine(results):
+    """The machine(s) the results say they ran on: GPUs, host, CPU."""
+    seen = []
+    for r in results:
+        m = r.get("machine") or {}
+        gpu = m.get("gpu")
+        gpus = (f"{gpu.get('count', 1)} x {gpu['name']} (PCI {gpu.get('pci_bus_id', '?')})" if gpu
+                else f"no GPU ({m.get('gpu_absent_reason', 'none recorded')})")
+        cpu = m.get("cpu") or {}
+        text = f"{gpus}, host {m.get('hostname', '?')}, CPU {cpu.get('model', '?')} ({cpu.get('logical_cores', '?')} logical cores)"
+        if text not in seen:
+            seen.append(text)
+    return "; ".join(seen) or "no result recorded a machine"
+
+
+def describe_builds(results):
+    """'commit 03a8eac4bb (71 runs, 2026-11-22T04:37:31Z to 2026-11-22T04:43:21Z)' for every commit that made runs."""
+    by_commit = {}
+    for r in results:
+        b = r.get("build") or {}
+        key = str(b.get("git_commit", "?"))[:10] + (" with uncommitted changes" if b.get("git_dirty") else "")
+        by_commit.setdefault(key, []).append(r.get("timestamp", "?"))
+    return "; ".join(f"commit {c} ({len(t)} run{'s' if len(t) > 1 else ''}, {min(t)} to {max(t)})"
+                     for c, t in sorted(by_commit.items())) or "none"
+
+
+def header(machine, results_root, folders_found, all_results):
+    """The paragraphs at the top: when and by what the page was made, from which results, on which machine."""
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    results = [r for res in all_results.values() for r in res.values()]
+    where = ("your own runs" if os.path.normpath(results_root) == os.path.normpath(studylib.LOCAL_RESULTS)
+             else "the shipped reference results" if os.path.normpath(results_root) == studylib.SHIPPED_RESULTS
+             else "results given with --results")
+    return [f"Made {now} by reports/study_report.py at commit {generator_commit()}, from the result files in "
+            f"{results_root}/<study>/{machine}/ ({where}; {folders_found} studies have a folder there). "
+            "Every number below comes from one of those files; each study lists its runs with their commit, time "
+            "and correctness check.",
+            f"Results: {len(results)} runs on {describe_machine(results)}; made by {describe_builds(results)}."]
+
+
+# ---------------------------------------------------------------- writers
+
+def write_markdown(out, machine, intro, summary, sections):
+    lines = [f"# nsbench study report: {machine}", ""]
+    for text in intro:
+        lines += [text, ""]
+    lines += ["Contents:", ""] + [f"- [{s.title}](#{s.study})" for s in sections] + [""]
+    lines += md_table(SUMMARY_HEADERS, summary) + [""]
+    for s in sections:
+        lines += [f'<a id="{s.study}"></a>', "", f"## {s.title}", ""]
+        for b in s.blocks:
+            if b[0] == "p":
+                lines += [b[1], ""]
+            elif b[0] == "table":
+                lines += md_table(b[1], b[2]) + [""]
+            else:
+                lines += [f"![{b[2]}]({b[1]})", ""]
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write("\n".join(lines))
+
+
+def md_table(headers, rows):
+    out = ["| " + " | ".join(str(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).replace("|", "/") for c in r) + " |")
+    return out
+
+
+STYLE = ("body{font-family:sans-serif;max-width:1150px;margin:2em auto;padding:0 1em}"
+         "table{border-collapse:collapse;margin:.8em 0;font-size:13px}td,th{border:1px solid #bbb;padding:3px 7px}"
+         "th{background:#eee}td:nth-child(n+2){text-align:right}img{max-width:100%;border:1px solid #ddd}"
+         ".fail{color:#b00;font-weight:bold}.pass{color:#070}nav li{margin:.15em 0}")
+
+
+def write_html(out, machine, intro, summary, sections):
+    e = html.escape
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>nsbench report: {e(machine)}</title>",
+             f"<style>{STYLE}</style></head><body>", f"<h1>nsbench study report: {e(machine)}</h1>"]
+    parts += [f"<p>{e(text)}</p>" for text in intro]
+    parts.append("<nav><b>Contents</b><ol>" + "".join(f"<li><a href='#{e(s.study)}'>{e(s.title)}</a></li>"
+                                                       for s in sections) + "</ol></nav>")
+    parts.append(html_table(SUMMARY_HEADERS, summary))
+    for s in sections:
+        parts.append(f"<h2 id='{e(s.study)}'>{e(s.title)}</h2>")
+        for b in s.blocks:
+            if b[0] == "p":
+                parts.append(f"<p>{e(b[1])}</p>")
+            elif b[0] == "table":
+                parts.append(html_table(b[1], b[2]))
+            else:
+                parts.append(f"<figure><img src='{e(b[1])}' alt='{e(b[2])}'><figcaption>{e(b[2])}</figcaption></figure>")
+    parts.append("</body></html>")
+    with open(os.path.join(out, "index.html"), "w") as f:
+        f.write("\n".join(parts))
+
+
+def html_table(headers, rows):
+    e = html.escape
+    out = ["<table><tr>" + "".join(f"<th>{e(str(h))}</th>" for h in headers) + "</tr>"]
+    for r in rows:
+        cells = []
+        for c in r:
+            c = str(c)
+            if c.startswith("[") and "](#" in c and c.endswith(")"):  # a Markdown link to a section
+                label, _, anchor = c[1:-1].partition("](#")
+                cells.append(f"<td><a href='#{e(anchor)}'>{e(label)}</a></td>")
+                continue
+            cls = " class='fail'" if c in ("FAIL", "FAILED", "UNREADABLE") else " class='pass'" if c == "PASS" else ""
+            cells.append(f"<td{cls}>{e(c)}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return "".join(out) + "</table>"
