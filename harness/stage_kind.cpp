@@ -12,11 +12,12 @@ StageKindRegistry& StageKindRegistry::instance() {
 
 void StageKindRegistry::add(StageKind k) {
   if (find(k.id())) throw std::logic_error("stage kind registered twice: " + k.id());
+  std::string problem;
   for (const std::string& axis : k.tuning_axes)
     if (std::none_of(std::begin(kTuningAxes), std::end(kTuningAxes), [&](const char* a) { return axis == a; }))
-      throw std::logic_error("stage kind " + k.id() + " declares an unknown tuning axis '" + axis + "'");
-  if (!k.fixture_float || !k.fixture_double || !k.flops_per_point)
-    throw std::logic_error("stage kind " + k.id() + " registers no fixture or no flop count");
+      problem.append(" declares an unknown tuning axis '").append(axis).append("'");
+  if (!k.fixture_float || !k.fixture_double || !k.flops_per_point) problem.append(" registers no fixture or no flop count");
+  if (!problem.empty()) throw std::logic_error("stage kind " + k.id() + problem);
   kinds_.push_back(std::move(k));
 }
 
@@ -28,9 +29,9 @@ const StageKind* StageKindRegistry::find(const std::string& id) const {
 
 const StageKind& StageKindRegistry::get(const std::string& id) const {
   if (const StageKind* k = find(id)) return *k;
-  std::string known;
-  for (const StageKind& k : kinds_) known += " " + k.id();
-  throw std::runtime_error("unknown stage kind '" + id + "'; known:" + known);
+  std::string message = "unknown stage kind '" + id + "'; known:";
+  for (const StageKind& k : kinds_) message.append(" ").append(k.id());
+  throw std::runtime_error(message);
 }
 
 std::vector<const StageKind*> StageKindRegistry::of_solver(const std::string& solver) const {
