@@ -21,13 +21,9 @@ namespace nsb {
 struct Grid {
   int nx = 0, ny = 0, nz = 0;  // interior cells
   double lx = 1, ly = 1, lz = 1;  // domain extent
-  // Ghost layers on each side in y: 1, or 0 for a 2D field in the x-z plane (ny = 1), whose padded
-  // array is then (nx+2) x (nz+2) values and whose z planes are single rows: z-slab decompositions and
-  // the halo variants split and exchange such a field in stripes of rows.
-  int gy = 1;
 
   NSB_HD int NX() const { return nx + 2; }
-  NSB_HD int NY() const { return ny + 2 * gy; }
+  NSB_HD int NY() const { return ny + 2; }
   NSB_HD int NZ() const { return nz + 2; }
   NSB_HD std::ptrdiff_t sy() const { return NX(); }
   NSB_HD std::ptrdiff_t sz() const { return std::ptrdiff_t(NX()) * NY(); }
