@@ -111,6 +111,9 @@ int run_main(int argc, char** argv) {
                   "iterate until RMS residual <= tol * RMS(div/dt) (0: fixed count)")
       ->capture_default_str();
   run->add_option("--check-every", ro.solver.check_every, "sweeps between residual checks")->capture_default_str();
+  run->add_option("--poisson", ro.solver.poisson_method,
+                  "method of the pressure solve (the Poisson family, harness/solvers/poisson/): jacobi")
+      ->capture_default_str();
   run->add_option("--launch", ro.launch,
                   "stream: launch every kernel each step (per-stage timing); graph: replay a CUDA graph of two "
                   "steps (whole-step timing only; shows what launch overhead costs)")

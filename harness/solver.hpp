@@ -49,6 +49,7 @@ struct HostState {
 // Options of the time loop every solver may honour (a solver refuses those it cannot).
 struct SolverOptions {
   TimeScheme scheme = TimeScheme::euler;
+  std::string poisson_method = "jacobi";  // the Poisson family's method for a pressure solve
   int jacobi_iterations = 20;  // pressure / Poisson sweeps per step (thesis nITERATIONS), or the cap with a tolerance
   double jacobi_tol = 0;       // > 0: iterate until RMS residual <= tol * RMS(right-hand side)
   int check_every = 10;        // sweeps between residual checks in tolerance mode

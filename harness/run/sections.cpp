@@ -76,6 +76,7 @@ json run_description(const RunSetup& s, int threads, int timed, const std::strin
               {"nvtx", s.options.nvtx},
               {"scheme", so.scheme == TimeScheme::euler ? "euler" : "adams_bashforth2"},
               {"jacobi", {{"iterations", so.jacobi_iterations}, {"tolerance", so.jacobi_tol}, {"check_every", so.check_every}}},
+              {"poisson_method", so.poisson_method},
               {"warmup_steps", s.options.warmup},
               {"timed_steps", timed},
               {"until_steady", s.options.until_steady},

@@ -26,6 +26,7 @@
 #include "fields.hpp"
 #include "halo.hpp"
 #include "nvtx.hpp"
+#include "poisson/poisson.hpp"
 #include "projection/cases.hpp"
 #include "projection/models.hpp"
 #include "projection/stage_call.hpp"
@@ -75,7 +76,8 @@ class ProjectionSolver final : public Solver<T> {
   ProjectionSolver(const Case& c, const ResolvedRecipe& r, SolverOptions o, const RankContext* rank = nullptr)
       : case_(c), recipe_(r), opt_(o),
         fields_(c.grid.padded_points(), r.backend == Backend::cuda),
-        global_points_(double(c.grid.interior_points())) {
+        global_points_(double(c.grid.interior_points())),
+        poisson_(make_poisson_method(o.poisson_method, {o.jacobi_iterations, o.jacobi_tol, o.check_every})) {
     const bool dev = r.backend == Backend::cuda;
     for (const std::string& name : projection_field_names(o.scheme == TimeScheme::adams_bashforth2)) fields_.add(name);
     if (dev) {
@@ -220,26 +222,35 @@ class ProjectionSolver final : public Solver<T> {
   void* stream() const override { return stream_; }
 
  private:
-  void solve_pressure() {
-    FieldPtrs<T>& f = call_.f;
-    const bool tolerance = opt_.jacobi_tol > 0;
-    double rhs_rms = 0;
-    if (tolerance) rhs_rms = std::sqrt(reduce(f.div, nullptr) / global_points_) / case_.dt;
-    const double b = double(call_.prm.coef.jacobi_b);
-    last_iterations_ = 0;
-    last_residual_ = 0;
-    for (int it = 1; it <= opt_.jacobi_iterations; ++it) {
-      run_and_exchange(ProjectionStage::pressure, {f.p_new}, kHaloPressureSection);
-      const bool check = tolerance && (it % opt_.check_every == 0 || it == opt_.jacobi_iterations);
-      // p_new - p = B * (lap p - div/dt): the residual of the sweep's input, read before the swap.
-      if (check) last_residual_ = std::sqrt(reduce(f.p_new, f.p) / global_points_) / b;
-      std::swap(f.p, f.p_new);
-      run(ProjectionStage::pressure_bc);
-      last_iterations_ = it;
-      if (check && last_residual_ <= opt_.jacobi_tol * std::max(rhs_rms, 1e-300)) break;
+  // The pressure equation as the Poisson family sees it: the sweep stage (with its exchange), the
+  // residual and right-hand side through the reduce stage, the ghost rule.
+  class PressureSystem final : public PoissonSystem {
+   public:
+    explicit PressureSystem(ProjectionSolver& s) : s_(s) {}
+    void sweep() override {
+      s_.run_and_exchange(ProjectionStage::pressure, {s_.call_.f.p_new}, kHaloPressureSection);
     }
-    last_abs_residual_ = last_residual_;
-    if (tolerance && rhs_rms > 0) last_residual_ /= rhs_rms;
+    // p_new - p = B * (lap p - div/dt): the residual of the sweep's input, read before the swap.
+    double sweep_residual_rms() override {
+      return std::sqrt(s_.reduce(s_.call_.f.p_new, s_.call_.f.p) / s_.global_points_) /
+             double(s_.call_.prm.coef.jacobi_b);
+    }
+    double rhs_rms() override { return std::sqrt(s_.reduce(s_.call_.f.div, nullptr) / s_.global_points_) / s_.case_.dt; }
+    void accept_sweep() override {
+      std::swap(s_.call_.f.p, s_.call_.f.p_new);
+      s_.run(ProjectionStage::pressure_bc);
+    }
+
+   private:
+    ProjectionSolver& s_;
+  };
+
+  void solve_pressure() {
+    PressureSystem system(*this);
+    const PoissonReport r = poisson_->solve(system);
+    last_iterations_ = r.iterations;
+    last_residual_ = r.relative_residual;
+    last_abs_residual_ = r.absolute_residual;
   }
 
   void begin(int section) {
@@ -319,6 +330,7 @@ class ProjectionSolver final : public Solver<T> {
   Communicator* comm_ = nullptr;   // decomposed runs: sums reductions over the ranks
   Slab rank_slab_;
   std::unique_ptr<HaloExchange<T>> halo_;
+  std::unique_ptr<PoissonMethod> poisson_;  // the pressure solve (Poisson family), with its workspaces
   int step_ = 0;
   double time_ = 0;
   int last_iterations_ = 0;
