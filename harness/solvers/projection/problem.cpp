@@ -75,7 +75,7 @@ const SolverRegistrar reg{SolverDef{
     .description = "Thibault (2009): explicit projection method on a staggered grid, Jacobi pressure sweeps",
     .cases = case_names(),
     .sections = projection_sections(),
-    .stages = {"momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction", "reduce"},
+    .stages = projection_stage_names(),
     .make_problem = [](const CaseOptions& o) -> std::unique_ptr<Problem> { return std::make_unique<ProjectionProblem>(o); },
 }};
 

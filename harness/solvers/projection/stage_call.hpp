@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "grid.hpp"
 #include "projection/boundary.hpp"
@@ -30,6 +31,11 @@ enum class ProjectionStage { momentum, velocity_bc, divergence, pressure, pressu
 inline const char* stage_name(ProjectionStage s) {
   constexpr const char* names[] = {"momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction", "reduce"};
   return s < ProjectionStage::count ? names[int(s)] : "?";
+}
+inline std::vector<std::string> projection_stage_names() {
+  std::vector<std::string> out;
+  for (int s = 0; s < int(ProjectionStage::count); ++s) out.push_back(stage_name(ProjectionStage(s)));
+  return out;
 }
 
 template <class T>

@@ -181,8 +181,7 @@ const StageKindRegistrar kinds[] = {
 }  // namespace
 
 std::vector<std::string> projection_sections() {
-  std::vector<std::string> s;
-  for (int k = 0; k < int(ProjectionStage::count); ++k) s.push_back(stage_name(ProjectionStage(k)));
+  std::vector<std::string> s = projection_stage_names();
   for (const char* h : {"halo_predictor", "halo_pressure", "halo_correction"}) s.push_back(h);
   return s;
 }
