@@ -1,0 +1,281 @@
+// The wave solver: exact solution and second-order convergence, the conserved energy, serial vs
+// OpenMP, decomposed vs undecomposed runs, refusal of what it cannot run; on a GPU (skipped without
+// one), every wave/step variant and every GPU recipe against the CPU reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <numbers>
+#include <thread>
+
+#include "device.hpp"
+#include "halo.hpp"
+#include "run.hpp"
+#include "stage_kind.hpp"
+#include "wave/case.hpp"
+
+namespace nsb {
+namespace {
+
+CaseOptions wave_options(int nx, int ny, double dt = 0) {
+  CaseOptions o;
+  o.name = "standing_wave";
+  o.nx = nx, o.ny = 1, o.nz = ny;
+  o.dt = dt;
+  return o;
+}
+
+std::unique_ptr<Problem> wave_problem(const CaseOptions& o) {
+  return SolverRegistry::instance().of_case("standing_wave").make_problem(o);
+}
+
+// `steps` steps of a recipe from the problem's initial state, on one rank.
+template <class T>
+HostState<T> run_wave(const Problem& p, const std::string& recipe, int steps, int threads = 0) {
+  SolverOptions o;
+  o.threads = threads;
+  const std::unique_ptr<Solver<T>> s = p.make_solver(Precision<T>{}, resolve(find_recipe("wave", recipe), {}), o, nullptr);
+  s->load(p.initial_state(Precision<T>{}));
+  for (int i = 0; i < steps; ++i) s->step();
+  return s->save();
+}
+
+// The same on `ranks` z-slabs (stripes of rows), one host thread each, exchanging ghost rows through
+// halo/shared_memory_copy; the slabs gathered back into the whole grid.
+template <class T>
+HostState<T> run_wave_decomposed(const Problem& p, int ranks, int steps) {
+  const ResolvedRecipe recipe = resolve(find_recipe("wave", "cpu-serial"), {});
+  const HaloVariant& halo = HaloRegistry::instance().get("shared_memory_copy");
+  const HostState<T> start = p.initial_state(Precision<T>{});
+  const std::vector<Slab> slabs = decompose_z(p.grid(), ranks, p.periodic_z());
+  auto group = std::make_shared<ThreadGroup>(ranks);
+  std::vector<HostState<T>> ends(static_cast<std::size_t>(ranks));
+  std::vector<std::string> errors(static_cast<std::size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        ThreadComm comm(group, r);
+        RankContext ctx;
+        ctx.comm = &comm, ctx.slabs = slabs, ctx.rank = r, ctx.halo = &halo, ctx.tuning = halo.tunings.front();
+        HostState<T> mine{slab_grid(p.grid(), slabs[std::size_t(r)]), {}, start.step, start.time};
+        for (const auto& [name, values] : start.fields)
+          mine.fields.emplace_back(name, scatter_slab(values, start.grid, slabs[std::size_t(r)]));
+        const std::unique_ptr<Solver<T>> s = p.make_solver(Precision<T>{}, recipe, SolverOptions{}, &ctx);
+        s->load(mine);
+        for (int i = 0; i < steps; ++i) s->step();
+        ends[std::size_t(r)] = s->save();
+      } catch (const std::exception& e) {
+        errors[std::size_t(r)] = e.what();
+        group->abort(e.what());
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  HostState<T> whole = start;
+  whole.step = ends[0].step, whole.time = ends[0].time;
+  for (auto& [name, values] : whole.fields)
+    for (int r = 0; r < ranks; ++r) gather_slab(values, start.grid, slabs[std::size_t(r)], ends[std::size_t(r)].field(name));
+  return whole;
+}
+
+double max_error(const Problem& p, const HostState<double>& s) {
+  return p.validate(s, false)["max_error"].get<double>();
+}
+
+// Refinement at a fixed rho (dt halves with h) to the same final time t = 1: the error of a second-
+// order scheme falls 4x each time h halves. n + 1 = 32, 64, 128 nodes across: every grid's nodes are
+// nodes of the finer ones.
+TEST(Wave, ExactSolutionAndSecondOrderConvergence) {
+  double errors[3];
+  for (int level = 0; level < 3; ++level) {
+    const int n = (32 << level) - 1, steps = 32 << level;
+    const std::unique_ptr<Problem> p = wave_problem(wave_options(n, n, 1.0 / steps));
+    const HostState<double> end = run_wave<double>(*p, "cpu-serial", steps);
+    EXPECT_NEAR(end.time, 1.0, 1e-12);
+    errors[level] = max_error(*p, end);
+  }
+  EXPECT_LT(errors[0], 1e-3);  // amplitude 1; measured 4.6e-4, then ratios 4.06 and 4.03
+  for (int level = 1; level < 3; ++level) {
+    const double ratio = errors[level - 1] / errors[level];
+    EXPECT_NEAR(ratio, 4.0, 0.2) << "refinement " << level << ": errors " << errors[level - 1] << " -> " << errors[level];
+  }
+}
+
+// nx != ny: a rectangle of square cells, ly = (ny + 1) h; the mode fits it all the same.
+TEST(Wave, RectangularGridsConvergeToo) {
+  const std::unique_ptr<Problem> coarse = wave_problem(wave_options(31, 47, 1.0 / 32));
+  const std::unique_ptr<Problem> fine = wave_problem(wave_options(63, 95, 1.0 / 64));
+  const double ratio = max_error(*coarse, run_wave<double>(*coarse, "cpu-serial", 32)) /
+                       max_error(*fine, run_wave<double>(*fine, "cpu-serial", 64));
+  EXPECT_NEAR(ratio, 4.0, 0.2);
+}
+
+TEST(Wave, EnergyIsConservedToRounding) {
+  const std::unique_ptr<Problem> p = wave_problem(wave_options(45, 38));
+  const std::unique_ptr<Solver<double>> s =
+      p->make_solver(Precision<double>{}, resolve(find_recipe("wave", "cpu-serial"), {}), SolverOptions{}, nullptr);
+  s->load(p->initial_state(Precision<double>{}));
+  for (int i = 0; i < 300; ++i) s->step();
+  const nlohmann::json checks = s->final_checks();
+  EXPECT_GT(checks["energy"].get<double>(), 0);
+  EXPECT_LT(std::abs(checks["energy_relative_drift"].get<double>()), 1e-12);
+  EXPECT_LE(checks["max_abs_u"].get<double>(), 1.0 + 1e-3);
+}
+
+TEST(Wave, SerialAndOpenMpAgreeBitForBit) {
+  const std::unique_ptr<Problem> p = wave_problem(wave_options(53, 41));
+  for (int threads : {2, 3}) {
+    EXPECT_EQ(run_wave<double>(*p, "cpu-serial", 25).fields, run_wave<double>(*p, "cpu-omp", 25, threads).fields);
+    EXPECT_EQ(run_wave<float>(*p, "cpu-serial", 25).fields, run_wave<float>(*p, "cpu-omp", 25, threads).fields);
+  }
+}
+
+// Each point is computed alone from the same values: a decomposition changes no bit.
+TEST(Wave, DecomposedRunsEqualTheUndecomposedOne) {
+  const std::unique_ptr<Problem> p = wave_problem(wave_options(37, 29));
+  const HostState<double> whole = run_wave<double>(*p, "cpu-serial", 40);
+  for (int ranks : {2, 3}) {
+    const HostState<double> split = run_wave_decomposed<double>(*p, ranks, 40);
+    EXPECT_EQ(split.field("u"), whole.field("u")) << ranks << " ranks";
+    EXPECT_EQ(split.field("u_prev"), whole.field("u_prev")) << ranks << " ranks";
+  }
+}
+
+// The executor end to end: two ranks of the threads driver, checked against the one-rank run.
+TEST(Wave, RunsThroughTheExecutorOnTwoRanks) {
+  RunOptions o;
+  o.case_options = wave_options(40, 33);
+  o.steps = 12, o.warmup = 2, o.ranks = 2, o.progress = false;
+  const nlohmann::json r = run(o);
+  EXPECT_EQ(r["checks"]["validation"]["kind"], "exact");
+  EXPECT_LT(r["checks"]["validation"]["max_error"].get<double>(), 1e-2);
+  EXPECT_TRUE(r["checks"]["reference"]["pass"].get<bool>()) << r["checks"]["reference"].dump();
+}
+
+// f must throw E with a message that names the problem (contains `names`).
+template <class E>
+void expect_refused(const std::function<void()>& f, const std::string& names) {
+  try {
+    f();
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+    return;
+  }
+  ADD_FAILURE() << "accepted; expected a refusal naming '" << names << "'";
+}
+
+TEST(Wave, RefusesWhatItCannotRun) {
+  const auto problem = [](CaseOptions o) { return [o] { wave_problem(o); }; };
+  CaseOptions three_d = wave_options(64, 64);
+  three_d.ny = 4;
+  expect_refused<std::invalid_argument>(problem(three_d), "give --grid NXx1xNY");
+  expect_refused<std::invalid_argument>(problem(wave_options(0, 8)), "impossible grid 0x1x8");
+  // h = pi / 65 = 0.0483: the largest stable dt is 0.0342.
+  expect_refused<std::invalid_argument>(problem(wave_options(64, 64, 0.05)), "is unstable on this grid");
+  CaseOptions re = wave_options(16, 16);
+  re.re = 400;
+  expect_refused<std::invalid_argument>(problem(re), "--re has no meaning");
+  CaseOptions safety = wave_options(16, 16);
+  safety.safety = 1.5;
+  expect_refused<std::invalid_argument>(problem(safety), "--safety must be in (0, 1]");
+
+  const std::unique_ptr<Problem> p = wave_problem(wave_options(16, 16));
+  SolverOptions ab2;
+  ab2.scheme = TimeScheme::adams_bashforth2;
+  expect_refused<std::runtime_error>([&] { p->check_options(ab2); }, "--scheme");
+  SolverOptions jacobi;
+  jacobi.jacobi_iterations = 50;
+  expect_refused<std::runtime_error>([&] { p->check_options(jacobi); }, "--jacobi-iterations");
+}
+
+TEST(Wave, TheLargestStableTimeStepIsAccepted) {
+  const std::unique_ptr<Problem> p = wave_problem(wave_options(64, 64, wave_rho_limit() * std::numbers::pi / 65));
+  EXPECT_NEAR(p->describe()["rho"].get<double>(), wave_rho_limit(), 1e-12);
+}
+
+// ---------------------------------------------------------------------------------------------- GPU
+
+#define NSB_NEEDS_GPU() \
+  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
+
+// Largest |got - ref| over every array of the fixtures, relative to the largest |ref|.
+template <class T>
+double fixture_difference(const StageFixture<T>& got, const StageFixture<T>& ref) {
+  double diff = 0, scale = 0;
+  const auto a = got.arrays(), b = ref.arrays();
+  for (std::size_t f = 0; f < b.size(); ++f)
+    for (std::size_t n = 0; n < b[f].second.size(); ++n) {
+      diff = std::max(diff, std::abs(double(a[f].second[n]) - double(b[f].second[n])));
+      scale = std::max(scale, std::abs(double(b[f].second[n])));
+    }
+  return diff / scale;
+}
+
+template <class T>
+void expect_variant_matches_reference(const Variant& v, const Grid& g) {
+  const StageKind& kind = StageKindRegistry::instance().get("wave/step");
+  const Variant& reference = Registry::instance().get("wave/step", "cpu_serial");
+  FixtureSpec spec;
+  spec.stage = "step", spec.grid = g, spec.backend = Backend::cpu_serial, spec.seed = 11, spec.verify = true;
+  const auto cpu = kind.fixture<T>()(spec);
+  cpu->run(reference, reference.tunings.front());
+  spec.backend = Backend::cuda;
+  for (const Tuning& t : v.tunings) {
+    const auto gpu = kind.fixture<T>()(spec);
+    gpu->run(v, t);
+    EXPECT_LE(fixture_difference(*gpu, *cpu), kind.tolerance<T>())
+        << v.id() << ":" << t.name << " " << g.nx << "x" << g.nz << " elem " << sizeof(T);
+  }
+}
+
+// Row lengths nx + 2 of 64, 66 and 63 values: register_rows runs its float4, float2 and scalar paths.
+TEST(WaveGpu, EveryStepVariantMatchesTheCpuReference) {
+  NSB_NEEDS_GPU();
+  for (const Grid& g : {wave_grid(62, 37), wave_grid(64, 33), wave_grid(61, 18)})
+    for (const Variant* v : Registry::instance().of_stage("wave/step"))
+      if (v->backend == Backend::cuda) {
+        expect_variant_matches_reference<float>(*v, g);
+        expect_variant_matches_reference<double>(*v, g);
+      }
+}
+
+// Whole runs: rounding (fused multiply-adds on the GPU) is all that may differ.
+TEST(WaveGpu, EveryRecipeMatchesTheCpuSolver) {
+  NSB_NEEDS_GPU();
+  const std::unique_ptr<Problem> p = wave_problem(wave_options(101, 77));
+  const HostState<double> cpu64 = run_wave<double>(*p, "cpu-serial", 60);
+  const HostState<float> cpu32 = run_wave<float>(*p, "cpu-serial", 60);
+  for (const char* recipe : {"thibault-shared", "global", "best"}) {
+    const std::vector<double>& ref64 = cpu64.field("u");
+    const std::vector<double> got64 = run_wave<double>(*p, recipe, 60).field("u");
+    const std::vector<float>& ref32 = cpu32.field("u");
+    const std::vector<float> got32 = run_wave<float>(*p, recipe, 60).field("u");
+    double d64 = 0, d32 = 0;
+    for (std::size_t n = 0; n < ref64.size(); ++n) {
+      d64 = std::max(d64, std::abs(got64[n] - ref64[n]));
+      d32 = std::max(d32, double(std::abs(got32[n] - ref32[n])));
+    }
+    EXPECT_LE(d64, 1e-12) << recipe;  // amplitude 1
+    EXPECT_LE(d32, 1e-5) << recipe;
+  }
+}
+
+TEST(WaveGpu, TwoRanksMatchTheOneRankRun) {
+  NSB_NEEDS_GPU();
+  if (device::count() < 2) GTEST_SKIP() << "SKIPPED: needs 2 GPUs";
+  RunOptions o;
+  o.case_options = wave_options(256, 199);
+  o.backend = "cuda", o.recipe = "best", o.precision = "float";
+  o.steps = 30, o.warmup = 2, o.ranks = 2, o.progress = false;
+  for (const char* halo : {"p2p_sync", "p2p_async_overlap", "host_staged_sync"}) {
+    o.halo = halo;
+    const nlohmann::json r = run(o);
+    EXPECT_TRUE(r["checks"]["reference"]["pass"].get<bool>()) << halo << ": " << r["checks"]["reference"].dump();
+  }
+}
+
+}  // namespace
+}  // namespace nsb
