@@ -370,6 +370,75 @@ def efficiency_plot(out, eff):
     plots.save(fig, out, "fig4_8.png")
 
 
+def wave_speedup(s, study, results, paper, out, all_results):
+    """Fig. 4.1 / 4.2: one and two GPUs against the serial CPU code by size, the dual-GPU scaling factor
+    S2 / S1 and the overhead tau = (2 S1 - S2) / (2 S1) (thesis Eq. 4.1), per recipe and halo variant."""
+    serial = {grid_of(r): r for r in by_group(results, "cpu").values()}
+    gpu = list(by_group(results, "gpu1").values()) + list(by_group(results, "gpu2").values())
+    over_serial = {}  # (grid, recipe, halo or None for one GPU) -> speedup over the serial CPU code
+    rows = []
+    for r in sorted(gpu, key=lambda r: (points(grid_of(r)), r["run"]["recipe"], r["run"]["decomposition"]["ranks"])):
+        g, recipe, d = grid_of(r), r["run"]["recipe"], r["run"]["decomposition"]
+        halo = halo_label(d) if d["ranks"] == 2 else None
+        s_here = step_ms(serial[g]) / step_ms(r) if g in serial else None
+        over_serial[(g, recipe, halo)] = s_here
+        s1 = over_serial.get((g, recipe, None)) if halo else None
+        tau = (2 * s1 - s_here) / (2 * s1) if s1 and s_here else None
+        rows.append([g, recipe, halo or "-", d["ranks"], fmt(step_ms(r)), fmt(step_ms(serial[g]) if g in serial else None),
+                     fmt(s_here), fmt(s_here / s1 if tau is not None else None),
+                     fmt(100 * tau if tau is not None else None), verdict(r)])
+    if not gpu:
+        s.p("No GPU rows: no GPU on this machine (the GPU runs are listed as skipped below).")
+    s.table(["grid", "recipe", "halo", "GPUs", "ms/step", "serial ms/step", "speedup S over serial", "S2 / S1",
+             "tau %", "check"], rows)
+    if paper:
+        grids = sorted({k[0] for k in over_serial}, key=points)
+        s.table(["quantity", "GPUs", "size", "paper", "here: thibault-shared, host-staged pageable", "here: best, p2p",
+                 "paper says"],
+                [[p["quantity"], p["gpus"], p["size"], p["value"],
+                  wave_quantity(p, grids, over_serial, "thibault-shared", "host_staged_sync:pageable"),
+                  wave_quantity(p, grids, over_serial, "best", "p2p_sync"), p["qualifier"]] for p in paper])
+        s.p("The thesis's serial code and GPUs are 2008's; here the serial baseline is one core of this machine, whose "
+            "memory system serves a core far better than in 2008, so the speedups are not expected to match, only "
+            "their trend with size (one GPU constant, two GPUs gaining as the ghost rows' share falls).")
+    if any(over_serial.values()):
+        wave_speedup_plot(out, over_serial)
+        s.fig("fig4_1.png", "Wave equation: one and two GPUs against one CPU core, by domain size")
+
+
+def wave_quantity(p, grids, over_serial, recipe, halo):
+    """This machine's value of one of the paper's Fig. 4.1 quantities, at the paper's size ('all': the range)."""
+    sizes = {"smallest": grids[:1], "largest": grids[-1:], "all": grids}.get(p["size"])
+    if sizes is None:  # a size the thesis names, "8192x8192": the grid 8192x1x8192
+        sizes = [g for g in grids if g.replace("x1x", "x") == p["size"]]
+    values = []
+    for g in sizes:
+        s1, s2 = over_serial.get((g, recipe, None)), over_serial.get((g, recipe, halo))
+        if p["quantity"] == "speedup_vs_serial":
+            values.append(s1 if p["gpus"] == "1" else s2)
+        elif s1 and s2:
+            values.append(s2 / s1 if p["quantity"] == "dual_over_single" else (2 * s1 - s2) / (2 * s1))
+    values = [v for v in values if v is not None]
+    if not values:
+        return "not measured"
+    low, high = fmt(min(values)), fmt(max(values))
+    return low if low == high else f"{low} to {high}"
+
+
+def wave_speedup_plot(out, over_serial):
+    fig, ax = plots.figure(8.5, 4.2)
+    series = {}
+    for (g, recipe, halo), v in over_serial.items():
+        if v:
+            series.setdefault(f"{recipe}, " + (f"2 GPUs, {halo}" if halo else "1 GPU"), []).append((points(g), v))
+    for k, (label, pts) in enumerate(sorted(series.items())):
+        pts.sort()
+        ax.plot([plots.dodge(p[0], k, len(series)) for p in pts], [p[1] for p in pts], "-" if "1 GPU" in label else "--",
+                marker=plots.MARKERS[k % len(plots.MARKERS)], color=plots.COLOURS[k % 10], label=label)
+    plots.finish(ax, "grid points", "speedup over the serial CPU code", "Fig. 4.1 on this machine (float)")
+    plots.save(fig, out, "fig4_1.png")
+
+
 def block_shape_times(rows, kernels, shapes):
     """{(kernel label, shape): time per step} and the (label, shape)s where the 16x16 time stands in."""
     times, fallback = {}, set()
@@ -548,7 +617,7 @@ def regression(s, study, results, paper, out, all_results):
 
 BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_compare": recipe_compare,
             "speedup": speedup, "scaling": scaling, "block_shapes": block_shapes, "registers": registers,
-            "bandwidth": bandwidth, "roofline": roofline, "regression": regression}
+            "bandwidth": bandwidth, "roofline": roofline, "regression": regression, "wave_speedup": wave_speedup}
 
 
 # ---------------------------------------------------------------- the report

@@ -24,6 +24,10 @@ HALO = ["p2p_sync", "p2p_async_overlap", "host_staged_sync", "nccl", "mpi_host_s
         "shared_memory_copy", "mpi_sendrecv"]
 RECIPES = ["cpu-serial", "cpu-omp", "thibault-global", "thibault-optimal", "modern", "best"]
 CASES = ["cavity", "channel", "taylor_green"]
+# The second solver, listed only (its runs are written like the projection's: the wave's report reads
+# step times and checks alone).
+WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["standing_wave"],
+        "recipes": ["cpu-serial", "cpu-omp", "thibault-shared", "global", "best"]}
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 
 
@@ -148,11 +152,12 @@ def listing():
     halo = [{"name": h, "backend": "cuda", "driver": "mpi" if h.startswith("mpi") else "threads", "tags": {},
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
-        return {"schema": "nsbench.list/1", "recipes": RECIPES, "cases": CASES, "with_cuda": True, "with_mpi": True,
+        return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"])),
+                "cases": CASES + WAVE["cases"], "with_cuda": True, "with_mpi": True,
                 "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
-                         "recipes": RECIPES}],
+                         "recipes": RECIPES}, WAVE],
             "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
@@ -161,8 +166,9 @@ def listing():
             "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
                           "tunings": TUNINGS, "status": ""} for s, n in VARIANTS],
             "halo": halo,
-            "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES],
-            "cases": [{"name": c, "solver": SOLVER} for c in CASES]}
+            "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES]
+            + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]],
+            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"}]}
 
 
 def main():

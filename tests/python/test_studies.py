@@ -19,8 +19,9 @@ def test_every_study_file_parses_and_expands():
             runs = studylib.expand(s, mode)
             assert runs, p
             assert len({r["id"] for r in runs}) == len(runs)
-    for required in ("table4_1_cpu_gflops", "fig4_4_shared_vs_global", "fig4_5_global_vs_optimal", "fig4_6_speedup",
-                     "fig4_8_scaling", "table4_2_block_shapes", "table4_4_registers", "tableA1_bandwidth", "roofline"):
+    for required in ("table4_1_cpu_gflops", "fig4_1_wave", "fig4_4_shared_vs_global", "fig4_5_global_vs_optimal",
+                     "fig4_6_speedup", "fig4_8_scaling", "table4_2_block_shapes", "table4_4_registers", "tableA1_bandwidth",
+                     "roofline"):
         assert required in names
 
 

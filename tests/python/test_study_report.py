@@ -25,11 +25,12 @@ def test_report_has_every_study_table_and_plot(full_report):
     _, out, md = full_report
     html = (out / "index.html").read_text()
     assert "REPORT ERROR" not in md
-    for png in ("fig4_4.png", "fig4_5.png", "fig4_6.png", "fig4_8.png", "fig4_8_model.png", "tableA1.png",
+    for png in ("fig4_1.png", "fig4_4.png", "fig4_5.png", "fig4_6.png", "fig4_8.png", "fig4_8_model.png", "tableA1.png",
                 "roofline.png", "roofline_bandwidth.png", "table4_2.png"):
         assert (out / png).stat().st_size > 5000, png
         assert png in html
-    for title in ("Table 4.1", "Fig. 4.4", "Fig. 4.5", "Fig. 4.6", "Fig. 4.8", "Table 4.2", "Table 4.4", "Table A.1"):
+    for title in ("Table 4.1", "Fig. 4.1", "Fig. 4.4", "Fig. 4.5", "Fig. 4.6", "Fig. 4.8", "Table 4.2", "Table 4.4",
+                  "Table A.1"):
         assert title in md
     assert "Scaling model" in md and "model error" in md
 
