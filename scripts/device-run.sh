@@ -2,7 +2,7 @@
 # The one call to make on a GPU machine: build, verify every variant, run the GPU tests, benchmark
 # every stage variant and every recipe, and leave logs and result files under $OUT.
 #
-#   scripts/device-run.sh [all|verify|bench|recipes|ranks4|study|micro|profile|nvtx|ncu|sass|gate]...  (default: all)
+#   scripts/device-run.sh [all|verify|bench|recipes|wave|ranks4|study|micro|profile|nvtx|ncu|sass|gate]...  (default: all)
 #
 # bench: GRIDS="..." PRECISIONS="..." BENCH_STAGES="stage ..." BENCH_VARIANTS="name ..." narrow it, REPEATS=N
 # runs each N times (separate processes, for the spread between runs); verify: VERIFY_ARGS (e.g.
@@ -17,7 +17,8 @@
 # (kept while the machine stays warm, so a second call resumes) and copies it and the report to $OUT.
 #
 # Results go to $OUT/results/ and are also packed into $OUT/results.tar.gz (the device tool brings
-# back only a few files). Needs no network: it builds from what is installed.
+# back only a few files). Needs no network: it builds from what is installed. BUILD_TARGETS="nsbench
+# test_wave" builds only those (and what they need); WERROR=OFF builds without -Werror.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
@@ -38,7 +39,8 @@ log "machine"
 log "build"
 BUILD=${BUILD:-build-device}
 stamp=OFF; [ -f SOURCE_COMMIT ] && stamp=ON  # the tree's .git here may be older than its files
-if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSB_WERROR=ON -DNSB_SOURCE_STAMP=$stamp && cmake --build "$BUILD" -j"$(nproc)"; } \
+if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSB_WERROR=${WERROR:-ON} -DNSB_SOURCE_STAMP=$stamp &&
+       cmake --build "$BUILD" -j"$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS}; } \
     >"$OUT/build.log" 2>&1; then
   tail -50 "$OUT/build.log"
   log "BUILD FAILED"
@@ -111,6 +113,28 @@ if want recipes; then
     --steps 40000 --warmup 0 --quiet --json "$OUT/results/run_cavity_64x4x64_re100_steady_gpu.json" \
     >"$OUT/run_ghia_gpu.log" 2>&1 || status=1
   grep -E "validation|reference check|time per step" "$OUT/run_ghia_gpu.log"
+fi
+
+if want wave; then  # the wave solver: its GPU tests, verify, wave/step at 16384^2, its recipes at 8192^2 (Fig. 4.1)
+  log "wave: GPU tests"
+  "$BUILD/tests/test_wave" >"$OUT/test_wave.log" 2>&1 || status=1
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/test_wave.log"
+  log "wave: verify"
+  $NSB verify --solver wave >"$OUT/verify_wave.log" 2>&1 || status=1
+  grep -E "FAIL|verify:" "$OUT/verify_wave.log"
+  for prec in float double; do
+    log "wave: nsbench stages 16384x1x16384 $prec"
+    $NSB stages --grid 16384x1x16384 --precision $prec --stage wave/step --samples ${SAMPLES:-30} \
+      --json "$OUT/results/stages_wave_16384x1x16384_$prec.json" >"$OUT/stages_wave_$prec.log" 2>&1 || status=1
+    grep -E "stage benchmark|copy|wave/step" "$OUT/stages_wave_$prec.log" | head -40
+  done
+  for recipe in ${WAVE_RECIPES:-thibault-shared global best}; do
+    log "wave 8192x1x8192 $recipe float"
+    $NSB run --case standing_wave --backend cuda --recipe $recipe --precision float --grid 8192x1x8192 --steps 200 \
+      --warmup 10 --quiet --json "$OUT/results/run_wave_8192x1x8192_${recipe}_float.json" >"$OUT/run_wave_$recipe.log" 2>&1 ||
+      status=1
+    grep -E "time per step|step  |validation|reference check|error" "$OUT/run_wave_$recipe.log"
+  done
 fi
 
 if want ranks4; then  # four ranks on the GPUs present: the 4-rank code paths (middle ranks, two neighbours)
