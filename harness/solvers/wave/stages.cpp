@@ -10,8 +10,9 @@
 namespace nsb {
 namespace {
 
-// The generic tools ask for 3D grids (verify: odd ones); a wave step sees the x-z plane of one.
-Grid as_wave_grid(const Grid& g) { return wave_grid(g.nx, g.nz); }
+// The generic tools ask for 3D grids (verify: odd ones); a wave step reads one as a plane of as many
+// points, nx by ny nz (so distinct grids stay distinct, and NXx1xNY is itself).
+Grid as_wave_grid(const Grid& g) { return wave_grid(g.nx, g.ny * g.nz); }
 
 // The three time levels (random, never zero: verify compares every array, ghosts included, so a stray
 // write shows) and a call wired to them.
