@@ -263,6 +263,20 @@ TEST(WaveGpu, EveryRecipeMatchesTheCpuSolver) {
   }
 }
 
+// CUDA-graph replay: one recording of three steps brings the rotated pointers back (steps_per_graph), so
+// replaying it for ever must give what the CPU gives step by step.
+TEST(WaveGpu, GraphReplayMatchesTheCpuSolver) {
+  NSB_NEEDS_GPU();
+  RunOptions o;
+  o.case_options = wave_options(130, 97);
+  o.backend = "cuda", o.recipe = "best", o.precision = "double", o.launch = "graph";
+  o.steps = 31, o.warmup = 4, o.progress = false;  // 33 timed steps: whole recordings of three
+  const nlohmann::json r = run(o);
+  EXPECT_TRUE(r["checks"]["reference"]["pass"].get<bool>()) << r["checks"]["reference"].dump();
+  EXPECT_EQ(r["checks"]["validation"]["steps"].get<int>(), 4 + 33);
+  EXPECT_LT(r["checks"]["validation"]["max_error"].get<double>(), 1e-3);
+}
+
 // Every threads-driver GPU halo variant on 2 and 3 ranks (ranks beyond the GPUs share one; a middle rank
 // has two neighbours; the overlapping variant computes edge rows first), against the one-rank run of the
 // executor's own check: each point is computed alone, so not one bit may differ.

@@ -43,23 +43,6 @@ __device__ inline void store_lanes(T* p, const Lanes<T, V>& lanes) {
   *reinterpret_cast<typename VectorOf<T, V>::type*>(p) = x;
 }
 
-// u around lane e of a thread's vector: rows below and above from registers, the row itself from
-// registers too, but for the values just west and east of the vector (neighbour threads' lanes, hits
-// in L1 since their warp read the same row as its row above one step earlier).
-template <class T, int V>
-struct LanesAt {
-  const Lanes<T, V>& below;
-  const Lanes<T, V>& mid;
-  const Lanes<T, V>& above;
-  T west, east;
-  int e;
-  __device__ T operator()(int di, int, int dk) const {
-    if (dk != 0) return dk < 0 ? below.v[e] : above.v[e];
-    const int f = e + di;
-    return f < 0 ? west : (f >= V ? east : mid.v[f]);
-  }
-};
-
 // Rows k0..k1-1 of the V columns from padded column i0. Whole: no boundary column among them, so the
 // row loop has no branch and its loads are free to run ahead of the previous rows' stores.
 template <bool Whole, class T, int V>
@@ -77,8 +60,15 @@ __device__ inline void march_rows(const WaveArgs<T>& a, int i0, int k0, int k1) 
     const T u_west = read_only(a.u + n + west), u_east = read_only(a.u + n + east);
     Lanes<T, V> next;
 #pragma unroll
-    for (int e = 0; e < V; ++e)
-      next.v[e] = wave_point(LanesAt<T, V>{below, mid, above, u_west, u_east, e}, prev.v[e], a.rho2);
+    for (int e = 0; e < V; ++e) {
+      // u around lane e, all from registers but the values just west and east of the vector (the
+      // neighbour threads' lanes: L1 hits, their warp read this row as its row above a step earlier).
+      const auto u = [&](int di, int, int dk) {
+        if (dk != 0) return dk < 0 ? below.v[e] : above.v[e];
+        return e + di < 0 ? u_west : (e + di >= V ? u_east : mid.v[e + di]);
+      };
+      next.v[e] = wave_point(u, prev.v[e], a.rho2);
+    }
     if constexpr (Whole) {
       store_lanes(a.u_next + n, next);
     } else {
