@@ -189,6 +189,9 @@ TEST(Wave, RefusesWhatItCannotRun) {
   SolverOptions jacobi;
   jacobi.jacobi_iterations = 50;
   expect_refused<std::runtime_error>([&] { p->check_options(jacobi); }, "--jacobi-iterations");
+  SolverOptions poisson;
+  poisson.poisson_method = "multigrid";
+  expect_refused<std::runtime_error>([&] { p->check_options(poisson); }, "--poisson");
 }
 
 TEST(Wave, TheLargestStableTimeStepIsAccepted) {

@@ -18,7 +18,7 @@ void step(const WaveCall<T>& c) {
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
   for (int k = c.zr.k_begin; k < c.zr.k_end; ++k)
     for (int i = 1; i <= g.nx; ++i) {
-      const std::size_t n = g.idx(i, 0, k);
+      const std::size_t n = wave_node(g, i, k);
       c.u_next[n] = wave_point(point_at(c.u, g, n), c.u_prev[n], c.rho2);
     }
 }

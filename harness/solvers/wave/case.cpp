@@ -47,10 +47,10 @@ void check_wave_options(const SolverOptions& o) {
   const SolverOptions defaults;
   if (o.scheme != defaults.scheme)
     throw std::runtime_error("--scheme: the wave's time scheme is fixed (centred second differences, Eq. 2.8)");
-  if (o.jacobi_iterations != defaults.jacobi_iterations || o.jacobi_tol != defaults.jacobi_tol ||
-      o.check_every != defaults.check_every)
-    throw std::runtime_error("--jacobi-iterations, --jacobi-tol and --check-every set a pressure solve; the wave "
-                             "equation has none");
+  if (o.poisson_method != defaults.poisson_method || o.jacobi_iterations != defaults.jacobi_iterations ||
+      o.jacobi_tol != defaults.jacobi_tol || o.check_every != defaults.check_every)
+    throw std::runtime_error("--poisson, --jacobi-iterations, --jacobi-tol and --check-every set a pressure solve; "
+                             "the wave equation has none");
 }
 
 template <class T>
@@ -62,8 +62,8 @@ HostState<T> wave_initial_state(const WaveCase& c) {
   std::vector<T>& u = s.field("u");
   for (int k = 1; k <= g.nz; ++k)
     for (int i = 1; i <= g.nx; ++i) {
-      u_prev[g.idx(i, 0, k)] = T(c.exact(i * h, k * h, -c.dt));
-      u[g.idx(i, 0, k)] = T(c.exact(i * h, k * h, 0.0));
+      u_prev[wave_node(g, i, k)] = T(c.exact(i * h, k * h, -c.dt));
+      u[wave_node(g, i, k)] = T(c.exact(i * h, k * h, 0.0));
     }
   return s;
 }
@@ -76,7 +76,7 @@ nlohmann::json wave_validation(const WaveCase& c, const HostState<T>& s) {
   double max_error = 0, sum_squares = 0;
   for (int k = 1; k <= g.nz; ++k)
     for (int i = 1; i <= g.nx; ++i) {
-      const double e = double(u[g.idx(i, 0, k)]) - c.exact(i * h, k * h, s.time);
+      const double e = double(u[wave_node(g, i, k)]) - c.exact(i * h, k * h, s.time);
       max_error = std::max(max_error, std::abs(e));
       sum_squares += e * e;
     }
@@ -96,17 +96,17 @@ double wave_energy(const WaveCase& c, const Grid& g, const std::vector<T>& u_pre
   const auto edge = [&](std::size_t a, std::size_t b) {
     return (double(u[a]) - double(u[b])) * (double(u_prev[a]) - double(u_prev[b]));
   };
-  const std::size_t row = std::size_t(g.NX());
+  const std::size_t up = std::size_t(g.sz());  // to the next row of nodes
   double kinetic = 0, potential = 0;
   for (int k = 1; k <= g.nz; ++k)
     for (int i = 0; i <= g.nx; ++i) {  // the row's nodes and its edges along x, boundary nodes' too
-      const std::size_t n = g.idx(i, 0, k);
+      const std::size_t n = wave_node(g, i, k);
       const double d = double(u[n]) - double(u_prev[n]);
       kinetic += d * d;
       potential += edge(n + 1, n);
     }
   for (int k = lower_boundary ? 0 : 1; k <= g.nz; ++k)
-    for (int i = 1; i <= g.nx; ++i) potential += edge(g.idx(i, 0, k) + row, g.idx(i, 0, k));  // along y, to row k+1
+    for (int i = 1; i <= g.nx; ++i) potential += edge(wave_node(g, i, k) + up, wave_node(g, i, k));  // along y
   const double r = c.h() / c.dt;
   return r * r * kinetic + c.exact.c * c.exact.c * potential;
 }

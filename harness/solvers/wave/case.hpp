@@ -29,7 +29,8 @@ struct WaveCase {
 // NXx1xNY, an unstable --dt, a --safety outside (0, 1], the projection solver's --re or --gamma.
 WaveCase make_wave_case(const CaseOptions& o);
 
-// The projection solver's options have no meaning here; throws std::runtime_error naming them.
+// The projection solver's options (time scheme, pressure solve) have no meaning here; throws
+// std::runtime_error naming them.
 void check_wave_options(const SolverOptions& o);
 
 // The exact solution at t = -dt and t = 0 on every node ("u_prev", "u"); boundary nodes 0. Starting

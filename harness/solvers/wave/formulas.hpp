@@ -9,12 +9,16 @@
 // Grid. Nodes x_i = i h, y_j = j h (square cells, h = lx / (nx + 1)): i = 1..nx, j = 1..ny are unknowns,
 // i = 0, nx+1 and j = 0, ny+1 are the boundary nodes, which hold u = 0 for ever. So lx = pi and
 // ly = (ny + 1) h: the thesis's [0, pi]^2 when nx = ny, a rectangle of the same cells otherwise.
-// Layout: a 2D nsbench Grid{nx, 1, ny, gy = 0}: x fastest, the wave's y is the grid's z (the slowest
-// axis), so padded index (i, 0, k) is node (x_i, y_k), a z plane is one row of nx + 2 values, and the
+// Layout: an nsbench Grid{nx, 1, ny}: x fastest, the wave's y is the grid's z (the slowest axis), so the
 // z-slab decomposition and the halo variants cut the domain into stripes of rows (thesis Sec. 3.1.4).
+// Node (x_i, y_k) is padded index (i, 1, k) (wave_node): the grid's one interior y row. Its y-ghost rows
+// j = 0 and 2 are never read or written; they cost memory (three rows a z plane), not traffic, and the
+// halo exchange copies whole z planes, so three rows where one would do (the Grid has no ghost-width
+// field: one cost every kernel of the projection solver 3-7%, ARCHITECTURE.md).
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <numbers>
 
 #include "grid.hpp"
@@ -24,8 +28,10 @@ namespace nsb {
 // The grid of a wave of nx x ny unknowns on [0, pi] x [0, (ny + 1) h].
 inline Grid wave_grid(int nx, int ny) {
   const double h = std::numbers::pi / (nx + 1);
-  return Grid{nx, 1, ny, std::numbers::pi, 1.0, h * (ny + 1), /*gy=*/0};
+  return Grid{nx, 1, ny, std::numbers::pi, 1.0, h * (ny + 1)};
 }
+// Padded index of node (x_i, y_k); the wave's next row up is g.sz() further.
+NSB_HD inline std::size_t wave_node(const Grid& g, int i, int k) { return g.idx(i, 1, k); }
 // The node spacing h (of x and y alike) of a wave grid. Taken from x, which decompositions leave whole
 // (a slab's lz is not (nz + 1) h).
 inline double wave_spacing(const Grid& g) { return g.lx / (g.nx + 1); }

@@ -17,7 +17,7 @@ namespace nsb {
 template <class T>
 struct WaveCall {
   using value_type = T;
-  Grid grid;  // a wave grid (formulas.hpp): nx x 1 x ny, gy = 0
+  Grid grid;  // a wave grid (formulas.hpp): nx x 1 x ny
   ZRange zr;  // rows of unknowns to update
   const T* u_prev = nullptr;
   const T* u = nullptr;

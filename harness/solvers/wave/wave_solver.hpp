@@ -9,7 +9,8 @@
 // from load() on and no variant writes them: they are the Dirichlet condition u = 0.
 //
 // In a decomposed run each rank owns a stripe of rows (its slab's grid) and a halo variant fills the
-// ghost row on each side that has a neighbour after every step, one row of nx + 2 values each way.
+// ghost row on each side that has a neighbour after every step (a whole z plane: three rows of nx + 2
+// values, of which the middle one holds the nodes; formulas.hpp).
 // An overlapping exchange has the two edge rows computed first and sent while the interior is.
 #pragma once
 
@@ -133,7 +134,7 @@ class WaveSolver final : public Solver<T> {
   WorkModel work_model(int section) const override {
     return section == kWaveStepSection ? wave_step_model(grid_, ZRange::interior(grid_), int(sizeof(T))) : WorkModel{};
   }
-  // One row of nx + 2 values to each neighbour.
+  // One z plane (three rows of nx + 2 values) to each neighbour.
   double halo_bytes_per_call(int section) const override {
     if (section != kWaveHaloSection || !halo_) return 0;
     return double(plane_elems(grid_)) * sizeof(T) * (int(slab_.has_lo()) + int(slab_.has_hi()));

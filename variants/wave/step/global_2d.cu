@@ -9,7 +9,7 @@ template <class T>
 __global__ void global_2d_kernel(WaveArgs<T> a) {
   int i, k;
   if (!plane_point(a, i, k)) return;
-  const std::size_t n = a.g.idx(i, 0, k);
+  const std::size_t n = wave_node(a.g, i, k);
   a.u_next[n] = wave_point(point_at(a.u, a.g, n), read_only(a.u_prev + n), a.rho2);
 }
 

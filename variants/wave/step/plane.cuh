@@ -1,8 +1,8 @@
 // What the wave/step kernels share: the call as a kernel argument, and one thread a point in 2D blocks
 // over the wave's plane (x by the wave's y, which is the grid's z: formulas.hpp).
 //
-// variants/common/traversals.cuh lays its blocks over x-y and walks z from j = 1; a 2D field (gy = 0)
-// has the single row j = 0 and its plane is x-z, hence this one mapping of its own.
+// variants/common/traversals.cuh lays its blocks over x-y and walks z; the wave's plane is x-z (its y
+// is the grid's z), so 2D blocks over it need this mapping of their own.
 #pragma once
 
 #include <vector>

@@ -5,10 +5,10 @@
 // of threads (each row of a block a few long bursts), and the row loop is unrolled so that several
 // rows' loads are in flight per thread (they take the read-only path, which may run ahead of stores).
 //
-// Alignment: row k starts at k (nx + 2). Vectors begin at padded columns that are multiples of V, so
-// they stay aligned in every row when V divides nx + 2 (the arrays themselves come from cudaMalloc,
-// 256-byte aligned): they cover the padded columns 0..nx+1, and a vector that holds a boundary column
-// stores its interior values one by one.
+// Alignment: the row of nodes k starts at (1 + 3k)(nx + 2) (formulas.hpp). Vectors begin at padded
+// columns that are multiples of V, so they stay aligned in every row when V divides nx + 2 (the arrays
+// themselves come from cudaMalloc, 256-byte aligned): they cover the padded columns 0..nx+1, and a
+// vector that holds a boundary column stores its interior values one by one.
 #include <cstdint>
 #include <cstring>
 
@@ -47,11 +47,11 @@ __device__ inline void store_lanes(T* p, const Lanes<T, V>& lanes) {
 // row loop has no branch and its loads are free to run ahead of the previous rows' stores.
 template <bool Whole, class T, int V>
 __device__ inline void march_rows(const WaveArgs<T>& a, int i0, int k0, int k1) {
-  const std::size_t row = std::size_t(a.g.NX());
+  const std::size_t row = std::size_t(a.g.sz());  // to the next row of nodes
   // Columns i0 - 1 and i0 + V, or the lane's own where they lie outside the array: only a boundary lane
   // (never stored) would read them.
   const int west = i0 > 0 ? -1 : 0, east = i0 + V < a.g.NX() ? V : V - 1;
-  std::size_t n = a.g.idx(i0, 0, k0);
+  std::size_t n = wave_node(a.g, i0, k0);
   Lanes<T, V> below = load_lanes<T, V>(a.u + n - row), mid = load_lanes<T, V>(a.u + n);
 #pragma unroll 4
   for (int k = k0; k < k1; ++k, n += row) {

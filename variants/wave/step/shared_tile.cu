@@ -24,11 +24,11 @@ __global__ void shared_tile_kernel(WaveArgs<T> a) {
   for (int b = threadIdx.y; b < height; b += blockDim.y)
     for (int c = threadIdx.x; c < width; c += blockDim.x)
       if (i0 + c <= a.g.nx + 1 && k0 + b <= a.k_end)  // no point inside needs what lies beyond
-        tile[b * width + c] = read_only(a.u + a.g.idx(i0 + c, 0, k0 + b));
+        tile[b * width + c] = read_only(a.u + wave_node(a.g, i0 + c, k0 + b));
   __syncthreads();
   int i, k;
   if (!plane_point(a, i, k)) return;
-  const std::size_t n = a.g.idx(i, 0, k);
+  const std::size_t n = wave_node(a.g, i, k);
   const TileAt<T> u{tile + (threadIdx.y + 1) * width + threadIdx.x + 1, width};
   a.u_next[n] = wave_point(u, read_only(a.u_prev + n), a.rho2);
 }
