@@ -6,8 +6,8 @@
 //
 // Equation (2.1): u_tt = c^2 (u_xx + u_yy) on [0, lx] x [0, ly], u = 0 on the boundary (Dirichlet).
 //
-// Grid. Nodes x_i = i h, y_j = j h (square cells, h = lx / (nx + 1)): i = 1..nx, j = 1..ny are unknowns,
-// i = 0, nx+1 and j = 0, ny+1 are the boundary nodes, which hold u = 0 for ever. So lx = pi and
+// Grid. Nodes x_i = i h, y_k = k h (square cells, h = lx / (nx + 1)): i = 1..nx, k = 1..ny are unknowns,
+// i = 0, nx+1 and k = 0, ny+1 are the boundary nodes, which hold u = 0 for ever. So lx = pi and
 // ly = (ny + 1) h: the thesis's [0, pi]^2 when nx = ny, a rectangle of the same cells otherwise.
 // Layout: an nsbench Grid{nx, 1, ny}: x fastest, the wave's y is the grid's z (the slowest axis), so the
 // z-slab decomposition and the halo variants cut the domain into stripes of rows (thesis Sec. 3.1.4).
