@@ -51,48 +51,29 @@ int cmd_verify(const nsb::VerifyOptions& o) {
   return failed ? 1 : 0;
 }
 
-}  // namespace
-
-int run_main(int argc, char** argv);
-
-int main(int argc, char** argv) {
-  nsb::mpi::init(&argc, &argv);  // only when started by mpirun
-  const int rc = run_main(argc, argv);
-  nsb::mpi::finalize();
-  return rc;
-}
-
-int run_main(int argc, char** argv) {
-  CLI::App app{
-      "nsbench: benchmark and study harness for GPU incompressible Navier-Stokes solvers.\n"
-      "Each solver (projection: Thibault's cavity solver; wave: his 2D wave equation; nsbench list shows\n"
-      "them all) is a time loop over stages; every stage has several implementations ('variants'), named\n"
-      "solver/stage/variant:tuning; a recipe picks one per stage, and --case picks the solver.\n\n"
-      "Examples:\n"
-      "  nsbench run --case cavity --grid 64x4x64 --re 100 --until-steady --steps 40000\n"
-      "  nsbench run --backend cuda --recipe thibault-optimal --grid 256x32x256 --steps 200\n"
-      "  nsbench run --backend cuda --recipe thibault-global --stage pressure=jacobi_shared_zloop:bx16_by8_sz2\n"
-      "  nsbench run --backend cuda --grid 512x512x512 --ranks 2 --halo p2p_async_overlap   (2 GPUs, threads)\n"
-      "  mpirun -np 2 nsbench run --backend cuda --grid 512x512x512 --halo nccl              (2 GPUs, MPI)\n"
-      "  nsbench list --stage pressure        nsbench verify"};
-  app.require_subcommand(1);
-
+// `nsbench run`: its options, and what the command line's words become.
+struct RunCli {
   nsb::RunOptions ro;
-  std::string grid = "64x4x64", scheme = "euler";
+  std::string grid = "64x4x64", scheme = "euler", nvtx = "on";
+  bool no_check = false, quiet = false;
+};
+
+CLI::App* add_run_command(CLI::App& app, RunCli& c) {
+  nsb::RunOptions& ro = c.ro;
   auto* run = app.add_subcommand("run", "run a case and print (and optionally write) the timed result");
   ro.case_options.name = "cavity";
   std::string cases;
   for (const nsb::SolverDef& d : nsb::SolverRegistry::instance().all())
-    for (const std::string& c : d.cases) cases += (cases.empty() ? "" : " | ") + c + " (" + d.name + ")";
+    for (const std::string& name : d.cases) cases += (cases.empty() ? "" : " | ") + name + " (" + d.name + ")";
   run->add_option("--case", ro.case_options.name, "the case, and so the solver: " + cases)->capture_default_str();
-  run->add_option("--grid", grid, "interior cells NXxNYxNZ (cavity: lid on the top z plane, span in y)")
+  run->add_option("--grid", c.grid, "interior cells NXxNYxNZ (cavity: lid on the top z plane, span in y; the wave: NXx1xNY)")
       ->capture_default_str();
   run->add_option("--re", ro.case_options.re, "Reynolds number")->capture_default_str();
   run->add_option("--dt", ro.case_options.dt, "time step (default: --safety x the stable explicit step)");
   run->add_option("--safety", ro.case_options.safety, "fraction of the stable time step")->capture_default_str();
   run->add_option("--gamma", ro.case_options.gamma, "upwind blend weight of advection (thesis GAMMA)")
       ->capture_default_str();
-  run->add_option("--scheme", scheme, "euler | ab2 (Adams-Bashforth 2)")->capture_default_str();
+  run->add_option("--scheme", c.scheme, "euler | ab2 (Adams-Bashforth 2)")->capture_default_str();
   run->add_option("--backend", ro.backend, "cpu_serial | cpu_omp | cuda")->capture_default_str();
   run->add_option("--threads", ro.solver.threads, "OpenMP threads for cpu_omp (0: all cores)");
   run->add_option("--precision", ro.precision, "float | double")->capture_default_str();
@@ -125,23 +106,77 @@ int run_main(int argc, char** argv) {
   run->add_option("--halo", ro.halo,
                   "halo exchange variant NAME[:TUNING] between ranks (nsbench list --stage halo); default: "
                   "p2p_sync (GPU, threads), mpi_host_staged (GPU, MPI), shared_memory_copy / mpi_sendrecv (CPU)");
-  bool no_check = false, quiet = false;
-  run->add_flag("--no-check", no_check,
+  run->add_flag("--no-check", c.no_check,
                 "skip the correctness check: against the CPU reference (one GPU) or the same recipe on one rank "
                 "(several ranks)");
   run->add_option("--json", ro.json_path, "write the full result (schema nsbench.run/2) to this file");
-  run->add_flag("--quiet", quiet, "no progress lines");
+  run->add_flag("--quiet", c.quiet, "no progress lines");
   run->add_flag("--profile", ro.profile,
                 "after the timed steps (never during them): a CUPTI kernel trace over --profile-steps steps (kernel "
                 "time per stage call vs the event-timed call) and hardware counters over one step (DRAM bytes vs "
                 "the byte model, L2 hit rate, occupancy, global requests/sectors); stored under 'profile' in the "
                 "JSON. Where counters are refused, the reason is recorded and the trace kept.");
   run->add_option("--profile-steps", ro.profile_steps, "steps of the trace pass")->capture_default_str();
-  std::string nvtx = "on";
-  run->add_option("--nvtx", nvtx,
+  run->add_option("--nvtx", c.nvtx,
                   "on: NVTX ranges (domain nsbench) per step, stage call (variant id) and halo exchange, for "
                   "Nsight tools; off: none (to measure what they cost)")
       ->capture_default_str();
+
+  return run;
+}
+
+int run_command(RunCli& c, int argc, char** argv) {
+  nsb::RunOptions& ro = c.ro;
+  if (!parse_grid(c.grid, ro.case_options))
+    throw std::runtime_error("bad --grid '" + c.grid + "': expected NXxNYxNZ, e.g. 128x4x128");
+  if (c.scheme == "euler") ro.solver.scheme = nsb::TimeScheme::euler;
+  else if (c.scheme == "ab2") ro.solver.scheme = nsb::TimeScheme::adams_bashforth2;
+  else throw std::runtime_error("unknown --scheme '" + c.scheme + "'; known: euler ab2");
+  ro.check = !c.no_check;
+  if (c.nvtx != "on" && c.nvtx != "off") throw std::runtime_error("unknown --nvtx '" + c.nvtx + "'; known: on off");
+  ro.nvtx = c.nvtx == "on";
+  ro.progress = !c.quiet;
+  ro.command_line = join_args(argc, argv);
+  if (!nsb::mpi::built_with_mpi() && std::getenv("OMPI_COMM_WORLD_SIZE") &&
+      std::string(std::getenv("OMPI_COMM_WORLD_SIZE")) != "1")
+    throw std::runtime_error("started by mpirun, but this nsbench was built without MPI: the processes would "
+                             "run independent copies (install libopenmpi-dev and rebuild, or use --ranks N)");
+  const auto result = nsb::run(ro);
+  if (result.is_null()) return 0;  // an MPI rank other than 0: rank 0 reports
+  nsb::print_summary(result);
+  if (!ro.json_path.empty()) std::printf("  result written to %s\n", ro.json_path.c_str());
+  const auto& ref = result["checks"]["reference"];
+  return ref["performed"].get<bool>() && !ref["pass"].get<bool>() ? 2 : 0;
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv);
+
+int main(int argc, char** argv) {
+  nsb::mpi::init(&argc, &argv);  // only when started by mpirun
+  const int rc = run_main(argc, argv);
+  nsb::mpi::finalize();
+  return rc;
+}
+
+int run_main(int argc, char** argv) {
+  CLI::App app{
+      "nsbench: benchmark and study harness for GPU incompressible Navier-Stokes solvers.\n"
+      "Each solver (projection: Thibault's cavity solver; wave: his 2D wave equation; nsbench list shows\n"
+      "them all) is a time loop over stages; every stage has several implementations ('variants'), named\n"
+      "solver/stage/variant:tuning; a recipe picks one per stage, and --case picks the solver.\n\n"
+      "Examples:\n"
+      "  nsbench run --case cavity --grid 64x4x64 --re 100 --until-steady --steps 40000\n"
+      "  nsbench run --backend cuda --recipe thibault-optimal --grid 256x32x256 --steps 200\n"
+      "  nsbench run --backend cuda --recipe thibault-global --stage pressure=jacobi_shared_zloop:bx16_by8_sz2\n"
+      "  nsbench run --backend cuda --grid 512x512x512 --ranks 2 --halo p2p_async_overlap   (2 GPUs, threads)\n"
+      "  mpirun -np 2 nsbench run --backend cuda --grid 512x512x512 --halo nccl              (2 GPUs, MPI)\n"
+      "  nsbench list --stage pressure        nsbench verify"};
+  app.require_subcommand(1);
+
+  RunCli run_cli;
+  auto* run = add_run_command(app, run_cli);
 
   std::string list_stage, list_tag;
   auto* list = app.add_subcommand("list", "list stages, variants with tags and tunings, recipes, flop counts");
@@ -187,28 +222,7 @@ int run_main(int argc, char** argv) {
   }
 
   try {
-    if (*run) {
-      if (!parse_grid(grid, ro.case_options))
-        throw std::runtime_error("bad --grid '" + grid + "': expected NXxNYxNZ, e.g. 128x4x128");
-      if (scheme == "euler") ro.solver.scheme = nsb::TimeScheme::euler;
-      else if (scheme == "ab2") ro.solver.scheme = nsb::TimeScheme::adams_bashforth2;
-      else throw std::runtime_error("unknown --scheme '" + scheme + "'; known: euler ab2");
-      ro.check = !no_check;
-      if (nvtx != "on" && nvtx != "off") throw std::runtime_error("unknown --nvtx '" + nvtx + "'; known: on off");
-      ro.nvtx = nvtx == "on";
-      ro.progress = !quiet;
-      ro.command_line = join_args(argc, argv);
-      if (!nsb::mpi::built_with_mpi() && std::getenv("OMPI_COMM_WORLD_SIZE") &&
-          std::string(std::getenv("OMPI_COMM_WORLD_SIZE")) != "1")
-        throw std::runtime_error("started by mpirun, but this nsbench was built without MPI: the processes would "
-                                 "run independent copies (install libopenmpi-dev and rebuild, or use --ranks N)");
-      const auto result = nsb::run(ro);
-      if (result.is_null()) return 0;  // an MPI rank other than 0: rank 0 reports
-      nsb::print_summary(result);
-      if (!ro.json_path.empty()) std::printf("  result written to %s\n", ro.json_path.c_str());
-      const auto& ref = result["checks"]["reference"];
-      return ref["performed"].get<bool>() && !ref["pass"].get<bool>() ? 2 : 0;
-    }
+    if (*run) return run_command(run_cli, argc, argv);
     if (*list) {
       if (list_json) std::printf("%s\n", nsb::list_json().dump(1).c_str());
       else nsb::print_list(list_stage, list_tag);
