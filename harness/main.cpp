@@ -33,10 +33,16 @@ bool parse_grid(const std::string& s, nsb::CaseOptions& c) {
 int cmd_verify(const nsb::VerifyOptions& o) {
   const bool have_gpu = nsb::device::count() > 0;
   if (!have_gpu && !o.include_cpu) {
-    std::printf("verify: SKIPPED GPU variants: %s\n", nsb::device::unavailable_reason().c_str());
-    return 0;
+    if (o.allow_no_gpu) {
+      std::printf("verify: SKIPPED GPU variants (--allow-no-gpu): %s\n", nsb::device::unavailable_reason().c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "nsbench verify: no usable GPU (%s): nothing verified (--allow-no-gpu where that is "
+                 "expected, --cpu to check the CPU variants)\n", nsb::device::unavailable_reason().c_str());
+    return 1;
   }
   nsb::VerifyOptions opt = o;
+  opt.gpu = have_gpu;
   if (!have_gpu) std::printf("verify: no GPU (%s); checking CPU variants only\n", nsb::device::unavailable_reason().c_str());
   int failed = 0, total = 0;
   for (const nsb::VerifyResult& r : nsb::verify_variants(opt)) {
@@ -55,7 +61,7 @@ int cmd_verify(const nsb::VerifyOptions& o) {
 struct RunCli {
   nsb::RunOptions ro;
   std::string grid = "64x4x64", scheme = "euler", nvtx = "on";
-  bool no_check = false, quiet = false;
+  bool no_check = false, quiet = false, force = false;
 };
 
 CLI::App* add_run_command(CLI::App& app, RunCli& c) {
@@ -109,7 +115,10 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
   run->add_flag("--no-check", c.no_check,
                 "skip the correctness check: against the CPU reference (one GPU) or the same recipe on one rank "
                 "(several ranks)");
-  run->add_option("--json", ro.json_path, "write the full result (schema nsbench.run/2) to this file");
+  run->add_option("--json", ro.json_path,
+                  "write the full result (schema nsbench.run/2) to this file; checked before the run, written "
+                  "atomically, never over an existing file unless --force");
+  run->add_flag("--force", c.force, "let --json replace an existing file");
   run->add_flag("--quiet", c.quiet, "no progress lines");
   run->add_flag("--profile", ro.profile,
                 "after the timed steps (never during them): a CUPTI kernel trace over --profile-steps steps (kernel "
@@ -137,6 +146,7 @@ int run_command(RunCli& c, int argc, char** argv) {
   ro.nvtx = c.nvtx == "on";
   ro.progress = !c.quiet;
   ro.command_line = join_args(argc, argv);
+  nsb::check_result_path(ro.json_path, c.force);  // before the run: a bad path must not cost its output
   if (!nsb::mpi::built_with_mpi() && std::getenv("OMPI_COMM_WORLD_SIZE") &&
       std::string(std::getenv("OMPI_COMM_WORLD_SIZE")) != "1")
     throw std::runtime_error("started by mpirun, but this nsbench was built without MPI: the processes would "
@@ -145,6 +155,10 @@ int run_command(RunCli& c, int argc, char** argv) {
   if (result.is_null()) return 0;  // an MPI rank other than 0: rank 0 reports
   nsb::print_summary(result);
   if (!ro.json_path.empty()) std::printf("  result written to %s\n", ro.json_path.c_str());
+  if (result.value("status", "") == "failed") {
+    std::fprintf(stderr, "nsbench: run FAILED: %s\n", result["failure"].get<std::string>().c_str());
+    return 3;
+  }
   const auto& ref = result["checks"]["reference"];
   return ref["performed"].get<bool>() && !ref["pass"].get<bool>() ? 2 : 0;
 }
@@ -172,7 +186,11 @@ int run_main(int argc, char** argv) {
       "  nsbench run --backend cuda --recipe thibault-global --stage pressure=jacobi_shared_zloop:bx16_by8_sz2\n"
       "  nsbench run --backend cuda --grid 512x512x512 --ranks 2 --halo p2p_async_overlap   (2 GPUs, threads)\n"
       "  mpirun -np 2 nsbench run --backend cuda --grid 512x512x512 --halo nccl              (2 GPUs, MPI)\n"
-      "  nsbench list --stage pressure        nsbench verify"};
+      "  nsbench list --stage pressure        nsbench verify\n\n"
+      "Exit codes: 0 done (and checked); 1 bad input or an error, named on stderr (nothing run, or the\n"
+      "run could not finish); 2 `run`: the check against the reference FAILED (the result is written);\n"
+      "3 `run`: the run FAILED, its state is not finite (NaN/Inf: blew up; the result is written, marked\n"
+      "failed); `verify`: 1 when a variant fails."};
   app.require_subcommand(1);
 
   RunCli run_cli;
@@ -191,6 +209,8 @@ int run_main(int argc, char** argv) {
   verify->add_option("--stage", vo.stage, "only this stage (NAME or SOLVER/NAME)");
   verify->add_option("--variant", vo.variant, "only this variant name");
   verify->add_flag("--cpu", vo.include_cpu, "also check cpu_omp against cpu_serial");
+  verify->add_flag("--allow-no-gpu", vo.allow_no_gpu,
+                   "exit 0 without a usable GPU (CI without a GPU); otherwise no GPU is an error (exit 1)");
 
   nsb::StageBenchOptions so;
   std::string stages_grid = "256x256x256";
@@ -204,6 +224,8 @@ int run_main(int argc, char** argv) {
   stages->add_option("--samples", so.samples, "timed calls per variant x tuning")->capture_default_str();
   stages->add_option("--warmup", so.warmup, "untimed calls first")->capture_default_str();
   stages->add_option("--json", so.json_path, "write every row with raw samples (schema nsbench.stages/2)");
+  bool stages_force = false;
+  stages->add_flag("--force", stages_force, "let --json replace an existing file");
 
   nsb::BandwidthOptions bo;
   std::size_t max_mib = 256;
@@ -214,6 +236,8 @@ int run_main(int argc, char** argv) {
   bandwidth->add_option("--max-mib", max_mib, "largest message, MiB (sizes go up by 4x from 8 bytes)")
       ->capture_default_str();
   bandwidth->add_option("--json", bo.json_path, "write every size with raw samples (schema nsbench.bandwidth/1)");
+  bool bandwidth_force = false;
+  bandwidth->add_flag("--force", bandwidth_force, "let --json replace an existing file");
 
   try {
     app.parse(argc, argv);
@@ -233,6 +257,7 @@ int run_main(int argc, char** argv) {
       if (!parse_grid(stages_grid, tmp)) throw std::runtime_error("bad --grid '" + stages_grid + "'");
       so.grid = nsb::Grid{tmp.nx, tmp.ny, tmp.nz, double(tmp.nx), double(tmp.ny), double(tmp.nz)};
       so.command_line = join_args(argc, argv);
+      nsb::check_result_path(so.json_path, stages_force);
       nsb::bench_stages(so);
       return 0;
     }
@@ -240,6 +265,7 @@ int run_main(int argc, char** argv) {
     if (*bandwidth) {
       bo.max_bytes = max_mib << 20;
       bo.command_line = join_args(argc, argv);
+      nsb::check_result_path(bo.json_path, bandwidth_force);
       nsb::measure_bandwidth(bo);
       if (!bo.json_path.empty()) std::printf("result written to %s\n", bo.json_path.c_str());
       return 0;

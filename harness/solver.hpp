@@ -75,8 +75,9 @@ class Solver {
   virtual void replayed(int steps) = 0;
   virtual int step_index() const = 0;
   virtual double time() const = 0;
-  // Relative change per unit time of the state over the last step, for --until-steady (synchronises);
-  // NaN where the solver has no such monitor.
+  // Relative change per unit time of the state over the last step, for --until-steady (synchronises),
+  // where the solver has such a monitor; a NaN or Inf from it means the state blew up.
+  virtual bool monitors_steady_state() const { return false; }
   virtual double steady_change() { return NAN; }
   // What the solver reports after the timed steps, untimed: e.g. the divergence after projection, the
   // last pressure iterations. Goes to the result's "checks" (numbers) and the summary.

@@ -81,6 +81,7 @@ std::vector<VerifyResult> verify_variants(const VerifyOptions& o) {
   for (const Variant& v : Registry::instance().all()) {
     if (v.backend == Backend::cpu_serial) continue;
     if (v.backend == Backend::cpu_omp && !o.include_cpu) continue;
+    if (v.backend == Backend::cuda && !o.gpu) continue;
     if (!o.solver.empty() && o.solver != v.solver()) continue;
     if (!o.stage.empty() && o.stage != v.stage_name() && o.stage != v.stage) continue;
     if (!o.variant.empty() && o.variant != v.name) continue;

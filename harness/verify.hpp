@@ -24,6 +24,8 @@ struct VerifyOptions {
   std::string stage;      // "" = every stage ("pressure" or "projection/pressure")
   std::string variant;    // "" = every variant
   bool include_cpu = false;  // also check cpu_omp against cpu_serial
+  bool gpu = true;           // check the GPU variants (false: no usable GPU here)
+  bool allow_no_gpu = false; // `nsbench verify` without a GPU: skip (exit 0) instead of failing
   unsigned seed = 12345;
 };
 

@@ -118,8 +118,10 @@ def run_one(study, run, argv, folder, final, mode, machine):
     env = dict(os.environ, NCCL_NVLS_ENABLE="0", OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
     if run["mpi_ranks"]:
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     tmp = final + ".tmp"
+    if os.path.exists(tmp):  # left by an interrupted run: ours to replace (nsbench never overwrites a file)
+        os.remove(tmp)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     if proc.returncode not in (0, 2) or not os.path.exists(tmp):
         if os.path.exists(tmp):
             os.remove(tmp)

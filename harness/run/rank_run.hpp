@@ -3,6 +3,8 @@
 // return null.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -88,6 +90,24 @@ nlohmann::json reference_check(const RunSetup& s, const HostState<T>& start, con
     ref = {{"performed", false}, {"reason", std::string("the reference run could not be made: ") + e.what()}};
   }
   return ref;
+}
+
+// Non-finite values in the final state, counted per field: a run that blew up is a failed run, never
+// a result (its errors would read as 0: NaN compares false).
+template <class T>
+nlohmann::json finite_check(const HostState<T>& s, int step) {
+  nlohmann::json counts = nlohmann::json::object();
+  std::string bad;
+  for (const auto& [name, values] : s.fields) {
+    const auto n = std::count_if(values.begin(), values.end(), [](T x) { return !std::isfinite(double(x)); });
+    counts[name] = n;
+    if (n > 0) bad += (bad.empty() ? "" : ", ") + name + " (" + std::to_string(n) + " of " + std::to_string(values.size()) + ")";
+  }
+  nlohmann::json j = {{"pass", bad.empty()}, {"non_finite_values", counts}};
+  if (!bad.empty())
+    j["detail"] = "non-finite values (NaN or Inf) after step " + std::to_string(step) + " in " + bad +
+                  ": the scheme blew up (time step too large? a run with fewer --steps shows when)";
+  return j;
 }
 
 // Registers, shared and local memory of the kernels the recipe's tunings run.
@@ -178,6 +198,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
   const RankTimes times = slowest_rank(per_rank);
   const bool graph = s.options.launch == "graph";
   const Summary step = summarize(times.step);
+  nlohmann::json step_kept;  // set when the step samples stored are a subsample
 
   double flops_per_step = 0;
   const nlohmann::json stages = stage_timing(s, times, m, gpu ? copy.bytes_per_second : 0, graph, flops_per_step);
@@ -187,7 +208,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
   nlohmann::json per_rank_steps = nlohmann::json::array();
   for (const RankTimes& r : per_rank) per_rank_steps.push_back(summarize(r.step).median);
   result["timing"] = {{"step", summary_json(step)},
-                      {"step_raw_seconds", times.step},
+                      {"step_raw_seconds", bounded_samples(times.step, &step_kept)},
                       {"flops_per_step", flops_per_step},
                       {"gflops", step.median > 0 ? flops_per_step / step.median * 1e-9 : 0.0},
                       {"stage_order", s.solver.stages},
@@ -195,10 +216,21 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
                       {"halo", ctx.halo ? halo_timing(s, times, m, step, ctx) : nlohmann::json::object()},
                       {"per_rank_step_median", per_rank_steps},
                       {"method", timing_method(graph, gpu, steps_per_graph)}};
+  if (!step_kept.is_null())
+    result["timing"]["raw_samples"] = {{"max_kept", kMaxRawSamples}, {"steps", step_kept},
+                                       {"rule", "series longer than max_kept are stored as every stride-th sample; "
+                                                "the summaries use every sample"}};
   if (s.options.profile) result["profile"] = profile_report(run.profile, stages);
 
-  // Checks: physics validation of the final state, the solver's own invariants, and the reference.
-  result["checks"]["validation"] = s.problem.validate(fin, run.steady);
+  // Checks: the state is finite, physics validation of it, the solver's own invariants, the reference.
+  result["checks"]["finite"] = finite_check(fin, run.end_state.step);
+  const bool finite = result["checks"]["finite"]["pass"].get<bool>();
+  if (!finite) {
+    result["status"] = "failed";
+    result["failure"] = result["checks"]["finite"]["detail"];
+  }
+  result["checks"]["validation"] = finite ? s.problem.validate(fin, run.steady)
+                                          : nlohmann::json{{"kind", "none"}, {"detail", "the final state is not finite"}};
   for (auto& [key, value] : run.final_checks.items()) result["checks"][key] = value;
   result["checks"]["reference"] = reference_check(s, start, fin, ranks);
   comm.barrier();

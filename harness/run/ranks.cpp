@@ -2,6 +2,7 @@
 // process per rank), and the entry point that checks the options and picks the solver and recipe.
 #include <omp.h>
 
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -128,7 +129,21 @@ json run_ranks(const RunSetup& s) {
   return result;
 }
 
-// Options that no solver can use, refused before anything runs.
+// Options that no solver can use, refused before anything runs: a number that is not finite, or
+// outside what it means, is named (never silently replaced by a default).
+void check_numbers(const RunOptions& o) {
+  const CaseOptions& c = o.case_options;
+  for (auto [flag, value] : {std::pair{"--re", c.re}, {"--dt", c.dt}, {"--safety", c.safety}, {"--gamma", c.gamma},
+                             {"--jacobi-tol", o.solver.jacobi_tol}, {"--steady-tol", o.steady_tol}})
+    if (!std::isfinite(value))
+      throw std::runtime_error(std::string(flag) + " must be a finite number (got " + std::to_string(value) + ")");
+  if (c.dt < 0) throw std::runtime_error("--dt must not be negative (0: the stable time step)");
+  if (o.solver.jacobi_tol < 0) throw std::runtime_error("--jacobi-tol must not be negative (0: a fixed count)");
+  if (!(o.steady_tol > 0)) throw std::runtime_error("--steady-tol must be positive");
+  if (o.solver.threads < 0) throw std::runtime_error("--threads must not be negative (0: every core)");
+  if (o.steady_check_every < 1) throw std::runtime_error("steady_check_every must be at least 1");
+}
+
 void check_run_options(const RunOptions& o, Backend b, int ranks) {
   if (o.precision != "float" && o.precision != "double")
     throw std::runtime_error("unknown precision '" + o.precision + "'; known: float double");
@@ -158,6 +173,7 @@ void check_run_options(const RunOptions& o, Backend b, int ranks) {
 }  // namespace
 
 json run(const RunOptions& o) {
+  check_numbers(o);
   const SolverDef& solver = SolverRegistry::instance().of_case(o.case_options.name);
   const std::unique_ptr<Problem> problem = solver.make_problem(o.case_options);
   const Backend b = parse_backend(o.backend);

@@ -5,9 +5,12 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
+
+#include <unistd.h>
 
 #include "build_info.hpp"  // generated each build: git commit, compiler, flags
 #include "device.hpp"
@@ -32,10 +35,42 @@ nlohmann::json summary_json(const Summary& s) {
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write result file " + path);
-  out << j.dump(1) << "\n";
-  if (!out) throw std::runtime_error("writing result file " + path + " failed");
+  const std::string tmp = path + ".partial-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    if (!out) throw std::runtime_error("cannot write result file " + path + " (could not create " + tmp + ")");
+    out << j.dump(1) << "\n";
+    if (!out) throw std::runtime_error("writing result file " + path + " failed");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error("cannot write result file " + path + ": " + ec.message());
+  }
+}
+
+void check_result_path(const std::string& path, bool overwrite) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw std::runtime_error("--json " + path + " is a folder; name a file");
+  if (fs::exists(path, ec) && !overwrite)
+    throw std::runtime_error("--json " + path + " exists; nsbench does not overwrite a result (give --force to)");
+  const fs::path folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  if (!fs::is_directory(folder, ec)) throw std::runtime_error("--json " + path + ": no folder " + folder.string());
+  const std::string probe = path + ".probe-" + std::to_string(::getpid());
+  if (!std::ofstream(probe)) throw std::runtime_error("--json " + path + ": cannot create files in " + folder.string());
+  fs::remove(probe, ec);
+}
+
+nlohmann::json bounded_samples(const std::vector<double>& samples, nlohmann::json* kept) {
+  if (samples.size() <= kMaxRawSamples) return samples;
+  const std::size_t stride = (samples.size() + kMaxRawSamples - 1) / kMaxRawSamples;
+  std::vector<double> sub;
+  for (std::size_t i = 0; i < samples.size(); i += stride) sub.push_back(samples[i]);
+  if (kept) *kept = {{"kept", sub.size()}, {"of", samples.size()}, {"stride", stride}};
+  return sub;
 }
 
 std::string now_utc() {

@@ -16,8 +16,19 @@ namespace nsb {
 nlohmann::json machine_metadata(int threads_used);
 nlohmann::json build_metadata();
 std::string now_utc();  // "2026-11-22T04:30:00Z", for result files
-// Writes a result file (indented JSON); throws naming the path when it cannot.
+// Writes a result file (indented JSON) atomically: into a temporary file beside it, then renamed, so a
+// reader never sees half a file; throws naming the path when it cannot.
 void write_json(const std::string& path, const nlohmann::json& j);
+// Before a run: throws, naming the problem, when a result could not be written to `path` at the end
+// (its folder is missing or not writable) or when the file exists and `overwrite` is false, so that
+// no run's output is lost to a bad path.
+void check_result_path(const std::string& path, bool overwrite);
+
+// Raw samples of one series as stored in a result: all of them up to kMaxRawSamples, else a uniform
+// subsample (every k-th, in order) of about that many; statistics are always taken from all samples.
+// `kept` says which ({"kept": m, "of": n, "stride": k}) when a subsample was taken.
+constexpr std::size_t kMaxRawSamples = 2000;
+nlohmann::json bounded_samples(const std::vector<double>& samples, nlohmann::json* kept = nullptr);
 
 nlohmann::json summary_json(const Summary& s);
 

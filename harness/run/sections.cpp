@@ -29,7 +29,9 @@ json stage_timing(const RunSetup& s, const RankTimes& times, const SectionModels
       const double bw = w.bytes / call.median;
       st["achieved"] = {{"bytes_per_second", bw}, {"flops_per_second", w.flops / call.median}};
       if (ceiling > 0) st["achieved"]["fraction_of_copy_bandwidth"] = bw / ceiling;
-      st["raw_seconds"] = times.per_call.at(k);
+      json kept;
+      st["raw_seconds"] = bounded_samples(times.per_call.at(k), &kept);
+      if (!kept.is_null()) st["raw_seconds_subsampled"] = kept;
       flops_per_step += m.flops_whole[std::size_t(k)] * calls;
     } else if (graph && k >= 0) {  // no per-stage samples: count the calls a step makes
       flops_per_step += m.flops_whole[std::size_t(k)] * m.calls_default[std::size_t(k)];
@@ -51,7 +53,7 @@ json halo_timing(const RunSetup& s, const RankTimes& times, const SectionModels&
         {"per_call", summary_json(call)}, {"per_step", summary_json(per_step)},
         {"calls_per_step", double(times.per_call.at(k).size()) / double(times.per_step.at(k).size())},
         {"bytes_sent_per_call", bytes}, {"bytes_per_second", bytes / call.median},
-        {"raw_seconds", times.per_call.at(k)}};
+        {"raw_seconds", bounded_samples(times.per_call.at(k))}};
     per_step_total += per_step.median;
   }
   halo["total_per_step_median"] = per_step_total;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "device.hpp"
@@ -32,6 +33,8 @@ template <class T>
 TimedOutcome<T> timed_steps(Solver<T>& solver, const RunOptions& o, Communicator& comm, bool gpu, int device,
                             const std::vector<std::string>& section_names) {
   TimedOutcome<T> out;
+  if (o.until_steady && !solver.monitors_steady_state())
+    throw std::runtime_error("--until-steady: this solver has no steady-state monitor (its runs take a fixed --steps)");
   const bool root = comm.rank() == 0;
   const bool graph = o.launch == "graph";
   const int chunk = graph ? solver.steps_per_graph() : 1;  // steps per timed sample
@@ -76,6 +79,10 @@ TimedOutcome<T> timed_steps(Solver<T>& solver, const RunOptions& o, Communicator
       timer->enabled = false;  // the monitor is not part of the scheme's cost
       out.last_change = solver.steady_change();
       timer->enabled = true;
+      if (std::isnan(out.last_change) || std::isinf(out.last_change)) {  // blew up: no use going on
+        out.stop_reason = "stopped at step " + std::to_string(out.timed_steps) + ": the state is not finite";
+        break;
+      }
       if (out.last_change < o.steady_tol) {
         out.steady = true;
         out.stop_reason = "steady: change per unit time below --steady-tol";
@@ -91,7 +98,7 @@ TimedOutcome<T> timed_steps(Solver<T>& solver, const RunOptions& o, Communicator
                    std::isnan(out.last_change) ? "" : ("  change " + std::to_string(out.last_change)).c_str());
     }
   }
-  if (o.until_steady && !out.steady) out.stop_reason = "step cap reached before steady state (raise --steps)";
+  if (o.until_steady && !out.steady && std::isfinite(out.last_change)) out.stop_reason = "step cap reached before steady state (raise --steps)";
   solver.sync();
   comm.barrier();
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -168,6 +168,7 @@ class ProjectionSolver final : public Solver<T> {
 
   // RMS over the interior of u^{n+1} - u^n (all three components) per unit time, relative to the
   // velocity scale: the steady-state monitor. Synchronises (reads the reduction back).
+  bool monitors_steady_state() const override { return true; }
   double steady_change() override {
     const FieldPtrs<T>& f = call_.f;
     const double s = reduce(f.u, f.us) + reduce(f.v, f.vs) + reduce(f.w, f.ws);
