@@ -29,7 +29,7 @@ const StageKind* StageKindRegistry::find(const std::string& id) const {
 const StageKind& StageKindRegistry::get(const std::string& id) const {
   if (const StageKind* k = find(id)) return *k;
   std::string known;
-  for (const StageKind& k : kinds_) known += " " + k.id();
+  for (const StageKind& k : kinds_) known.append(" ").append(k.id());  // (" " + a temporary: GCC 12 -Wrestrict false positive)
   throw std::runtime_error("unknown stage kind '" + id + "'; known:" + known);
 }
 

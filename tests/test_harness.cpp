@@ -34,9 +34,11 @@ TEST(Registry, SolversStagesAndRecipesFitTogether) {
       EXPECT_NE(StageKindRegistry::instance().find(d.name + "/" + d.stages[i]), nullptr) << d.name << " " << d.stages[i];
       EXPECT_EQ(d.section_index(d.stages[i]), int(i)) << d.name << " " << d.stages[i];
     }
-    for (const Recipe& r : builtin_recipes())
-      if (r.solver == d.name && (r.backend != Backend::cuda || device::built_with_cuda()))
+    for (const Recipe& r : builtin_recipes()) {
+      if (r.solver == d.name && (r.backend != Backend::cuda || device::built_with_cuda())) {
         EXPECT_NO_THROW(resolve(r, {})) << d.name << "/" << r.name;
+      }
+    }
   }
   EXPECT_NE(SolverRegistry::instance().find("projection"), nullptr);
 }
