@@ -31,6 +31,10 @@ const Tuning* Variant::find_tuning(const std::string& tname) const {
   return nullptr;
 }
 
+bool Variant::answers_to(const std::string& n) const {
+  return n == name || std::find(aliases.begin(), aliases.end(), n) != aliases.end();
+}
+
 Registry& Registry::instance() {
   static Registry r;
   return r;
@@ -39,7 +43,11 @@ Registry& Registry::instance() {
 void Registry::add(Variant v) {
   if (v.tunings.empty()) v.tunings.push_back(Tuning{});
   v.id_text = v.stage + "/" + v.name;
-  if (find(v.stage, v.name)) throw std::logic_error("variant registered twice: " + v.id());
+  std::vector<std::string> names = v.aliases;
+  names.push_back(v.name);
+  for (const std::string& n : names)
+    if (const Variant* other = find(v.stage, n))
+      throw std::logic_error(v.id() + ": the name '" + n + "' is taken by " + other->id());
   variants_.push_back(std::move(v));
   std::sort(variants_.begin(), variants_.end(), [](const Variant& a, const Variant& b) {
     return std::tie(a.stage, a.backend, a.name) < std::tie(b.stage, b.backend, b.name);
@@ -119,7 +127,7 @@ std::vector<const Variant*> Registry::of_stage(const std::string& stage_id) cons
 
 const Variant* Registry::find(const std::string& stage_id, const std::string& name) const {
   for (const Variant& v : variants_)
-    if (v.stage == stage_id && v.name == name) return &v;
+    if (v.stage == stage_id && v.answers_to(name)) return &v;
   return nullptr;
 }
 

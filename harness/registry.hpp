@@ -63,6 +63,9 @@ class StageFn {
 struct Variant {
   std::string stage;  // the stage kind, "solver/stage"
   std::string name;
+  // Names it had before (recorded results, baselines, recipes and studies say them): Registry::find
+  // and get answer to them too; the id is always the name now.
+  std::vector<std::string> aliases;
   Backend backend = Backend::cpu_serial;
   std::map<std::string, std::string> tags;
   std::vector<Tuning> tunings;  // the first one is the default
@@ -86,6 +89,8 @@ struct Variant {
     else return run_double;
   }
   const Tuning* find_tuning(const std::string& name) const;
+  // Whether `n` names this variant: its name or one of its aliases.
+  bool answers_to(const std::string& n) const;
 };
 
 class Registry {
@@ -95,7 +100,7 @@ class Registry {
   // Every variant, sorted by stage kind, backend, name; checked against the stage kinds on first use.
   const std::vector<Variant>& all() const;
   std::vector<const Variant*> of_stage(const std::string& stage_id) const;
-  // Throws std::runtime_error naming the known variants when the id is unknown.
+  // By name or alias. Throws std::runtime_error naming the known variants when the id is unknown.
   const Variant& get(const std::string& stage_id, const std::string& name) const;
   const Variant* find(const std::string& stage_id, const std::string& name) const;
 

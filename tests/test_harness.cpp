@@ -6,7 +6,10 @@
 #include <fstream>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "device.hpp"
+#include "list.hpp"
 #include "micro_cases.hpp"
 #include "flat_interior.hpp"
 #include "profile.hpp"
@@ -59,6 +62,55 @@ TEST(Registry, MisfitRegistrationsAreRefused) {
   } catch (const std::logic_error& e) {
     EXPECT_NE(std::string(e.what()).find("memory=tape"), std::string::npos) << e.what();
   }
+}
+
+// A renamed variant answers to its former names (recipes, studies and recorded results say them); its
+// id is the name now, and no two variants of a stage answer to the same name.
+TEST(Registry, AliasesFindTheVariantByItsFormerName) {
+  const Variant& ref = Registry::instance().get("projection/pressure", "cpu_serial");
+  Registry scratch;
+  scratch.add(ref);  // the kind's reference, which the registry's check asks for
+  Variant v = ref;
+  v.name = "new_name";
+  v.aliases = {"old_name"};
+  scratch.add(v);
+  const Variant* found = scratch.find("projection/pressure", "old_name");
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->id(), "projection/pressure/new_name");
+  EXPECT_EQ(&scratch.get("projection/pressure", "old_name"), found);
+  EXPECT_EQ(scratch.find("projection/momentum", "old_name"), nullptr);
+  Variant clash = v;
+  clash.name = "old_name";
+  clash.aliases = {};
+  EXPECT_THROW(scratch.add(clash), std::logic_error);
+  clash.name = "third_name";
+  clash.aliases = {"new_name"};
+  EXPECT_THROW(scratch.add(clash), std::logic_error);
+  // A recipe or an override naming a variant by a former name gets the variant under its name now.
+  for (const Variant& renamed : Registry::instance().all())
+    for (const std::string& former : renamed.aliases) {
+      const ResolvedRecipe r = resolve(default_recipe(renamed.solver(), renamed.backend),
+                                       {renamed.stage_name() + "=" + former});
+      EXPECT_EQ(r[renamed.stage_name()].variant, &renamed) << former;
+    }
+}
+
+// reports/compare.py maps a baseline's former variant names with baselines/variant-aliases.json: it
+// must say what the registry says (nsbench list --json, "aliases"). On a mismatch, the message is the
+// table to write there.
+TEST(Registry, AliasTableBesideTheBaselinesIsTheRegistrys) {
+  if (!device::built_with_cuda()) GTEST_SKIP() << "the renamed variants are GPU variants";
+  const nlohmann::json listing = list_json();
+  nlohmann::json expected = nlohmann::json::object();
+  for (const nlohmann::json& v : listing["variants"])
+    for (const nlohmann::json& old : v["aliases"])
+      expected[v["solver"].get<std::string>() + "/" + v["stage"].get<std::string>() + "/" + old.get<std::string>()] =
+          v["id"];
+  std::ifstream in(std::string(NSB_SOURCE_DIR) + "/baselines/variant-aliases.json");
+  ASSERT_TRUE(in) << "no baselines/variant-aliases.json";
+  const nlohmann::json table = nlohmann::json::parse(in);
+  EXPECT_EQ(table["aliases"], expected) << "baselines/variant-aliases.json should hold \"aliases\": "
+                                        << expected.dump(1);
 }
 
 TEST(Registry, IdsAreUniqueAndEveryVariantIsComplete) {
