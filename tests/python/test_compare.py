@@ -387,6 +387,14 @@ def test_a_renamed_variant_compares_under_its_name_now(tmp_path):
     assert c.returncode == compare.EXIT_INPUT_ERROR and "missing.json" in c.stderr, c.stderr
 
 
+def test_the_committed_alias_table_maps_old_names_to_new_ones():
+    """baselines/variant-aliases.json (test_harness checks it against the registry) is what compare reads
+    when no --aliases is given."""
+    aliases = compare.load_aliases(compare.default_aliases_path())
+    assert aliases["projection/momentum/flux_zmarch"] == "projection/momentum/register_zmarch_flux"
+    assert all(old.count("/") == 2 and new.count("/") == 2 and old != new for old, new in aliases.items())
+
+
 def test_every_row_shows_the_smallest_slowdown_it_can_detect(tmp_path):
     """A row is slower when r (1 - 1.96 sigma) > 1 + t; the detectable slowdown is the r where that starts.
     A noisy row (threshold well above 5%) cannot detect 5%, and the summary counts it."""

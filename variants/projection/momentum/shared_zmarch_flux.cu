@@ -1,7 +1,7 @@
 // momentum/shared_zmarch_flux: shared_zmarch_async's ring (cp.async copies, a block barrier a level,
-// shared_ring.cuh) with each component's z faces carried from one level to the next, as flux_zmarch
-// does for the register walk: the lower z face of level k is the upper z face of level k-1, so a
-// point computes 5 faces a component instead of 6 and reads no value of plane k-1.
+// shared_ring.cuh) with each component's z faces carried from one level to the next, as
+// register_zmarch_flux does for the register walk: the lower z face of level k is the upper z face of
+// level k-1, so a point computes 5 faces a component instead of 6 and reads no value of plane k-1.
 //
 // Why: after the ring's addresses became constants (docs/performance-notes.md, experiment 28) the float
 // walk issues on ~73% of its cycles: fewer instructions a point is what float needs. Double is not

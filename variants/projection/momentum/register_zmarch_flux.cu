@@ -1,4 +1,4 @@
-// momentum/flux_zmarch: register_zmarch's walk up z (zmarch_walk.cuh), with each component's z faces
+// momentum/register_zmarch_flux: register_zmarch's walk up z (zmarch_walk.cuh), with each component's z faces
 // carried from one level to the next. The flux form (point_formulas.hpp) makes every direction's terms
 // an upper minus a lower face; walking up z, the lower z face of level k is the upper z face of level
 // k-1, already computed. So a point computes 5 faces per component instead of 6 (about 8 of the 65
@@ -22,12 +22,13 @@ struct CarryZFaces {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_zmarch<CarryZFaces>(c, "momentum/flux_zmarch");
+  launch_zmarch<CarryZFaces>(c, "momentum/register_zmarch_flux");
 }
 
 const Registrar reg{Variant{
     .stage = "projection/momentum",
-    .name = "flux_zmarch",
+    .name = "register_zmarch_flux",
+    .aliases = {"flux_zmarch"},
     .backend = Backend::cuda,
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"faces", "carried"}},
     .tunings = zmarch_tunings(),

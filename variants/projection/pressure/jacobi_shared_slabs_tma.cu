@@ -1,4 +1,4 @@
-// pressure/jacobi_tma_slabs: the Jacobi sweep marching z over row slabs that the copy engine (TMA
+// pressure/jacobi_shared_slabs_tma: the Jacobi sweep marching z over row slabs that the copy engine (TMA
 // bulk copies) streams into a ring of shared-memory planes, pf levels ahead (common/bulk_slabs.cuh).
 // A block owns `by` full rows; each level reads p's slab with one halo row each side and div's rows.
 // Threads issue no global loads at all, so the bytes in flight no longer depend on how many loads each
@@ -25,12 +25,13 @@ template <class T>
 void run(const StageCall<T>& c) {
   const JacobiFromSlabs<T> op{JacobiPoint<T>(c)};
   const SlabFields<T, 2> set{{c.f.p, c.f.div}, {SlabShape{-1, 1, -1, 1}, SlabShape{0, 0, 0, 0}}};
-  launch_bulk_slabs(op, set, c, "pressure/jacobi_tma_slabs");
+  launch_bulk_slabs(op, set, c, "pressure/jacobi_shared_slabs_tma");
 }
 
 const Registrar reg{Variant{
     .stage = "projection/pressure",
-    .name = "jacobi_tma_slabs",
+    .name = "jacobi_shared_slabs_tma",
+    .aliases = {"jacobi_tma_slabs"},
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"copy", "tma"}},
     .tunings = {parse_tuning("bx128_by4_sz64_pf2"), parse_tuning("bx64_by4_sz64_pf2"),

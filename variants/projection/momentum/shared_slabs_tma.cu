@@ -1,4 +1,4 @@
-// momentum/tma_slabs: momentum marching z over row slabs of u, v, w that the copy engine (TMA bulk
+// momentum/shared_slabs_tma: momentum marching z over row slabs of u, v, w that the copy engine (TMA bulk
 // copies) streams into a ring of shared-memory planes, pf levels ahead (common/bulk_slabs.cuh). All 27
 // neighbour values of a point come from shared memory; the global loads of the other variants, their
 // 64-bit address arithmetic and the registers that hold them in flight are gone. The price: one halo
@@ -27,13 +27,14 @@ void run(const StageCall<T>& c) {
   const SlabFields<T, 3> set{{c.f.u, c.f.v, c.f.w}, {star, star, star}};
   with_momentum_point(c, [&](const auto& point) {
     using Point = std::decay_t<decltype(point)>;
-    launch_bulk_slabs(MomentumFromSlabs<T, Point::kUpwind>{point}, set, c, "momentum/tma_slabs");
+    launch_bulk_slabs(MomentumFromSlabs<T, Point::kUpwind>{point}, set, c, "momentum/shared_slabs_tma");
   });
 }
 
 const Registrar reg{Variant{
     .stage = "projection/momentum",
-    .name = "tma_slabs",
+    .name = "shared_slabs_tma",
+    .aliases = {"tma_slabs"},
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"copy", "tma"}},
     .tunings = {parse_tuning("bx128_by2_sz64_pf1"), parse_tuning("bx256_by2_sz64_pf1"),

@@ -1,4 +1,4 @@
-// momentum/register_pairs: register_zmarch's walk up z with two neighbouring columns per thread,
+// momentum/register_zmarch_pairs: register_zmarch's walk up z with two neighbouring columns per thread,
 // (i, j) and (i+1, j). The premise: momentum in float is bound by issued instructions, and
 // register_zmarch issues ~250 a point, ~140 of them arithmetic. The pair cuts the rest and some of
 // the arithmetic:
@@ -110,7 +110,7 @@ __global__ void momentum_pairs_kernel(Op op, Grid g, int k_begin, int k_end, int
 
 template <class T>
 void run(const StageCall<T>& c) {
-  ZWalk walk = z_walk(c, "momentum/register_pairs");
+  ZWalk walk = z_walk(c, "momentum/register_zmarch_pairs");
   if (walk.empty()) return;
   walk.grid.x = ceil_div(c.grid.nx, 2LL * c.tuning.bx);  // a thread per pair of columns
   with_momentum_point(c, [&](const auto& op) {
@@ -122,7 +122,8 @@ void run(const StageCall<T>& c) {
 
 const Registrar reg{Variant{
     .stage = "projection/momentum",
-    .name = "register_pairs",
+    .name = "register_zmarch_pairs",
+    .aliases = {"register_pairs"},
     .backend = Backend::cuda,
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"points_per_thread", "2"}},
     .tunings = {parse_tuning("bx32_by4_sz16"), parse_tuning("bx32_by8_sz16"), parse_tuning("bx64_by4_sz16"),
