@@ -1,10 +1,11 @@
 // The pipelined 2.5D shared-memory walk of momentum (shared_zmarch_pipelined.cu, shared_zmarch_async.cu,
-// shared_zmarch_split.cu): a ring of (bx+2) x (by+2) planes of u, v and w in shared memory, each plane
-// read from global memory once per block, the copies of the next Depth planes in flight while a level
-// is computed (level k computes from planes k-1, k, k+1 and copies plane k+1+Depth). How a copy
-// travels is the template parameter Async: through registers (loads before the level's compute,
-// shared-memory stores after it; Depth 1) or as cp.async copies that hold no register. The walk either
-// ends every level with a block barrier, or (Split) has mbarriers per slot.
+// shared_zmarch_split.cu, shared_zmarch_flux.cu): a ring of (bx+2) x (by+2) planes of u, v and w in
+// shared memory, each plane read from global memory once per block, the copies of the next Depth planes
+// in flight while a level is computed (level k computes from planes k-1, k, k+1 and copies plane
+// k+1+Depth). The variants differ only in their ring policy (below): how a copy travels (through
+// registers: loads before the level's compute, shared-memory stores after it, Depth 1; or cp.async
+// copies that hold no register), how the walk waits (a block barrier a level, or an mbarrier pair a
+// slot) and whether each component's z faces are carried from one level to the next.
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -18,6 +19,24 @@
 #include "projection/point_ops.hpp"
 
 namespace nsb {
+
+// The ring policies, one a variant: how the walk moves its planes and waits for them.
+struct RingThroughRegisters {  // shared_zmarch_pipelined: loads into registers, stored after the level
+  static constexpr bool async_copies = false, split_barriers = false, carry_z = false;
+  static constexpr const char* name = "momentum ring walk through registers";
+};
+struct RingAsync {  // shared_zmarch_async: cp.async copies, a block barrier every level
+  static constexpr bool async_copies = true, split_barriers = false, carry_z = false;
+  static constexpr const char* name = "momentum ring walk with cp.async";
+};
+struct RingAsyncSplit {  // shared_zmarch_split: cp.async copies, an mbarrier pair a slot instead of the barrier
+  static constexpr bool async_copies = true, split_barriers = true, carry_z = false;
+  static constexpr const char* name = "momentum ring walk with cp.async and mbarriers";
+};
+struct RingAsyncCarryZ {  // shared_zmarch_flux: RingAsync with the z faces carried up the walk
+  static constexpr bool async_copies = true, split_barriers = false, carry_z = true;
+  static constexpr const char* name = "momentum ring walk with cp.async and carried z faces";
+};
 
 constexpr int kRingFields = 3;
 
@@ -82,10 +101,11 @@ constexpr int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) /
 // computes level k = k0 + slots it + r, planes k-1, k, k+1 are in slots r, r+1, r+2 (mod slots) and the
 // plane it copies in slot r+2+Depth, whatever `it` is. So no read, copy or barrier of the walk computes
 // an address; with the slot taken modulo 5 at run time (the split walk before experiment 28) that
-// address arithmetic was more than a third of the instructions issued.
-template <bool Async, int BX, int BY, int Depth, bool Split, bool CarryZ, class Op>
+// address arithmetic was a large share of the instructions issued (docs/performance-notes.md, 28).
+template <class Policy, int BX, int BY, int Depth, class Op>
 __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
+  constexpr bool Async = Policy::async_copies, Split = Policy::split_barriers, CarryZ = Policy::carry_z;
   static_assert(Depth >= 1 && (Async || Depth == 1), "copies through registers hold one plane");
   static_assert(!Split || Async, "the split walk copies with cp.async");
   constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY;
@@ -224,9 +244,9 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
   }
 }
 
-template <bool Async, int BX, int BY, int Depth, bool Split, bool CarryZ, class Op>
+template <class Policy, int BX, int BY, int Depth, class Op>
 __global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Depth, Split, CarryZ>(op, k_begin, k_end, sz);
+  ring_walk<Policy, BX, BY, Depth>(op, k_begin, k_end, sz);
 }
 
 // The same walk compiled to 64 registers a thread (as many blocks of BX x BY as fit 65536 registers at
@@ -236,10 +256,10 @@ template <int Threads>
 constexpr int ring_capped_blocks() {
   return 65536 / (kRingCappedRegisters * Threads);
 }
-template <bool Async, int BX, int BY, int Depth, bool Split, bool CarryZ, class Op>
+template <class Policy, int BX, int BY, int Depth, class Op>
 __global__ void __launch_bounds__(BX* BY, ring_capped_blocks<BX * BY>())
     momentum_ring_capped_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Depth, Split, CarryZ>(op, k_begin, k_end, sz);
+  ring_walk<Policy, BX, BY, Depth>(op, k_begin, k_end, sz);
 }
 
 // The planes a tuning copies ahead (tuning key pf; 0 means 1).
@@ -248,53 +268,55 @@ inline int ring_depth(const Tuning& t) { return t.pf > 0 ? t.pf : 1; }
 // The compiled instances: block shape, register cap (mb) and copy depth.
 template <class Op>
 using RingKernel = void (*)(Op, int, int, int);
-template <bool Async, bool Split, bool CarryZ, class Op>
+template <class Policy, class Op>
 RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int depth) {
   const auto is = [&](int x, int y, int m, int d) { return bx == x && by == y && mb == m && depth == d; };
   constexpr int mb2 = ring_capped_blocks<512>(), mb4 = ring_capped_blocks<256>(), mb8 = ring_capped_blocks<128>();
-  if constexpr (CarryZ) {  // cp.async and a block barrier
-    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<true, 64, 4, 1, false, true, Op>;
-    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<true, 128, 4, 1, false, true, Op>;
-    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<true, 64, 4, 1, false, true, Op>;
-    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, false, true, Op>;
-  } else if constexpr (Split) {
-    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<true, 64, 4, 1, true, false, Op>;
-    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<true, 64, 4, 1, true, false, Op>;
-    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<true, 32, 8, 1, true, false, Op>;
-    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, true, false, Op>;
-    if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, true, false, Op>;
+  using P = Policy;
+  if constexpr (P::carry_z) {  // cp.async and a block barrier
+    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<P, 64, 4, 1, Op>;
+    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<P, 128, 4, 1, Op>;
+    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<P, 64, 4, 1, Op>;
+    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<P, 64, 4, 2, Op>;
+  } else if constexpr (P::split_barriers) {
+    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<P, 64, 4, 1, Op>;
+    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<P, 64, 4, 1, Op>;
+    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<P, 32, 8, 1, Op>;
+    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<P, 64, 4, 2, Op>;
+    if (is(64, 4, 0, 3)) return &momentum_ring_kernel<P, 64, 4, 3, Op>;
   } else {
-    if (is(32, 4, 0, 1)) return &momentum_ring_kernel<Async, 32, 4, 1, false, false, Op>;
-    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<Async, 32, 8, 1, false, false, Op>;
-    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<Async, 64, 4, 1, false, false, Op>;
-    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<Async, 128, 4, 1, false, false, Op>;
-    if (is(32, 4, mb8, 1)) return &momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, Op>;
-    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, Op>;
-    if (is(32, 8, mb4, 1)) return &momentum_ring_capped_kernel<Async, 32, 8, 1, false, false, Op>;
-    if constexpr (Async) {
-      if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, false, false, Op>;
-      if (is(128, 4, 0, 2)) return &momentum_ring_kernel<true, 128, 4, 2, false, false, Op>;
-      if (is(64, 4, mb4, 2)) return &momentum_ring_capped_kernel<true, 64, 4, 2, false, false, Op>;
-      if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, false, false, Op>;
-      if (is(128, 4, 0, 3)) return &momentum_ring_kernel<true, 128, 4, 3, false, false, Op>;
-      if (is(128, 4, mb2, 1)) return &momentum_ring_capped_kernel<true, 128, 4, 1, false, false, Op>;
-      if (is(128, 4, mb2, 2)) return &momentum_ring_capped_kernel<true, 128, 4, 2, false, false, Op>;
-      if (is(128, 4, mb2, 3)) return &momentum_ring_capped_kernel<true, 128, 4, 3, false, false, Op>;
+    if (is(32, 4, 0, 1)) return &momentum_ring_kernel<P, 32, 4, 1, Op>;
+    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<P, 32, 8, 1, Op>;
+    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<P, 64, 4, 1, Op>;
+    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<P, 128, 4, 1, Op>;
+    if (is(32, 4, mb8, 1)) return &momentum_ring_capped_kernel<P, 32, 4, 1, Op>;
+    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<P, 64, 4, 1, Op>;
+    if (is(32, 8, mb4, 1)) return &momentum_ring_capped_kernel<P, 32, 8, 1, Op>;
+    if constexpr (P::async_copies) {
+      if (is(64, 4, 0, 2)) return &momentum_ring_kernel<P, 64, 4, 2, Op>;
+      if (is(128, 4, 0, 2)) return &momentum_ring_kernel<P, 128, 4, 2, Op>;
+      if (is(64, 4, mb4, 2)) return &momentum_ring_capped_kernel<P, 64, 4, 2, Op>;
+      if (is(64, 4, 0, 3)) return &momentum_ring_kernel<P, 64, 4, 3, Op>;
+      if (is(128, 4, 0, 3)) return &momentum_ring_kernel<P, 128, 4, 3, Op>;
+      if (is(128, 4, mb2, 1)) return &momentum_ring_capped_kernel<P, 128, 4, 1, Op>;
+      if (is(128, 4, mb2, 2)) return &momentum_ring_capped_kernel<P, 128, 4, 2, Op>;
+      if (is(128, 4, mb2, 3)) return &momentum_ring_capped_kernel<P, 128, 4, 3, Op>;
     }
   }
   return nullptr;
 }
 
 // Launches the ring walk for a tuning (bx, by, sz, pf, mb); variant names the variant in errors.
-template <bool Async, bool Split, bool CarryZ, class T>
+template <class Policy, class T>
 void launch_ring(const StageCall<T>& c, const std::string& variant) {
+  constexpr bool Async = Policy::async_copies, Split = Policy::split_barriers, CarryZ = Policy::carry_z;
   const Tuning& t = c.tuning;
   const ZWalk walk = z_walk(c, variant.c_str());
   if (walk.empty()) return;
   const int depth = ring_depth(t);
   const std::size_t shared = ring_bytes<T>(ring_slots(depth, Split), t.bx, t.by, Split);
   with_momentum_point(c, [&](const auto& op) {
-    const auto kernel = ring_kernel_for<Async, Split, CarryZ, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, depth);
+    const auto kernel = ring_kernel_for<Policy, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, depth);
     if (!kernel)
       throw std::runtime_error(
           variant + ": tuning " + t.name +
@@ -313,8 +335,9 @@ void launch_ring(const StageCall<T>& c, const std::string& variant) {
 }
 
 // Tunings: shapes, chunk depths, the 64-register caps and (with cp.async) deeper copies.
-template <bool Async, bool Split, bool CarryZ = false>
+template <class Policy>
 std::vector<Tuning> ring_tunings() {
+  constexpr bool Async = Policy::async_copies, Split = Policy::split_barriers, CarryZ = Policy::carry_z;
   const std::vector<const char*> names =
       CarryZ ? std::vector<const char*>{"bx64_by4_sz32", "bx64_by4_sz16", "bx64_by4_sz64", "bx128_by4_sz32",
                                         "bx64_by4_sz32_mb4", "bx64_by4_sz32_pf2"}
@@ -339,17 +362,16 @@ std::vector<Tuning> ring_tunings() {
 }
 
 // For the register report: the instance each tuning runs (central advection), float and double.
-template <bool Async, bool Split, bool CarryZ = false>
+template <class Policy>
 std::vector<KernelRef> ring_kernel_refs() {
   std::vector<KernelRef> refs;
-  for (const Tuning& t : ring_tunings<Async, Split, CarryZ>()) {
+  for (const Tuning& t : ring_tunings<Policy>()) {
     const auto of = [&](auto kernel, int elem_bytes, const char* type) {
       if (kernel) refs.push_back({"momentum_ring_kernel<" + t.name + ", " + type + ">", (const void*)kernel, elem_bytes,
                                   t.mb, t.name});
     };
-    of(ring_kernel_for<Async, Split, CarryZ, MomentumPoint<float, false>>(t.bx, t.by, t.mb, ring_depth(t)), 4, "float");
-    of(ring_kernel_for<Async, Split, CarryZ, MomentumPoint<double, false>>(t.bx, t.by, t.mb, ring_depth(t)), 8,
-       "double");
+    of(ring_kernel_for<Policy, MomentumPoint<float, false>>(t.bx, t.by, t.mb, ring_depth(t)), 4, "float");
+    of(ring_kernel_for<Policy, MomentumPoint<double, false>>(t.bx, t.by, t.mb, ring_depth(t)), 8, "double");
   }
   return refs;
 }

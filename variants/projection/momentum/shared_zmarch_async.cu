@@ -18,7 +18,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_ring<true, false, false>(c, "momentum/shared_zmarch_async");
+  launch_ring<RingAsync>(c, "momentum/shared_zmarch_async");
 }
 
 const Registrar reg{Variant{
@@ -26,10 +26,10 @@ const Registrar reg{Variant{
     .name = "shared_zmarch_async",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"}},
-    .tunings = ring_tunings<true, false>(),
+    .tunings = ring_tunings<RingAsync>(),
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = ring_kernel_refs<true, false>(),
+    .kernels = ring_kernel_refs<RingAsync>(),
 }};
 
 }  // namespace

@@ -16,7 +16,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_ring<true, false, true>(c, "momentum/shared_zmarch_flux");
+  launch_ring<RingAsyncCarryZ>(c, "momentum/shared_zmarch_flux");
 }
 
 const Registrar reg{Variant{
@@ -25,10 +25,10 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"},
              {"faces", "carried"}},
-    .tunings = ring_tunings<true, false, true>(),
+    .tunings = ring_tunings<RingAsyncCarryZ>(),
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = ring_kernel_refs<true, false, true>(),
+    .kernels = ring_kernel_refs<RingAsyncCarryZ>(),
 }};
 
 }  // namespace

@@ -15,7 +15,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_ring<false, false, false>(c, "momentum/shared_zmarch_pipelined");
+  launch_ring<RingThroughRegisters>(c, "momentum/shared_zmarch_pipelined");
 }
 
 const Registrar reg{Variant{
@@ -23,10 +23,10 @@ const Registrar reg{Variant{
     .name = "shared_zmarch_pipelined",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "registers"}},
-    .tunings = ring_tunings<false, false>(),
+    .tunings = ring_tunings<RingThroughRegisters>(),
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = ring_kernel_refs<false, false>(),
+    .kernels = ring_kernel_refs<RingThroughRegisters>(),
 }};
 
 }  // namespace

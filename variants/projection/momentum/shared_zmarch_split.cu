@@ -17,7 +17,7 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  launch_ring<true, true, false>(c, "momentum/shared_zmarch_split");
+  launch_ring<RingAsyncSplit>(c, "momentum/shared_zmarch_split");
 }
 
 const Registrar reg{Variant{
@@ -26,10 +26,10 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"},
              {"sync", "mbarrier"}},
-    .tunings = ring_tunings<true, true>(),
+    .tunings = ring_tunings<RingAsyncSplit>(),
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = ring_kernel_refs<true, true>(),
+    .kernels = ring_kernel_refs<RingAsyncSplit>(),
 }};
 
 }  // namespace
