@@ -9,20 +9,14 @@
 namespace nsb {
 namespace {
 
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_zmarch<RecomputeEveryFace>(c, "momentum/register_zmarch");
-}
-
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "register_zmarch",
     .backend = Backend::cuda,
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}},
-    .tunings = zmarch_tunings(),
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = zmarch_kernel_refs<RecomputeEveryFace>(),
+    .tunings = zmarch_tunings<RecomputeEveryFace>(),
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace

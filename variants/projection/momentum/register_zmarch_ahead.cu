@@ -18,20 +18,14 @@ struct LoadingAhead : RecomputeEveryFace<Op> {
   static constexpr bool kLoadAhead = true;
 };
 
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_zmarch<LoadingAhead>(c, "momentum/register_zmarch_ahead");
-}
-
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "register_zmarch_ahead",
     .backend = Backend::cuda,
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "registers"}},
-    .tunings = zmarch_tunings(),
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = zmarch_kernel_refs<LoadingAhead>(),
+    .tunings = zmarch_tunings<LoadingAhead>(),
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace

@@ -20,21 +20,15 @@ struct CarryZFaces {
   }
 };
 
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_zmarch<CarryZFaces>(c, "momentum/register_zmarch_flux");
-}
-
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "register_zmarch_flux",
     .aliases = {"flux_zmarch"},
     .backend = Backend::cuda,
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"faces", "carried"}},
-    .tunings = zmarch_tunings(),
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = zmarch_kernel_refs<CarryZFaces>(),
+    .tunings = zmarch_tunings<CarryZFaces>(),
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace

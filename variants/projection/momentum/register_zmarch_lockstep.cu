@@ -19,23 +19,19 @@ struct InLockstep : RecomputeEveryFace<Op> {
   static constexpr bool kLockstep = true;
 };
 
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_zmarch<InLockstep>(c, "momentum/register_zmarch_lockstep");
-}
-
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "register_zmarch_lockstep",
     .backend = Backend::cuda,
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"sync", "every_level"}},
-    .tunings = {parse_tuning("bx64_by4_sz16"), parse_tuning("bx32_by8_sz16"), parse_tuning("bx64_by8_sz16"),
-                parse_tuning("bx128_by4_sz16"), parse_tuning("bx32_by16_sz16"), parse_tuning("bx64_by4_sz32"),
-                parse_tuning("bx64_by8_sz32"), parse_tuning("bx128_by4_sz32"), parse_tuning("bx32_by4_sz16"),
-                parse_tuning("bx32_by8_sz16_mb3"), parse_tuning("bx64_by4_sz32_mb3")},
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = zmarch_kernel_refs<InLockstep>(),
+    .tunings = {zmarch_tuning<InLockstep>("bx64_by4_sz16"), zmarch_tuning<InLockstep>("bx32_by8_sz16"),
+                zmarch_tuning<InLockstep>("bx64_by8_sz16"), zmarch_tuning<InLockstep>("bx128_by4_sz16"),
+                zmarch_tuning<InLockstep>("bx32_by16_sz16"), zmarch_tuning<InLockstep>("bx64_by4_sz32"),
+                zmarch_tuning<InLockstep>("bx64_by8_sz32"), zmarch_tuning<InLockstep>("bx128_by4_sz32"),
+                zmarch_tuning<InLockstep>("bx32_by4_sz16"), zmarch_tuning<InLockstep, 3>("bx32_by8_sz16_mb3"),
+                zmarch_tuning<InLockstep, 3>("bx64_by4_sz32_mb3")},
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace

@@ -18,20 +18,14 @@ struct PrefetchingAhead : RecomputeEveryFace<Op> {
   static constexpr int kPrefetch = 1;
 };
 
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_zmarch<PrefetchingAhead>(c, "momentum/register_zmarch_prefetch");
-}
-
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "register_zmarch_prefetch",
     .backend = Backend::cuda,
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"prefetch", "l1_one_level"}},
-    .tunings = zmarch_tunings(),
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = zmarch_kernel_refs<PrefetchingAhead>(),
+    .tunings = zmarch_tunings<PrefetchingAhead>(),
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace

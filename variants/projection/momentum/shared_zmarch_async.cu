@@ -16,9 +16,22 @@
 namespace nsb {
 namespace {
 
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_ring<RingAsync>(c, "momentum/shared_zmarch_async");
+// The barrier rings' one-plane tunings, then copies two or three planes ahead and 128x4 blocks capped
+// at 64 registers (two blocks an SM).
+std::vector<Tuning> async_tunings() {
+  std::vector<Tuning> t = ring_one_plane_tunings<RingAsync>();
+  t.insert(t.end(), {ring_tuning<RingAsync, 64, 4, 2>("bx64_by4_sz32_pf2"),
+                     ring_tuning<RingAsync, 64, 4, 2, 4>("bx64_by4_sz32_pf2_mb4"),
+                     ring_tuning<RingAsync, 64, 4, 2>("bx64_by4_sz64_pf2"),
+                     ring_tuning<RingAsync, 64, 4, 2, 4>("bx64_by4_sz64_pf2_mb4"),
+                     ring_tuning<RingAsync, 128, 4, 2>("bx128_by4_sz32_pf2"),
+                     ring_tuning<RingAsync, 64, 4, 3>("bx64_by4_sz32_pf3"),
+                     ring_tuning<RingAsync, 64, 4, 3>("bx64_by4_sz64_pf3"),
+                     ring_tuning<RingAsync, 128, 4, 3>("bx128_by4_sz32_pf3"),
+                     ring_tuning<RingAsync, 128, 4, 1, 2>("bx128_by4_sz32_mb2"),
+                     ring_tuning<RingAsync, 128, 4, 2, 2>("bx128_by4_sz32_pf2_mb2"),
+                     ring_tuning<RingAsync, 128, 4, 3, 2>("bx128_by4_sz32_pf3_mb2")});
+  return t;
 }
 
 const Registrar reg{Variant{
@@ -26,10 +39,9 @@ const Registrar reg{Variant{
     .name = "shared_zmarch_async",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"}},
-    .tunings = ring_tunings<RingAsync>(),
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = ring_kernel_refs<RingAsync>(),
+    .tunings = async_tunings(),
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace

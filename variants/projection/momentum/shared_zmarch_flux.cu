@@ -14,21 +14,20 @@
 namespace nsb {
 namespace {
 
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_ring<RingAsyncCarryZ>(c, "momentum/shared_zmarch_flux");
-}
-
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "shared_zmarch_flux",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"},
              {"faces", "carried"}},
-    .tunings = ring_tunings<RingAsyncCarryZ>(),
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = ring_kernel_refs<RingAsyncCarryZ>(),
+    .tunings = {ring_tuning<RingAsyncCarryZ, 64, 4>("bx64_by4_sz32"),
+                ring_tuning<RingAsyncCarryZ, 64, 4>("bx64_by4_sz16"),
+                ring_tuning<RingAsyncCarryZ, 64, 4>("bx64_by4_sz64"),
+                ring_tuning<RingAsyncCarryZ, 128, 4>("bx128_by4_sz32"),
+                ring_tuning<RingAsyncCarryZ, 64, 4, 1, 4>("bx64_by4_sz32_mb4"),
+                ring_tuning<RingAsyncCarryZ, 64, 4, 2>("bx64_by4_sz32_pf2")},
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace

@@ -13,20 +13,14 @@
 namespace nsb {
 namespace {
 
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_ring<RingThroughRegisters>(c, "momentum/shared_zmarch_pipelined");
-}
-
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "shared_zmarch_pipelined",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "registers"}},
-    .tunings = ring_tunings<RingThroughRegisters>(),
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = ring_kernel_refs<RingThroughRegisters>(),
+    .tunings = ring_one_plane_tunings<RingThroughRegisters>(),
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace

@@ -15,21 +15,25 @@
 namespace nsb {
 namespace {
 
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_ring<RingAsyncSplit>(c, "momentum/shared_zmarch_split");
-}
-
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "shared_zmarch_split",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"},
              {"sync", "mbarrier"}},
-    .tunings = ring_tunings<RingAsyncSplit>(),
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = ring_kernel_refs<RingAsyncSplit>(),
+    .tunings = {ring_tuning<RingAsyncSplit, 64, 4>("bx64_by4_sz32"),
+                ring_tuning<RingAsyncSplit, 64, 4>("bx64_by4_sz64"),
+                ring_tuning<RingAsyncSplit, 64, 4, 1, 4>("bx64_by4_sz32_mb4"),
+                ring_tuning<RingAsyncSplit, 64, 4, 1, 4>("bx64_by4_sz16_mb4"),
+                ring_tuning<RingAsyncSplit, 64, 4, 1, 4>("bx64_by4_sz64_mb4"),
+                ring_tuning<RingAsyncSplit, 32, 8>("bx32_by8_sz32"),
+                ring_tuning<RingAsyncSplit, 32, 8>("bx32_by8_sz64"),
+                ring_tuning<RingAsyncSplit, 64, 4, 2>("bx64_by4_sz32_pf2"),
+                ring_tuning<RingAsyncSplit, 64, 4, 2>("bx64_by4_sz64_pf2"),
+                ring_tuning<RingAsyncSplit, 64, 4, 3>("bx64_by4_sz32_pf3"),
+                ring_tuning<RingAsyncSplit, 64, 4, 3>("bx64_by4_sz64_pf3")},
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace
