@@ -50,7 +50,8 @@ nlohmann::json list_json() {
   }
   for (const Variant& v : Registry::instance().all())
     j["variants"].push_back({{"id", v.id()}, {"solver", v.solver()}, {"stage", v.stage_name()}, {"name", v.name},
-                             {"backend", backend_name(v.backend)}, {"tags", v.tags}, {"tunings", tuning_names(v.tunings)},
+                             {"aliases", v.aliases}, {"backend", backend_name(v.backend)}, {"tags", v.tags},
+                             {"tunings", tuning_names(v.tunings)},
                              {"status", v.status},
                              {"deterministic", v.determinism == Determinism::deterministic}});
   for (const HaloVariant& v : HaloRegistry::instance().all())
@@ -95,6 +96,10 @@ void print_list(const std::string& stage, const std::string& tag) {
         for (auto& [key, val] : v->tags) std::printf(" %s=%s", key.c_str(), val.c_str());
         if (v->determinism != Determinism::deterministic) std::printf(" [order-dependent]");
         if (v->synchronizes) std::printf(" [synchronizes]");
+        if (!v->aliases.empty()) {
+          std::printf("\n        formerly:");
+          for (const std::string& a : v->aliases) std::printf(" %s", a.c_str());
+        }
         if (!v->status.empty()) std::printf("\n        status: %s", v->status.c_str());
         std::printf("\n        tunings:");
         for (const Tuning& t : v->tunings) std::printf(" %s", t.name.c_str());

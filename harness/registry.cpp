@@ -31,15 +31,42 @@ const Tuning* Variant::find_tuning(const std::string& tname) const {
   return nullptr;
 }
 
+bool Variant::answers_to(const std::string& n) const {
+  return n == name || std::find(aliases.begin(), aliases.end(), n) != aliases.end();
+}
+
 Registry& Registry::instance() {
   static Registry r;
   return r;
 }
 
+namespace {
+
+// The kernels of the compiled instances a variant's tunings carry, each instance once, marked as its
+// own (KernelRef::runs then picks a tuning's own kernels for the register report).
+void list_instance_kernels(Variant& v) {
+  std::vector<const TuningInstance*> listed;
+  for (const Tuning& t : v.tunings) {
+    if (!t.instance || std::find(listed.begin(), listed.end(), t.instance) != listed.end()) continue;
+    listed.push_back(t.instance);
+    for (KernelRef k : t.instance->kernels) {
+      k.instance = t.instance;
+      v.kernels.push_back(std::move(k));
+    }
+  }
+}
+
+}  // namespace
+
 void Registry::add(Variant v) {
   if (v.tunings.empty()) v.tunings.push_back(Tuning{});
   v.id_text = v.stage + "/" + v.name;
-  if (find(v.stage, v.name)) throw std::logic_error("variant registered twice: " + v.id());
+  std::vector<std::string> names = v.aliases;
+  names.push_back(v.name);
+  for (const std::string& n : names)
+    if (const Variant* other = find(v.stage, n))
+      throw std::logic_error(v.id() + ": the name '" + n + "' is taken by " + other->id());
+  list_instance_kernels(v);
   variants_.push_back(std::move(v));
   std::sort(variants_.begin(), variants_.end(), [](const Variant& a, const Variant& b) {
     return std::tie(a.stage, a.backend, a.name) < std::tie(b.stage, b.backend, b.name);
@@ -77,6 +104,15 @@ std::string misfit(const Variant& v, const StageKind& k, std::type_index call_fl
     for (const std::string& axis : axes_of(t.name))
       if (std::find(k.tuning_axes.begin(), k.tuning_axes.end(), axis) == k.tuning_axes.end())
         return "tuning " + t.name + " uses axis '" + axis + "', which " + k.id() + " does not declare";
+  // Tunings carrying compiled instances: all of the variant's or none, each taking the kind's call structure.
+  const bool instances = std::any_of(v.tunings.begin(), v.tunings.end(), [](const Tuning& t) { return t.instance; });
+  for (const Tuning& t : v.tunings) {
+    if (instances && !t.instance)
+      return "tuning " + t.name + " carries no compiled instance, while others of the variant do";
+    if (t.instance && (t.instance->run_float.call_type() != call_float ||
+                       t.instance->run_double.call_type() != call_double))
+      return "the instance of tuning " + t.name + " does not take " + k.id() + "'s call structure";
+  }
   return "";
 }
 
@@ -119,7 +155,7 @@ std::vector<const Variant*> Registry::of_stage(const std::string& stage_id) cons
 
 const Variant* Registry::find(const std::string& stage_id, const std::string& name) const {
   for (const Variant& v : variants_)
-    if (v.stage == stage_id && v.name == name) return &v;
+    if (v.stage == stage_id && v.answers_to(name)) return &v;
   return nullptr;
 }
 

@@ -11,12 +11,18 @@
 // jacobi_global_2d:bx16_by8_sz2". The stage kind ("projection/pressure") is registered by its solver
 // (stage_kind.hpp); registrations are checked against it (call type, tags, tuning axes) the first time
 // the registry is read, since the order of static registrations across files is unspecified.
+//
+// Where a tuning's values are template parameters, each tuning carries its compiled instance
+// (Tuning::instance: an entry point per precision and its kernels), and the variant registers
+// run_tuning_instance as its own entry point:
+//
+//       .tunings = {ring_tuning<RingAsync, 64, 4, 2>("bx64_by4_sz32_pf2"), ...},
+//       .run_float = &run_tuning_instance<StageCall<float>>, .run_double = ...
 #pragma once
 
 #include <map>
+#include <stdexcept>
 #include <string>
-#include <typeindex>
-#include <typeinfo>
 #include <vector>
 
 #include "stage.hpp"
@@ -29,40 +35,12 @@ enum class Determinism {
   order_dependent,   // reductions whose summation order varies between runs (atomics)
 };
 
-// A compiled kernel of a variant, for its register / shared / local-memory report.
-struct KernelRef {
-  std::string name;
-  const void* fn;
-  int elem_bytes;      // 4: the float instance, 8: the double one
-  int min_blocks = 0;  // the instance tunings with this mb run (0: tunings without mb)
-  std::string tuning = {};  // if set, the one tuning that runs this instance (min_blocks is then not consulted)
-
-  // Whether a call with tuning t runs this instance.
-  bool runs(const Tuning& t) const { return tuning.empty() ? min_blocks == t.mb : tuning == t.name; }
-};
-
-// A variant's entry point for one precision, whatever its solver's call structure: `void f(const Call&)`.
-// The call type is kept, so that a variant registered for the wrong stage kind is refused by name.
-class StageFn {
- public:
-  StageFn() = default;
-  template <class Call>
-  StageFn(void (*f)(const Call&)) : fn_(reinterpret_cast<void (*)()>(f)), call_type_(typeid(Call)) {}
-  template <class Call>
-  void operator()(const Call& c) const {
-    reinterpret_cast<void (*)(const Call&)>(fn_)(c);
-  }
-  explicit operator bool() const { return fn_ != nullptr; }
-  std::type_index call_type() const { return call_type_; }
-
- private:
-  void (*fn_)() = nullptr;
-  std::type_index call_type_ = typeid(void);
-};
-
 struct Variant {
   std::string stage;  // the stage kind, "solver/stage"
   std::string name;
+  // Names it had before (recorded results, baselines, recipes and studies say them): Registry::find
+  // and get answer to them too; the id is always the name now.
+  std::vector<std::string> aliases;
   Backend backend = Backend::cpu_serial;
   std::map<std::string, std::string> tags;
   std::vector<Tuning> tunings;  // the first one is the default
@@ -82,11 +60,23 @@ struct Variant {
   // The entry point for calls of type Call (float or double by Call::value_type).
   template <class Call>
   const StageFn& fn() const {
-    if constexpr (sizeof(typename Call::value_type) == sizeof(float)) return run_float;
-    else return run_double;
+    return entry_for<Call>(*this);
   }
   const Tuning* find_tuning(const std::string& name) const;
+  // Whether `n` names this variant: its name or one of its aliases.
+  bool answers_to(const std::string& n) const;
 };
+
+// The entry point of a variant whose tunings carry their compiled instances (Tuning::instance): runs
+// the instance of the call's tuning. Every caller sets the call's tuning from the variant's list (a
+// recipe, verify, the stage benchmarks), so this is one indirect call, not a look-up.
+template <class Call>
+void run_tuning_instance(const Call& c) {
+  if (!c.tuning.instance)
+    throw std::logic_error("tuning " + c.tuning.name + " carries no compiled instance (a variant of compiled "
+                           "instances runs its registered tunings only)");
+  entry_for<Call>(*c.tuning.instance)(c);
+}
 
 class Registry {
  public:
@@ -95,7 +85,7 @@ class Registry {
   // Every variant, sorted by stage kind, backend, name; checked against the stage kinds on first use.
   const std::vector<Variant>& all() const;
   std::vector<const Variant*> of_stage(const std::string& stage_id) const;
-  // Throws std::runtime_error naming the known variants when the id is unknown.
+  // By name or alias. Throws std::runtime_error naming the known variants when the id is unknown.
   const Variant& get(const std::string& stage_id, const std::string& name) const;
   const Variant* find(const std::string& stage_id, const std::string& name) const;
 

@@ -7,6 +7,9 @@
 
 #include <cstddef>
 #include <string>
+#include <typeindex>
+#include <typeinfo>
+#include <vector>
 
 namespace nsb {
 
@@ -18,6 +21,8 @@ Backend parse_backend(const std::string& s);
 // Time-stepping schemes of explicit predictors (the solver's choice, a run option).
 enum class TimeScheme : int { euler = 0, adams_bashforth2 = 1 };
 
+struct TuningInstance;
+
 // Same code, another parameter. The axes are generic; a stage kind declares which it accepts, and a
 // tuning name spells the values in a fixed order: "bx16_by8_sz2", "bx128_by4_sz32_pf2_mb2", "b256".
 struct Tuning {
@@ -26,6 +31,57 @@ struct Tuning {
   int sz = 0;          // z levels per thread (thesis SIZE_Z); 0 = whole column
   int pf = 0;          // levels a copy pipeline loads ahead of the one being computed (bulk-copy variants)
   int mb = 0;          // blocks per SM the kernel is compiled to fit (__launch_bounds__); 0 = no request
+  // Where some of these values are template parameters (a block shape, a copy depth, a register cap),
+  // the compiled instance this tuning runs, chosen once at registration; null where the variant reads
+  // every value at run time. Every copy of the tuning (a recipe's, a call's) carries it.
+  const TuningInstance* instance = nullptr;
+};
+
+// A variant's entry point for one precision, whatever its solver's call structure: `void f(const Call&)`.
+// The call type is kept, so that a variant registered for the wrong stage kind is refused by name.
+class StageFn {
+ public:
+  StageFn() = default;
+  template <class Call>
+  StageFn(void (*f)(const Call&)) : fn_(reinterpret_cast<void (*)()>(f)), call_type_(typeid(Call)) {}
+  template <class Call>
+  void operator()(const Call& c) const {
+    reinterpret_cast<void (*)(const Call&)>(fn_)(c);
+  }
+  explicit operator bool() const { return fn_ != nullptr; }
+  std::type_index call_type() const { return call_type_; }
+
+ private:
+  void (*fn_)() = nullptr;
+  std::type_index call_type_ = typeid(void);
+};
+
+// The entry point of calls of type Call: run_float or run_double by Call::value_type.
+template <class Call, class Entries>
+const StageFn& entry_for(const Entries& e) {
+  if constexpr (sizeof(typename Call::value_type) == sizeof(float)) return e.run_float;
+  else return e.run_double;
+}
+
+// A compiled kernel of a variant, for its register / shared / local-memory report.
+struct KernelRef {
+  std::string name;
+  const void* fn;
+  int elem_bytes;  // 4: the float instance, 8: the double one
+  const TuningInstance* instance = nullptr;  // the tuning instance it belongs to; null: every tuning runs it
+
+  // Whether a call with tuning t runs this kernel.
+  bool runs(const Tuning& t) const { return instance == t.instance; }
+};
+
+// A compiled instance of a variant's code, for the tunings whose values are its template parameters:
+// an entry point per precision that launches exactly this instance (no look-up of the tuning at run
+// time) and its kernels. Built once, where the variant registers its tunings; the variant's own entry
+// point, run_tuning_instance (registry.hpp), calls the one of the call's tuning.
+struct TuningInstance {
+  StageFn run_float;
+  StageFn run_double;
+  std::vector<KernelRef> kernels;  // Registry::add lists them among the variant's kernels, marked as its
 };
 
 // The axes a tuning name may use, in their spelling order.

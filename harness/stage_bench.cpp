@@ -15,7 +15,7 @@ namespace {
 
 bool selected(const StageBenchOptions& o, const Variant& v) {
   return v.backend == Backend::cuda && (o.solver.empty() || o.solver == v.solver()) &&
-         (o.stage.empty() || o.stage == v.stage_name() || o.stage == v.stage) && (o.variant.empty() || o.variant == v.name);
+         (o.stage.empty() || o.stage == v.stage_name() || o.stage == v.stage) && (o.variant.empty() || v.answers_to(o.variant));
 }
 
 nlohmann::json kernel_report(const Variant& v, const Tuning& t, int elem_bytes) {

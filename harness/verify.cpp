@@ -84,7 +84,7 @@ std::vector<VerifyResult> verify_variants(const VerifyOptions& o) {
     if (v.backend == Backend::cuda && !o.gpu) continue;
     if (!o.solver.empty() && o.solver != v.solver()) continue;
     if (!o.stage.empty() && o.stage != v.stage_name() && o.stage != v.stage) continue;
-    if (!o.variant.empty() && o.variant != v.name) continue;
+    if (!o.variant.empty() && !v.answers_to(o.variant)) continue;
     const StageKind& k = StageKindRegistry::instance().get(v.stage);
     for (const Tuning& t : v.tunings)
       for (Grid g : grids) {

@@ -1,19 +1,26 @@
 """scripts/compare: is CURRENT slower than BASELINE? One verdict per benchmark and one exit code.
 
     scripts/compare BASELINE CURRENT [--json OUT] [--markdown OUT] [--force] [--min-coverage F] [--seed N]
+                    [--aliases FILE]
     scripts/compare --update-baseline CURRENT [--append] [--baselines baselines]
 
 BASELINE and CURRENT are result files or folders of them, any nesting: nsbench `run` and `stages`
 results (schemas nsbench.run/1-2 and nsbench.stages/1-2), as .json or gzip-compressed .json.gz (the form
-results are stored in). *.skipped.json, *.failed.json and provenance.json are not results and are left
-out. Any other file, a Google Benchmark JSON included, is an input error, as is an unreadable or
-truncated one, named in the message.
+results are stored in). *.skipped.json, *.failed.json, provenance.json and variant-aliases.json are not
+results and are left out. Any other file, a Google Benchmark JSON included, is an input error, as is an
+unreadable or truncated one, named in the message.
 
 Benchmarks: every stage row of a `stages` result (variant:tuning:scheme at its grid and precision) and
 the step time of every `run` result (case, grid, precision, recipe, launch, ranks). Variant ids name
 the solver first ("projection/pressure/jacobi_global_2d_zloop"); results written before the solver
 was part of the id say "pressure/jacobi_global_2d_zloop". An id of two parts is read as one of the
 projection solver (the only solver then), so that an old baseline and a new result compare.
+
+Renamed variants: a variant renamed since the baseline was recorded keeps its old name as an alias
+(`nsbench list` shows them). The alias table (--aliases, default baselines/variant-aliases.json beside
+the baselines, kept equal to the registry's by test_harness) maps old ids to new ones on both sides
+before benchmarks are matched, and the summary says how many rows it renamed. --aliases also takes the
+output of `nsbench list --json`.
 
 Coverage: CURRENT must hold at least --min-coverage (default 0.9) of the baseline's benchmarks, or
 the comparison is an input error (exit 4) that says the share found: comparing nothing, or a few rows
@@ -84,6 +91,7 @@ DEFAULT_MIN_COVERAGE = 0.9
 LEGACY_SOLVER = "projection"  # the solver of variant ids written as "stage/variant"
 BENCHMARK_SCHEMAS = ("nsbench.stages/1", "nsbench.stages/2", "nsbench.run/1", "nsbench.run/2")
 NOT_RESULTS = (".skipped.json", ".failed.json", ".skipped.json.gz", ".failed.json.gz")
+NOT_RESULT_FILES = ("provenance.json", "variant-aliases.json")  # what a baselines folder holds besides results
 
 EXIT_PASS, EXIT_SLOWER, EXIT_AMBIGUOUS, EXIT_NOT_COMPARABLE, EXIT_INPUT_ERROR, EXIT_USAGE_ERROR, \
     EXIT_INTERNAL_ERROR = range(7)
@@ -116,7 +124,7 @@ def result_paths(path):
     for root, dirs, names in os.walk(path):
         dirs.sort()
         out += [os.path.join(root, n) for n in sorted(names) if n.endswith((".json", ".json.gz"))
-                and not n.endswith(NOT_RESULTS) and n != "provenance.json"]
+                and not n.endswith(NOT_RESULTS) and n not in NOT_RESULT_FILES]
     if not out:
         raise InputError(f"{path}: no result files (*.json, *.json.gz) in it")
     return out
@@ -159,13 +167,38 @@ def load_files(path):
     return [read_result(p) for p in result_paths(path)]
 
 
-def canonical_variant(variant_id):
-    """'stage/variant' (before the solver was part of the id) -> 'projection/stage/variant'."""
-    return f"{LEGACY_SOLVER}/{variant_id}" if variant_id.count("/") == 1 else variant_id
+def canonical_variant(variant_id, aliases=None):
+    """'stage/variant' (before the solver was part of the id) -> 'projection/stage/variant'; an old name
+    in ALIASES ({old id: new id}) -> the variant's name now."""
+    full = f"{LEGACY_SOLVER}/{variant_id}" if variant_id.count("/") == 1 else variant_id
+    return (aliases or {}).get(full, full)
 
 
-def benchmarks(results):
-    """{benchmark name: [list of raw-sample lists, one per repetition]}."""
+def load_aliases(path):
+    """{old variant id: new id} from an alias table ({"aliases": {old: new}}) or from the output of
+    `nsbench list --json` (each variant's "aliases"). Ids of two parts are read as the projection solver's."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(f"--aliases {path}: unreadable ({type(e).__name__}: {e})") from None
+    if isinstance(data, dict) and isinstance(data.get("aliases"), dict):
+        pairs = data["aliases"].items()
+    elif isinstance(data, dict) and isinstance(data.get("variants"), list):
+        pairs = [(f"{v['id'].rsplit('/', 1)[0]}/{old}", v["id"]) for v in data["variants"] for old in v.get("aliases", [])]
+    else:
+        raise InputError(f"--aliases {path}: neither an alias table ({{\"aliases\": {{old: new}}}}) nor nsbench list --json")
+    return {canonical_variant(old): canonical_variant(new) for old, new in pairs}
+
+
+def default_aliases_path():
+    """The alias table committed beside the baselines."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "baselines",
+                        "variant-aliases.json")
+
+
+def benchmarks(results, aliases=None):
+    """{benchmark name: [list of raw-sample lists, one per repetition]}; variant ids under their name now."""
     out = {}
     for r in results:
         if r["schema"].startswith("nsbench.stages/"):
@@ -173,7 +206,8 @@ def benchmarks(results):
             grid = f"{g['nx']}x{g['ny']}x{g['nz']}"
             for row in r["rows"]:
                 if "raw_seconds" in row:
-                    name = (f"stage {canonical_variant(row['variant'])}:{row['tuning']}:{row.get('scheme') or 'euler'} "
+                    variant = canonical_variant(row["variant"], aliases)
+                    name = (f"stage {variant}:{row['tuning']}:{row.get('scheme') or 'euler'} "
                             f"{grid} {r['precision']}")
                     out.setdefault(name, []).append(row["raw_seconds"])
         elif r["schema"].startswith("nsbench.run/"):
@@ -285,11 +319,19 @@ def compare_row(name, base_reps, cur_reps, rng, min_samples):
     return row
 
 
-def compare(base_results, cur_results, min_samples=10, seed=1, force=False, min_coverage=DEFAULT_MIN_COVERAGE):
+def renamed_variants(results, aliases):
+    """{old id: new id} for the variants of RESULTS' stage rows that ALIASES renames."""
+    ids = {canonical_variant(row["variant"]) for r in results if r["schema"].startswith("nsbench.stages/")
+           for row in r["rows"]}
+    return {old: aliases[old] for old in sorted(ids) if old in aliases}
+
+
+def compare(base_results, cur_results, min_samples=10, seed=1, force=False, min_coverage=DEFAULT_MIN_COVERAGE,
+            aliases=None):
     why = comparable(base_results, cur_results)
     if why and not force:
         return {"comparable": False, "reason": why, "rows": [], "exit_code": EXIT_NOT_COMPARABLE}
-    base, cur = benchmarks(base_results), benchmarks(cur_results)
+    base, cur = benchmarks(base_results, aliases), benchmarks(cur_results, aliases)
     coverage = check_coverage(base, cur, min_coverage)
     rng = np.random.default_rng(seed)
     rows = [compare_row(name, base[name], cur[name], rng, min_samples) for name in sorted(set(base) & set(cur))]
@@ -298,6 +340,7 @@ def compare(base_results, cur_results, min_samples=10, seed=1, force=False, min_
     blind = [r for r in rows if r["detectable_slowdown"] is None or r["detectable_slowdown"] > GATE_TARGET]
     return {"comparable": True, "forced": bool(why), "reason": why, "rows": rows, "exit_code": code,
             "coverage": coverage, "not_in_both": sorted(set(base) ^ set(cur)),
+            "renamed": renamed_variants(base_results + cur_results, aliases or {}),
             "cannot_detect_target": {"target_slowdown": GATE_TARGET, "rows": len(blind)},
             "method": "ratio of medians; 95% interval from a bootstrap of the raw samples (2000 resamples) "
                       f"combined with the baseline's run-to-run noise; threshold {NOISE_FACTOR:g} x that noise, at "
@@ -324,6 +367,9 @@ def markdown(result):
              f"Method: {result['method']}.", ""]
     if result.get("forced"):
         lines += [f"Compared despite: {result['reason']}", ""]
+    if result.get("renamed"):
+        lines += ["Variants read under their name now: " +
+                  ", ".join(f"{old} -> {new}" for old, new in result["renamed"].items()), ""]
     lines += ["| benchmark | baseline median | current median | ratio | 95% CI | threshold | detectable slowdown "
               "| verdict |", "|---|---|---|---|---|---|---|---|"]
     order = {"slower": 0, "ambiguous": 1, "faster": 2, "same": 3}
@@ -431,6 +477,8 @@ def parse_args(argv):
     ap.add_argument("--min-coverage", type=coverage_fraction, default=DEFAULT_MIN_COVERAGE,
                     help="the share of the baseline's benchmarks CURRENT must hold (default %(default)s)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--aliases", help="variant renames: an alias table or the output of `nsbench list --json` "
+                                      "(default: baselines/variant-aliases.json, when there)")
     a = ap.parse_args(argv)
     if a.update_baseline and len(a.paths) != 1:
         ap.error("--update-baseline takes one path: the results to keep as the baseline")
@@ -443,7 +491,10 @@ def run(a):
     if a.update_baseline:
         update_baseline(a.paths[0], a.baselines, a.append)
         return EXIT_PASS
-    result = compare(load_files(a.paths[0]), load_files(a.paths[1]), a.min_samples, a.seed, a.force, a.min_coverage)
+    aliases_path = a.aliases or default_aliases_path()
+    aliases = load_aliases(aliases_path) if a.aliases or os.path.isfile(aliases_path) else {}
+    result = compare(load_files(a.paths[0]), load_files(a.paths[1]), a.min_samples, a.seed, a.force, a.min_coverage,
+                     aliases)
     text = markdown(result)
     print(text)
     if a.markdown:

@@ -6,7 +6,10 @@
 #include <fstream>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "device.hpp"
+#include "list.hpp"
 #include "micro_cases.hpp"
 #include "flat_interior.hpp"
 #include "profile.hpp"
@@ -61,6 +64,55 @@ TEST(Registry, MisfitRegistrationsAreRefused) {
   }
 }
 
+// A renamed variant answers to its former names (recipes, studies and recorded results say them); its
+// id is the name now, and no two variants of a stage answer to the same name.
+TEST(Registry, AliasesFindTheVariantByItsFormerName) {
+  const Variant& ref = Registry::instance().get("projection/pressure", "cpu_serial");
+  Registry scratch;
+  scratch.add(ref);  // the kind's reference, which the registry's check asks for
+  Variant v = ref;
+  v.name = "new_name";
+  v.aliases = {"old_name"};
+  scratch.add(v);
+  const Variant* found = scratch.find("projection/pressure", "old_name");
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->id(), "projection/pressure/new_name");
+  EXPECT_EQ(&scratch.get("projection/pressure", "old_name"), found);
+  EXPECT_EQ(scratch.find("projection/momentum", "old_name"), nullptr);
+  Variant clash = v;
+  clash.name = "old_name";
+  clash.aliases = {};
+  EXPECT_THROW(scratch.add(clash), std::logic_error);
+  clash.name = "third_name";
+  clash.aliases = {"new_name"};
+  EXPECT_THROW(scratch.add(clash), std::logic_error);
+  // A recipe or an override naming a variant by a former name gets the variant under its name now.
+  for (const Variant& renamed : Registry::instance().all())
+    for (const std::string& former : renamed.aliases) {
+      const ResolvedRecipe r = resolve(default_recipe(renamed.solver(), renamed.backend),
+                                       {renamed.stage_name() + "=" + former});
+      EXPECT_EQ(r[renamed.stage_name()].variant, &renamed) << former;
+    }
+}
+
+// reports/compare.py maps a baseline's former variant names with baselines/variant-aliases.json: it
+// must say what the registry says (nsbench list --json, "aliases"). On a mismatch, the message is the
+// table to write there.
+TEST(Registry, AliasTableBesideTheBaselinesIsTheRegistrys) {
+  if (!device::built_with_cuda()) GTEST_SKIP() << "the renamed variants are GPU variants";
+  const nlohmann::json listing = list_json();
+  nlohmann::json expected = nlohmann::json::object();
+  for (const nlohmann::json& v : listing["variants"])
+    for (const nlohmann::json& old : v["aliases"])
+      expected[v["solver"].get<std::string>() + "/" + v["stage"].get<std::string>() + "/" + old.get<std::string>()] =
+          v["id"];
+  std::ifstream in(std::string(NSB_SOURCE_DIR) + "/baselines/variant-aliases.json");
+  ASSERT_TRUE(in) << "no baselines/variant-aliases.json";
+  const nlohmann::json table = nlohmann::json::parse(in);
+  EXPECT_EQ(table["aliases"], expected) << "baselines/variant-aliases.json should hold \"aliases\": "
+                                        << expected.dump(1);
+}
+
 TEST(Registry, IdsAreUniqueAndEveryVariantIsComplete) {
   std::set<std::string> ids;
   for (const Variant& v : Registry::instance().all()) {
@@ -82,36 +134,80 @@ TEST(Registry, IdsAreUniqueAndEveryVariantIsComplete) {
   }
 }
 
-// The register report of a stage benchmark row lists the kernel refs that run with its tuning
-// (KernelRef::runs): by register cap when a ref names no tuning, by name when it does. A variant
-// whose refs name tunings must name registered ones and cover each of its tunings exactly once per
-// precision, or its rows report another instance's registers, or none.
-TEST(Registry, KernelRefsNamingTuningsCoverEachTuningOnce) {
-  Tuning capped = parse_tuning("bx64_by4_sz32_mb4"), plain = parse_tuning("bx64_by4_sz32");
-  const KernelRef by_cap{"k", nullptr, 4, 4};
-  EXPECT_TRUE(by_cap.runs(capped));
-  EXPECT_FALSE(by_cap.runs(plain));
-  const KernelRef by_name{"k", nullptr, 4, 0, "bx64_by4_sz32"};
-  EXPECT_TRUE(by_name.runs(plain));
-  EXPECT_FALSE(by_name.runs(capped));
-  EXPECT_FALSE(by_name.runs(parse_tuning("bx64_by4_sz64")));
+// The register report of a row lists the variant's kernels that run with its tuning (KernelRef::runs):
+// all of them where the tunings are run-time values, the tuning's own compiled instance's where
+// tunings carry instances. Those must cover each tuning exactly once per precision, or a row reports
+// another instance's registers, or none.
+TEST(Registry, TuningInstancesCoverEachTuningOncePerPrecision) {
+  static const TuningInstance a, b;
+  Tuning plain = parse_tuning("bx64_by4_sz32"), of_a = plain, of_b = plain;
+  of_a.instance = &a, of_b.instance = &b;
+  const KernelRef kernel_of_a{"k", nullptr, 4, &a}, kernel_of_variant{"k", nullptr, 4};
+  EXPECT_TRUE(kernel_of_a.runs(of_a));
+  EXPECT_FALSE(kernel_of_a.runs(of_b));
+  EXPECT_FALSE(kernel_of_a.runs(plain));
+  EXPECT_TRUE(kernel_of_variant.runs(plain));
+  EXPECT_FALSE(kernel_of_variant.runs(of_a));
 
   for (const Variant& v : Registry::instance().all()) {
-    bool names_tunings = false;
-    for (const KernelRef& k : v.kernels) {
-      if (k.tuning.empty()) continue;
-      names_tunings = true;
-      EXPECT_NE(v.find_tuning(k.tuning), nullptr) << v.id() << ": " << k.name << " names no registered tuning";
-      EXPECT_NE(k.fn, nullptr) << v.id() << ": " << k.name;
-    }
-    if (!names_tunings) continue;
-    for (const Tuning& t : v.tunings)
+    if (std::none_of(v.tunings.begin(), v.tunings.end(), [](const Tuning& t) { return t.instance; })) continue;
+    for (const Tuning& t : v.tunings) {
+      ASSERT_NE(t.instance, nullptr) << v.id() << ":" << t.name;
+      EXPECT_TRUE(t.instance->run_float && t.instance->run_double) << v.id() << ":" << t.name;
       for (int elem : {4, 8}) {
         int runs = 0;
         for (const KernelRef& k : v.kernels) runs += k.elem_bytes == elem && k.runs(t);
         EXPECT_EQ(runs, 1) << v.id() << ":" << t.name << " (" << elem << "-byte values)";
       }
+    }
+    for (const KernelRef& k : v.kernels) EXPECT_TRUE(k.fn && k.instance) << v.id() << ": " << k.name;
   }
+}
+
+// A variant of compiled instances registers run_tuning_instance: a call runs its tuning's own entry
+// point for its precision, and a tuning without an instance is refused.
+struct FakeCall {
+  using value_type = double;
+  Tuning tuning;
+  int* ran;
+};
+void count_double_call(const FakeCall& c) { ++*c.ran; }
+void wrong_precision(const FakeCall&) { FAIL() << "the float entry ran a double call"; }
+TEST(Registry, RunTuningInstanceRunsTheTuningsOwnEntry) {
+  static const TuningInstance instance{&wrong_precision, &count_double_call, {}};
+  int ran = 0;
+  FakeCall c{parse_tuning("bx64_by4_sz32"), &ran};
+  EXPECT_THROW(run_tuning_instance(c), std::logic_error);
+  c.tuning.instance = &instance;
+  run_tuning_instance(c);
+  EXPECT_EQ(ran, 1);
+}
+
+// Tunings carrying compiled instances are all of a variant's, and their entry points take the kind's
+// call structure, or the registration is refused by name.
+TEST(Registry, TuningInstancesAreAllOrNoneAndFitTheKind) {
+  const Variant& ref = Registry::instance().get("projection/pressure", "cpu_serial");
+  static const TuningInstance fitting{ref.run_float, ref.run_double, {}};
+  static const TuningInstance foreign{&wrong_precision, &count_double_call, {}};
+  const auto refusal = [&](const TuningInstance* second) {
+    Registry scratch;
+    scratch.add(ref);
+    Variant v = ref;
+    v.name = "with_instances";
+    v.tunings = {parse_tuning("bx64_by4_sz32"), parse_tuning("bx32_by8_sz32")};
+    v.tunings[0].instance = &fitting;
+    v.tunings[1].instance = second;
+    scratch.add(v);
+    try {
+      scratch.all();
+    } catch (const std::logic_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal(&fitting), "accepted");
+  EXPECT_NE(refusal(nullptr).find("tuning bx32_by8_sz32 carries no compiled instance"), std::string::npos);
+  EXPECT_NE(refusal(&foreign).find("does not take projection/pressure's call structure"), std::string::npos);
 }
 
 // nsbench-micro's benchmarks come from the registry: every GPU variant x tuning (x scheme for

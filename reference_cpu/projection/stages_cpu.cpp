@@ -73,6 +73,8 @@ Variant cpu(const std::string& stage, Backend b, StageFn ff, StageFn fd) {
   v.backend = b;
   v.tags = {{"backend", backend_name(b)}};
   if (stage == "reduce") v.tags["reduce"] = b == Backend::cpu_omp ? "omp_reduction" : "serial_sum";
+  v.status = b == Backend::cpu_serial ? "CPU reference: what every variant is checked against, and the serial baseline"
+                                      : "CPU baseline: the reference's loops over OpenMP threads";
   v.run_float = ff;
   v.run_double = fd;
   return v;

@@ -355,6 +355,46 @@ def test_two_part_and_three_part_variant_ids_compare():
     assert r["rows"][0]["verdict"] == "same" and r["exit_code"] == compare.EXIT_PASS
 
 
+def test_a_renamed_variant_compares_under_its_name_now(tmp_path):
+    """A baseline recorded before a rename names the old variant; the alias table maps it to the new name
+    on both sides, so the rows meet (and without the table they do not: nothing in common, exit 4)."""
+    rng = np.random.default_rng(17)
+    old = [stages_result(rng) for _ in range(BASE_REPS)]  # "pressure/v0": a two-part id, as old results have
+    new = stages_result(rng)
+    new["rows"][0]["variant"] = "projection/pressure/w0"
+    aliases = {"projection/pressure/v0": "projection/pressure/w0"}
+    r = compare.compare(old, [new], aliases=aliases)
+    assert [row["benchmark"] for row in r["rows"]] == ["stage projection/pressure/w0:t:euler 256x256x256 float"]
+    assert r["exit_code"] == compare.EXIT_PASS and r["renamed"] == aliases
+    assert "projection/pressure/v0 -> projection/pressure/w0" in compare.markdown(r)
+
+    write_set(tmp_path / "base", old)
+    write_set(tmp_path / "cur", [new])
+    table = tmp_path / "aliases.json"
+    table.write_text(json.dumps({"aliases": {"pressure/v0": "pressure/w0"}}))
+    listing = tmp_path / "list.json"  # the same rename as `nsbench list --json` states it
+    listing.write_text(json.dumps({"schema": "nsbench.list/2", "variants": [
+        {"id": "projection/pressure/w0", "aliases": ["v0"]}, {"id": "projection/pressure/x", "aliases": []}]}))
+    for source in (table, listing):
+        assert compare.load_aliases(str(source)) == aliases
+        c = cli(str(tmp_path / "base"), str(tmp_path / "cur"), "--aliases", str(source))
+        assert c.returncode == compare.EXIT_PASS, c.stdout + c.stderr
+    empty = tmp_path / "none.json"
+    empty.write_text(json.dumps({"aliases": {}}))
+    c = cli(str(tmp_path / "base"), str(tmp_path / "cur"), "--aliases", str(empty))
+    assert c.returncode == compare.EXIT_INPUT_ERROR and "CURRENT holds 0" in c.stderr, c.stderr
+    c = cli(str(tmp_path / "base"), str(tmp_path / "cur"), "--aliases", str(tmp_path / "missing.json"))
+    assert c.returncode == compare.EXIT_INPUT_ERROR and "missing.json" in c.stderr, c.stderr
+
+
+def test_the_committed_alias_table_maps_old_names_to_new_ones():
+    """baselines/variant-aliases.json (test_harness checks it against the registry) is what compare reads
+    when no --aliases is given."""
+    aliases = compare.load_aliases(compare.default_aliases_path())
+    assert aliases["projection/momentum/flux_zmarch"] == "projection/momentum/register_zmarch_flux"
+    assert all(old.count("/") == 2 and new.count("/") == 2 and old != new for old, new in aliases.items())
+
+
 def test_every_row_shows_the_smallest_slowdown_it_can_detect(tmp_path):
     """A row is slower when r (1 - 1.96 sigma) > 1 + t; the detectable slowdown is the r where that starts.
     A noisy row (threshold well above 5%) cannot detect 5%, and the summary counts it."""

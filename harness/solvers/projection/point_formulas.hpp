@@ -105,7 +105,7 @@ NSB_HD inline MomentumCoefTable<T> momentum_coef_table(const T (&inv_h)[3], T nu
 //
 // Written in flux form: along each local direction d the terms are (upper face - lower face), each
 // face a function of the values on its two sides. So a walk along a direction can carry the upper
-// face of one point to the next point as its lower face (momentum/flux_zmarch) instead of computing
+// face of one point to the next point as its lower face (momentum/register_zmarch_flux) instead of computing
 // it again. The operations and their order are the thesis's formula, term by term.
 template <class T>
 struct MomentumFace {

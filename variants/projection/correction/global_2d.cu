@@ -16,6 +16,8 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "global"}, {"cta", "2d"}},
     .tunings = zloop_shapes(),
+    .status = "thesis baseline (App. C.6); the stage kind's default GPU variant; for correction flat 1D blocks are "
+              "faster (performance-notes: Fig. 4.4 on an H200)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = zloop_kernels<CorrectionPoint<float>, CorrectionPoint<double>>(),

@@ -16,6 +16,8 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "global"}, {"cta", "2d"}},
     .tunings = zloop_shapes(),
+    .status = "thesis baseline (App. C.4); the stage kind's default GPU variant; best in float on an H200 (79.3% of "
+              "copy, 512^3; performance-notes: where each stage stands)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = zloop_kernels<DivergencePoint<float>, DivergencePoint<double>>(),

@@ -1,4 +1,5 @@
-// momentum/global_1d: global memory, one thread per point, flat 1D blocks.
+// momentum/global_1d: global memory, one thread a point, flat 1D blocks: the plain mapping, neighbour
+// reuse left to L1 and L2; the block-shape axis against the thesis's 2D blocks.
 #include "common/traversals.cuh"
 #include "projection/point_ops.hpp"
 
@@ -16,6 +17,8 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "global"}, {"cta", "1d"}},
     .tunings = flat_sizes(),
+    .status = "study axis: flat 1D blocks against the thesis's 2D ones (2D took 0.62-0.88x the time for the "
+              "stencils; performance-notes: Fig. 4.4 on an H200)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = flat_kernels<MomentumPoint<float, false>, MomentumPoint<double, false>>(),

@@ -16,6 +16,7 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "global"}, {"cta", "2d"}},
     .tunings = zloop_shapes(),
+    .status = "thesis baseline (Fig. 4.5 'global', App. C.3.1); the stage kind's default GPU variant",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = zloop_kernels<MomentumPoint<float, false>, MomentumPoint<double, false>>(),

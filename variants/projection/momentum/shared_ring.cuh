@@ -1,10 +1,11 @@
 // The pipelined 2.5D shared-memory walk of momentum (shared_zmarch_pipelined.cu, shared_zmarch_async.cu,
-// shared_zmarch_split.cu): a ring of (bx+2) x (by+2) planes of u, v and w in shared memory, each plane
-// read from global memory once per block, the copies of the next Depth planes in flight while a level
-// is computed (level k computes from planes k-1, k, k+1 and copies plane k+1+Depth). How a copy
-// travels is the template parameter Async: through registers (loads before the level's compute,
-// shared-memory stores after it; Depth 1) or as cp.async copies that hold no register. The walk either
-// ends every level with a block barrier, or (Split) has mbarriers per slot.
+// shared_zmarch_split.cu, shared_zmarch_flux.cu): a ring of (bx+2) x (by+2) planes of u, v and w in
+// shared memory, each plane read from global memory once per block, the copies of the next Depth planes
+// in flight while a level is computed (level k computes from planes k-1, k, k+1 and copies plane
+// k+1+Depth). The variants differ only in their ring policy (below): how a copy travels (through
+// registers: loads before the level's compute, shared-memory stores after it, Depth 1; or cp.async
+// copies that hold no register), how the walk waits (a block barrier a level, or an mbarrier pair a
+// slot) and whether each component's z faces are carried from one level to the next.
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -18,6 +19,24 @@
 #include "projection/point_ops.hpp"
 
 namespace nsb {
+
+// The ring policies, one a variant: how the walk moves its planes and waits for them.
+struct RingThroughRegisters {  // shared_zmarch_pipelined: loads into registers, stored after the level
+  static constexpr bool async_copies = false, split_barriers = false, carry_z = false;
+  static constexpr const char* name = "momentum ring walk through registers";
+};
+struct RingAsync {  // shared_zmarch_async: cp.async copies, a block barrier every level
+  static constexpr bool async_copies = true, split_barriers = false, carry_z = false;
+  static constexpr const char* name = "momentum ring walk with cp.async";
+};
+struct RingAsyncSplit {  // shared_zmarch_split: cp.async copies, an mbarrier pair a slot instead of the barrier
+  static constexpr bool async_copies = true, split_barriers = true, carry_z = false;
+  static constexpr const char* name = "momentum ring walk with cp.async and mbarriers";
+};
+struct RingAsyncCarryZ {  // shared_zmarch_flux: RingAsync with the z faces carried up the walk
+  static constexpr bool async_copies = true, split_barriers = false, carry_z = true;
+  static constexpr const char* name = "momentum ring walk with cp.async and carried z faces";
+};
 
 constexpr int kRingFields = 3;
 
@@ -82,10 +101,11 @@ constexpr int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) /
 // computes level k = k0 + slots it + r, planes k-1, k, k+1 are in slots r, r+1, r+2 (mod slots) and the
 // plane it copies in slot r+2+Depth, whatever `it` is. So no read, copy or barrier of the walk computes
 // an address; with the slot taken modulo 5 at run time (the split walk before experiment 28) that
-// address arithmetic was more than a third of the instructions issued.
-template <bool Async, int BX, int BY, int Depth, bool Split, bool CarryZ, class Op>
+// address arithmetic was a large share of the instructions issued (docs/performance-notes.md, 28).
+template <class Policy, int BX, int BY, int Depth, class Op>
 __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, int sz) {
   using T = typename Op::value_type;
+  constexpr bool Async = Policy::async_copies, Split = Policy::split_barriers, CarryZ = Policy::carry_z;
   static_assert(Depth >= 1 && (Async || Depth == 1), "copies through registers hold one plane");
   static_assert(!Split || Async, "the split walk copies with cp.async");
   constexpr int tx = BX + 2, ty = BY + 2, plane = tx * ty, threads = BX * BY;
@@ -224,9 +244,9 @@ __device__ __forceinline__ void ring_walk(const Op& op, int k_begin, int k_end, 
   }
 }
 
-template <bool Async, int BX, int BY, int Depth, bool Split, bool CarryZ, class Op>
+template <class Policy, int BX, int BY, int Depth, class Op>
 __global__ void momentum_ring_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Depth, Split, CarryZ>(op, k_begin, k_end, sz);
+  ring_walk<Policy, BX, BY, Depth>(op, k_begin, k_end, sz);
 }
 
 // The same walk compiled to 64 registers a thread (as many blocks of BX x BY as fit 65536 registers at
@@ -236,122 +256,84 @@ template <int Threads>
 constexpr int ring_capped_blocks() {
   return 65536 / (kRingCappedRegisters * Threads);
 }
-template <bool Async, int BX, int BY, int Depth, bool Split, bool CarryZ, class Op>
+template <class Policy, int BX, int BY, int Depth, class Op>
 __global__ void __launch_bounds__(BX* BY, ring_capped_blocks<BX * BY>())
     momentum_ring_capped_kernel(Op op, int k_begin, int k_end, int sz) {
-  ring_walk<Async, BX, BY, Depth, Split, CarryZ>(op, k_begin, k_end, sz);
+  ring_walk<Policy, BX, BY, Depth>(op, k_begin, k_end, sz);
 }
 
-// The planes a tuning copies ahead (tuning key pf; 0 means 1).
-inline int ring_depth(const Tuning& t) { return t.pf > 0 ? t.pf : 1; }
-
-// The compiled instances: block shape, register cap (mb) and copy depth.
+// One compiled walk: block shape, planes copied ahead (Depth) and register cap (MinBlocks: 0 for none,
+// else ring_capped_blocks<BX * BY>()).
 template <class Op>
 using RingKernel = void (*)(Op, int, int, int);
-template <bool Async, bool Split, bool CarryZ, class Op>
-RingKernel<Op> ring_kernel_for(int bx, int by, int mb, int depth) {
-  const auto is = [&](int x, int y, int m, int d) { return bx == x && by == y && mb == m && depth == d; };
-  constexpr int mb2 = ring_capped_blocks<512>(), mb4 = ring_capped_blocks<256>(), mb8 = ring_capped_blocks<128>();
-  if constexpr (CarryZ) {  // cp.async and a block barrier
-    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<true, 64, 4, 1, false, true, Op>;
-    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<true, 128, 4, 1, false, true, Op>;
-    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<true, 64, 4, 1, false, true, Op>;
-    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, false, true, Op>;
-  } else if constexpr (Split) {
-    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<true, 64, 4, 1, true, false, Op>;
-    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<true, 64, 4, 1, true, false, Op>;
-    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<true, 32, 8, 1, true, false, Op>;
-    if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, true, false, Op>;
-    if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, true, false, Op>;
-  } else {
-    if (is(32, 4, 0, 1)) return &momentum_ring_kernel<Async, 32, 4, 1, false, false, Op>;
-    if (is(32, 8, 0, 1)) return &momentum_ring_kernel<Async, 32, 8, 1, false, false, Op>;
-    if (is(64, 4, 0, 1)) return &momentum_ring_kernel<Async, 64, 4, 1, false, false, Op>;
-    if (is(128, 4, 0, 1)) return &momentum_ring_kernel<Async, 128, 4, 1, false, false, Op>;
-    if (is(32, 4, mb8, 1)) return &momentum_ring_capped_kernel<Async, 32, 4, 1, false, false, Op>;
-    if (is(64, 4, mb4, 1)) return &momentum_ring_capped_kernel<Async, 64, 4, 1, false, false, Op>;
-    if (is(32, 8, mb4, 1)) return &momentum_ring_capped_kernel<Async, 32, 8, 1, false, false, Op>;
-    if constexpr (Async) {
-      if (is(64, 4, 0, 2)) return &momentum_ring_kernel<true, 64, 4, 2, false, false, Op>;
-      if (is(128, 4, 0, 2)) return &momentum_ring_kernel<true, 128, 4, 2, false, false, Op>;
-      if (is(64, 4, mb4, 2)) return &momentum_ring_capped_kernel<true, 64, 4, 2, false, false, Op>;
-      if (is(64, 4, 0, 3)) return &momentum_ring_kernel<true, 64, 4, 3, false, false, Op>;
-      if (is(128, 4, 0, 3)) return &momentum_ring_kernel<true, 128, 4, 3, false, false, Op>;
-      if (is(128, 4, mb2, 1)) return &momentum_ring_capped_kernel<true, 128, 4, 1, false, false, Op>;
-      if (is(128, 4, mb2, 2)) return &momentum_ring_capped_kernel<true, 128, 4, 2, false, false, Op>;
-      if (is(128, 4, mb2, 3)) return &momentum_ring_capped_kernel<true, 128, 4, 3, false, false, Op>;
-    }
-  }
-  return nullptr;
+template <class Policy, int BX, int BY, int Depth, int MinBlocks, class Op>
+constexpr RingKernel<Op> ring_kernel() {
+  static_assert(MinBlocks == 0 || MinBlocks == ring_capped_blocks<BX * BY>(), "the capped walk fits 64 registers");
+  if constexpr (MinBlocks == 0) return &momentum_ring_kernel<Policy, BX, BY, Depth, Op>;
+  else return &momentum_ring_capped_kernel<Policy, BX, BY, Depth, Op>;
 }
 
-// Launches the ring walk for a tuning (bx, by, sz, pf, mb); variant names the variant in errors.
-template <bool Async, bool Split, bool CarryZ, class T>
-void launch_ring(const StageCall<T>& c, const std::string& variant) {
-  const Tuning& t = c.tuning;
-  const ZWalk walk = z_walk(c, variant.c_str());
+// The entry point of one compiled walk: launches it for the call's chunk depth (sz).
+template <class Policy, int BX, int BY, int Depth, int MinBlocks, class T>
+void launch_ring(const StageCall<T>& c) {
+  const ZWalk walk = z_walk(c, Policy::name);
   if (walk.empty()) return;
-  const int depth = ring_depth(t);
-  const std::size_t shared = ring_bytes<T>(ring_slots(depth, Split), t.bx, t.by, Split);
+  constexpr bool split = Policy::split_barriers;
+  constexpr std::size_t shared = ring_bytes<T>(ring_slots(Depth, split), BX, BY, split);
   with_momentum_point(c, [&](const auto& op) {
-    const auto kernel = ring_kernel_for<Async, Split, CarryZ, std::decay_t<decltype(op)>>(t.bx, t.by, t.mb, depth);
-    if (!kernel)
-      throw std::runtime_error(
-          variant + ": tuning " + t.name +
-          (CarryZ ? " has no compiled instance (64x4 and 128x4; 64x4 with mb4 or pf2)"
-           : Split ? " has no compiled instance (64x4 with pf1-3, 64x4 capped to 64 registers (mb4), 32x8)"
-           : Async
-               ? " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: 32x4 with mb8, "
-                 "64x4 and 32x8 with mb4, 128x4 with mb2 (also with pf2, pf3); copies two or three levels ahead "
-                 "(pf2, pf3): 64x4 and 128x4, and 64x4 mb4 with pf2)"
-               : " has no compiled instance (shapes 32x4, 32x8, 64x4, 128x4; capped to 64 registers: 32x4 with "
-                 "mb8, 64x4 and 32x8 with mb4; copies through registers go one level ahead only)"));
-    allow_shared((const void*)kernel, shared, t, variant.c_str());
+    const auto kernel = ring_kernel<Policy, BX, BY, Depth, MinBlocks, std::decay_t<decltype(op)>>();
+    allow_shared((const void*)kernel, shared, c.tuning, Policy::name);
     kernel<<<walk.grid, walk.block, shared, stream_of(c.exec)>>>(op, c.zr.k_begin, c.zr.k_end, walk.sz);
   });
   NSB_LAUNCHED("momentum_ring_kernel");
 }
 
-// Tunings: shapes, chunk depths, the 64-register caps and (with cp.async) deeper copies.
-template <bool Async, bool Split, bool CarryZ = false>
-std::vector<Tuning> ring_tunings() {
-  const std::vector<const char*> names =
-      CarryZ ? std::vector<const char*>{"bx64_by4_sz32", "bx64_by4_sz16", "bx64_by4_sz64", "bx128_by4_sz32",
-                                        "bx64_by4_sz32_mb4", "bx64_by4_sz32_pf2"}
-      : Split ? std::vector<const char*>{"bx64_by4_sz32",     "bx64_by4_sz64",     "bx64_by4_sz32_mb4",
-                                       "bx64_by4_sz16_mb4", "bx64_by4_sz64_mb4", "bx32_by8_sz32",
-                                       "bx32_by8_sz64",     "bx64_by4_sz32_pf2", "bx64_by4_sz64_pf2",
-                                       "bx64_by4_sz32_pf3", "bx64_by4_sz64_pf3"}
-            : std::vector<const char*>{"bx32_by8_sz32",     "bx32_by8_sz16",     "bx64_by4_sz32",
-                                       "bx64_by4_sz16",     "bx32_by4_sz32",     "bx32_by4_sz16",
-                                       "bx128_by4_sz32",    "bx32_by8_sz0",      "bx64_by4_sz32_mb4",
-                                       "bx32_by4_sz16_mb8", "bx64_by4_sz64",     "bx64_by4_sz64_mb4",
-                                       "bx32_by8_sz32_mb4", "bx32_by8_sz16_mb4", "bx64_by4_sz24_mb4",
-                                       "bx64_by4_sz48_mb4"};
-  std::vector<Tuning> t;
-  for (const char* name : names) t.push_back(parse_tuning(name));
-  if (Async && !Split && !CarryZ)
-    for (const char* name : {"bx64_by4_sz32_pf2", "bx64_by4_sz32_pf2_mb4", "bx64_by4_sz64_pf2", "bx64_by4_sz64_pf2_mb4",
-                             "bx128_by4_sz32_pf2", "bx64_by4_sz32_pf3", "bx64_by4_sz64_pf3", "bx128_by4_sz32_pf3",
-                             "bx128_by4_sz32_mb2", "bx128_by4_sz32_pf2_mb2", "bx128_by4_sz32_pf3_mb2"})
-      t.push_back(parse_tuning(name));
+// A tuning of a ring variant with the walk it runs: ring_tuning<RingAsync, 64, 4, 2>("bx64_by4_sz32_pf2")
+// (block shape, planes copied ahead, register cap: the name's bx, by, pf (none: 1) and mb; sz is read
+// at run time). The instance is built once per template arguments; a name that does not spell them
+// stops the program as the variant registers (std::logic_error at start-up: a bug, never an input).
+template <class Policy, int BX, int BY, int Depth = 1, int MinBlocks = 0>
+Tuning ring_tuning(const char* name) {
+  static_assert(Depth >= 1 && (Policy::async_copies || Depth == 1), "copies through registers hold one plane");
+  using Central32 = MomentumPoint<float, false>;  // the register report shows the central-advection instance
+  using Central64 = MomentumPoint<double, false>;
+  std::string shape = MinBlocks ? "momentum_ring_capped_kernel<" : "momentum_ring_kernel<";
+  shape += "bx" + std::to_string(BX) + ", by" + std::to_string(BY) + ", pf" + std::to_string(Depth);
+  if (MinBlocks) shape += ", mb" + std::to_string(MinBlocks);
+  static const TuningInstance instance{
+      &launch_ring<Policy, BX, BY, Depth, MinBlocks, float>,
+      &launch_ring<Policy, BX, BY, Depth, MinBlocks, double>,
+      {{shape + ", float>", (const void*)ring_kernel<Policy, BX, BY, Depth, MinBlocks, Central32>(), 4},
+       {shape + ", double>", (const void*)ring_kernel<Policy, BX, BY, Depth, MinBlocks, Central64>(), 8}}};
+  Tuning t = parse_tuning(name);
+  if (t.bx != BX || t.by != BY || (t.pf > 0 ? t.pf : 1) != Depth || t.mb != MinBlocks)
+    throw std::logic_error(std::string(Policy::name) + ": tuning " + name + " does not spell its instance " + shape);
+  t.instance = &instance;
   return t;
 }
 
-// For the register report: the instance each tuning runs (central advection), float and double.
-template <bool Async, bool Split, bool CarryZ = false>
-std::vector<KernelRef> ring_kernel_refs() {
-  std::vector<KernelRef> refs;
-  for (const Tuning& t : ring_tunings<Async, Split, CarryZ>()) {
-    const auto of = [&](auto kernel, int elem_bytes, const char* type) {
-      if (kernel) refs.push_back({"momentum_ring_kernel<" + t.name + ", " + type + ">", (const void*)kernel, elem_bytes,
-                                  t.mb, t.name});
-    };
-    of(ring_kernel_for<Async, Split, CarryZ, MomentumPoint<float, false>>(t.bx, t.by, t.mb, ring_depth(t)), 4, "float");
-    of(ring_kernel_for<Async, Split, CarryZ, MomentumPoint<double, false>>(t.bx, t.by, t.mb, ring_depth(t)), 8,
-       "double");
-  }
-  return refs;
+// The one-plane tunings of the barrier rings (shared_zmarch_pipelined, shared_zmarch_async): shapes,
+// chunk depths and the 64-register caps. The first is the default.
+template <class Policy>
+std::vector<Tuning> ring_one_plane_tunings() {
+  return {
+      ring_tuning<Policy, 32, 8>("bx32_by8_sz32"),
+      ring_tuning<Policy, 32, 8>("bx32_by8_sz16"),
+      ring_tuning<Policy, 64, 4>("bx64_by4_sz32"),
+      ring_tuning<Policy, 64, 4>("bx64_by4_sz16"),
+      ring_tuning<Policy, 32, 4>("bx32_by4_sz32"),
+      ring_tuning<Policy, 32, 4>("bx32_by4_sz16"),
+      ring_tuning<Policy, 128, 4>("bx128_by4_sz32"),
+      ring_tuning<Policy, 32, 8>("bx32_by8_sz0"),
+      ring_tuning<Policy, 64, 4, 1, 4>("bx64_by4_sz32_mb4"),
+      ring_tuning<Policy, 32, 4, 1, 8>("bx32_by4_sz16_mb8"),
+      ring_tuning<Policy, 64, 4>("bx64_by4_sz64"),
+      ring_tuning<Policy, 64, 4, 1, 4>("bx64_by4_sz64_mb4"),
+      ring_tuning<Policy, 32, 8, 1, 4>("bx32_by8_sz32_mb4"),
+      ring_tuning<Policy, 32, 8, 1, 4>("bx32_by8_sz16_mb4"),
+      ring_tuning<Policy, 64, 4, 1, 4>("bx64_by4_sz24_mb4"),
+      ring_tuning<Policy, 64, 4, 1, 4>("bx64_by4_sz48_mb4"),
+  };
 }
 
 }  // namespace nsb

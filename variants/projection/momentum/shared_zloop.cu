@@ -1,7 +1,7 @@
 // momentum/shared_zloop: the thesis's shared-memory momentum kernel (Sec. 3.2.4, App. C.3.2). Each
 // bx x by block stages a (bx+2) x (by+2) x (sz+2) tile of u, v and w in shared memory, then every
-// thread computes sz levels of its column from the tile. Neighbour reads hit shared memory; the halo
-// costs (bx+2)(by+2)(sz+2) / (bx by sz) extra global reads per point (3.4x for 16x16x2).
+// thread computes sz levels of its column from the tile: neighbour reads hit shared memory (the thesis's
+// GPU had no cache), for (bx+2)(by+2)(sz+2) / (bx by sz) the global reads (2.5x for 16x16x2).
 #include "common/tiles.cuh"
 #include "projection/point_ops.hpp"
 
@@ -54,6 +54,8 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}},
     .tunings = tunings_2d({{16, 16}, {8, 8}, {16, 8}, {32, 4}, {32, 8}}, 2),
+    .status = "thesis baseline (Fig. 4.5 'optimal'); negative on an H200: 3.1x slower than global memory at "
+              "256x32x256 float (performance-notes: Fig. 4.4 on an H200)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"momentum_tile_kernel<float>", (const void*)&momentum_tile_kernel<MomentumPoint<float, false>>, 4},

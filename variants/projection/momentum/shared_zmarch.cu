@@ -62,6 +62,8 @@ const Registrar reg{Variant{
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}},
     .tunings = {parse_tuning("bx32_by8_sz32"), parse_tuning("bx32_by8_sz16"), parse_tuning("bx32_by4_sz32"),
                 parse_tuning("bx64_by4_sz32"), parse_tuning("bx32_by8_sz0"), parse_tuning("bx16_by16_sz32")},
+    .status = "study axis: the ring with no copy in flight, each plane loaded and waited for (experiment 24: 24% / "
+              "33% of copy, float / double Euler, 512^3, H200)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"momentum_zmarch_kernel<float>", (const void*)&momentum_zmarch_kernel<MomentumPoint<float, false>>, 4},

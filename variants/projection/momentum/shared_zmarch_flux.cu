@@ -1,23 +1,11 @@
-// momentum/shared_zmarch_flux: shared_zmarch_async's ring (cp.async copies, a block barrier a level,
-// shared_ring.cuh) with each component's z faces carried from one level to the next, as flux_zmarch
-// does for the register walk: the lower z face of level k is the upper z face of level k-1, so a
-// point computes 5 faces a component instead of 6 and reads no value of plane k-1.
-//
-// Why: after the ring's addresses became constants (docs/performance-notes.md, experiment 28) the float
-// walk issues on ~73% of its cycles: fewer instructions a point is what float needs. Double is not
-// issue-bound there, and the six (twelve in double) carried values cost registers.
-// Measured (experiment 32, three processes each, H200, 512^3): 124 FP32 instructions a level instead of
-// 133.5; float Euler 58.4% of the copy bandwidth (the plain ring 58.0%), double Euler 72.8% with pf2
-// (bx64_by4_sz32_pf2), the best double Euler variant on the H200.
+// momentum/shared_zmarch_flux: shared_zmarch_async's ring (shared_ring.cuh, RingAsyncCarryZ) with each
+// component's z faces carried from one level to the next, as register_zmarch_flux does for the register
+// walk: a point computes 5 faces a component instead of 6 and reads no value of plane k-1. Why: the
+// float ring is issue-bound (docs/performance-notes.md, 32): it needs fewer instructions a point.
 #include "projection/momentum/shared_ring.cuh"
 
 namespace nsb {
 namespace {
-
-template <class T>
-void run(const StageCall<T>& c) {
-  launch_ring<true, false, true>(c, "momentum/shared_zmarch_flux");
-}
 
 const Registrar reg{Variant{
     .stage = "projection/momentum",
@@ -25,10 +13,15 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"pipelining", "cp_async"},
              {"faces", "carried"}},
-    .tunings = ring_tunings<true, false, true>(),
-    .run_float = &run<float>,
-    .run_double = &run<double>,
-    .kernels = ring_kernel_refs<true, false, true>(),
+    .tunings = {ring_tuning<RingAsyncCarryZ, 64, 4>("bx64_by4_sz32"),
+                ring_tuning<RingAsyncCarryZ, 64, 4>("bx64_by4_sz16"),
+                ring_tuning<RingAsyncCarryZ, 64, 4>("bx64_by4_sz64"),
+                ring_tuning<RingAsyncCarryZ, 128, 4>("bx128_by4_sz32"),
+                ring_tuning<RingAsyncCarryZ, 64, 4, 1, 4>("bx64_by4_sz32_mb4"),
+                ring_tuning<RingAsyncCarryZ, 64, 4, 2>("bx64_by4_sz32_pf2")},
+    .status = "best on H200 (double Euler 72.8% of copy, 512^3, bx64_by4_sz32_pf2, experiment 32)",
+    .run_float = &run_tuning_instance<StageCall<float>>,
+    .run_double = &run_tuning_instance<StageCall<double>>,
 }};
 
 }  // namespace

@@ -1,6 +1,6 @@
-// The z-walk of the register-resident momentum variants (register_zmarch, flux_zmarch): the thesis's
-// 2D blocks walking z, each thread keeping in registers the values of its walk that the next level
-// needs again and loading only the rest. What a variant does at each point is its Visit policy.
+// The z-walk of the register-resident momentum variants (register_zmarch*): the thesis's 2D blocks
+// walking z, each thread keeping in registers the values of its walk that the next level needs again
+// and loading only the rest. What a variant does at each point is its Visit policy.
 //
 // One point reads 27 values (each component's 7-point star plus two cross-derivative corners per field,
 // point_formulas.hpp). Walking up z, 10 of them were already read at the level below: each field's own
@@ -142,19 +142,17 @@ __device__ __forceinline__ void zmarch_walk(const Op& op, const Grid& g, int k_b
   }
 }
 
-// The walk as compiled without a request (the compiler picks the registers: 40 float, 66 double for
-// register_zmarch since the scale factors are formed once; 56 / 122 before, experiment 18).
+// The walk as compiled without a request (the compiler picks the registers; docs/performance-notes.md,
+// experiment 18).
 template <template <class> class Visit, class Op>
 __global__ void momentum_zmarch_kernel(Op op, Grid g, int k_begin, int k_end, int sz) {
   zmarch_walk<Visit>(op, g, k_begin, k_end, sz);
 }
 
 // The same walk compiled to fit MinBlocks blocks of up to 256 threads on an SM, which caps registers
-// at 65536 / (256 * MinBlocks): occupancy bought with possible spills. When double needed 122
-// registers (two such blocks, 16 warps), a third block (_mb3, 85 registers at most) bought 3 points at
-// 512^3 and a cap of 64 (mb4) spilled (docs/performance-notes.md, experiment 16); at 66 registers the
-// unbounded walk already fits three blocks and _mb3 is slower. A launch-bounds instance with MinBlocks = 1 is not the
-// unbounded kernel: told "256 threads" the compiler took 91 / 153 registers and ran slower.
+// at 65536 / (256 * MinBlocks): occupancy bought with possible spills (_mb3; experiments 16 and 18). A
+// launch-bounds instance with MinBlocks = 1 is not the unbounded kernel: told "256 threads" the
+// compiler took more registers and ran slower (experiment 16).
 constexpr int kBoundedMaxThreads = 256;
 template <int MinBlocks, template <class> class Visit, class Op>
 __global__ void __launch_bounds__(kBoundedMaxThreads, MinBlocks)
@@ -162,53 +160,73 @@ __global__ void __launch_bounds__(kBoundedMaxThreads, MinBlocks)
   zmarch_walk<Visit>(op, g, k_begin, k_end, sz);
 }
 
-// Launches the walk for tuning mb0 (unbounded) or mb3; variant names the variant in errors.
-template <template <class> class Visit, class T>
-void launch_zmarch(const StageCall<T>& c, const std::string& variant) {
-  const Tuning& t = c.tuning;
-  const ZWalk walk = z_walk(c, variant.c_str());
+// One compiled walk: unbounded (MinBlocks 0) or bounded to MinBlocks blocks an SM.
+template <class Op>
+using ZmarchKernel = void (*)(Op, Grid, int, int, int);
+template <int MinBlocks, template <class> class Visit, class Op>
+constexpr ZmarchKernel<Op> zmarch_kernel() {
+  if constexpr (MinBlocks == 0) return &momentum_zmarch_kernel<Visit, Op>;
+  else return &momentum_zmarch_bounded_kernel<MinBlocks, Visit, Op>;
+}
+
+// The entry point of one compiled walk.
+template <template <class> class Visit, int MinBlocks, class T>
+void launch_zmarch(const StageCall<T>& c) {
+  const ZWalk walk = z_walk(c, "momentum z-walk");
   if (walk.empty()) return;
-  if (t.mb == 0) {
-    with_momentum_point(c, [&](const auto& op) {
-      momentum_zmarch_kernel<Visit><<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin, c.zr.k_end,
-                                                                              walk.sz);
-    });
-    NSB_LAUNCHED("momentum_zmarch_kernel");
-    return;
-  }
-  if (t.mb != 3)
-    throw std::runtime_error(variant + ": tuning " + t.name + " asks for mb" + std::to_string(t.mb) +
-                             "; the compiled instances are: none and mb3");
-  if (t.bx * t.by > kBoundedMaxThreads)
-    throw std::runtime_error(variant + ": tuning " + t.name + " has " + std::to_string(t.bx * t.by) +
-                             " threads a block; the mb3 instance is compiled for at most " +
-                             std::to_string(kBoundedMaxThreads));
   with_momentum_point(c, [&](const auto& op) {
-    momentum_zmarch_bounded_kernel<3, Visit><<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin,
-                                                                                       c.zr.k_end, walk.sz);
+    const auto kernel = zmarch_kernel<MinBlocks, Visit, std::decay_t<decltype(op)>>();
+    kernel<<<walk.grid, walk.block, 0, stream_of(c.exec)>>>(op, c.grid, c.zr.k_begin, c.zr.k_end, walk.sz);
   });
-  NSB_LAUNCHED("momentum_zmarch_bounded_kernel");
+  NSB_LAUNCHED("momentum_zmarch_kernel");
 }
 
-// Kernel references for the register report: the unbounded instances and the mb3 ones.
-template <template <class> class Visit>
-std::vector<KernelRef> zmarch_kernel_refs() {
-  return {{"momentum_zmarch_kernel<float>", (const void*)&momentum_zmarch_kernel<Visit, MomentumPoint<float, false>>, 4},
-          {"momentum_zmarch_kernel<double>", (const void*)&momentum_zmarch_kernel<Visit, MomentumPoint<double, false>>, 8},
-          {"momentum_zmarch_bounded_kernel<3, float>",
-           (const void*)&momentum_zmarch_bounded_kernel<3, Visit, MomentumPoint<float, false>>, 4, 3},
-          {"momentum_zmarch_bounded_kernel<3, double>",
-           (const void*)&momentum_zmarch_bounded_kernel<3, Visit, MomentumPoint<double, false>>, 8, 3}};
-}
-
-// Tunings: the thesis-like shapes, deeper chunks, and the mb3 instances.
-inline std::vector<Tuning> zmarch_tunings() {
-  std::vector<Tuning> t;
-  for (const char* name : {"bx32_by4_sz16", "bx32_by4_sz8", "bx32_by2_sz16", "bx16_by8_sz16", "bx32_by8_sz16",
-                           "bx64_by4_sz16", "bx64_by4_sz32", "bx128_by2_sz32", "bx256_by1_sz32", "bx32_by4_sz64",
-                           "bx64_by2_sz64", "bx32_by4_sz16_mb3", "bx64_by4_sz32_mb3", "bx128_by2_sz32_mb3"})
-    t.push_back(parse_tuning(name));
+// A tuning of a z-walk variant with the walk it runs: zmarch_tuning<Visit, 3>("bx64_by4_sz32_mb3") (the
+// name's mb; its block shape and sz are read at run time). The instance is built once per template
+// arguments; a name that does not spell them, or a bounded tuning of more than kBoundedMaxThreads
+// threads, stops the program as the variant registers (std::logic_error at start-up: a bug, never an
+// input).
+template <template <class> class Visit, int MinBlocks = 0>
+Tuning zmarch_tuning(const char* name) {
+  using Central32 = MomentumPoint<float, false>;  // the register report shows the central-advection instance
+  using Central64 = MomentumPoint<double, false>;
+  const std::string kernel =
+      MinBlocks ? "momentum_zmarch_bounded_kernel<" + std::to_string(MinBlocks) + ", " : "momentum_zmarch_kernel<";
+  static const TuningInstance instance{
+      &launch_zmarch<Visit, MinBlocks, float>,
+      &launch_zmarch<Visit, MinBlocks, double>,
+      {{kernel + "float>", (const void*)zmarch_kernel<MinBlocks, Visit, Central32>(), 4},
+       {kernel + "double>", (const void*)zmarch_kernel<MinBlocks, Visit, Central64>(), 8}}};
+  Tuning t = parse_tuning(name);
+  if (t.mb != MinBlocks)
+    throw std::logic_error("momentum z-walk: tuning " + t.name + " does not spell its instance, mb" +
+                           std::to_string(MinBlocks));
+  if (MinBlocks > 0 && t.bx * t.by > kBoundedMaxThreads)
+    throw std::logic_error("momentum z-walk: tuning " + t.name + " has more threads a block than the bounded "
+                           "instances are compiled for (" + std::to_string(kBoundedMaxThreads) + ")");
+  t.instance = &instance;
   return t;
+}
+
+// Tunings: the thesis-like shapes, deeper chunks, and the mb3 instances. The first is the default.
+template <template <class> class Visit>
+std::vector<Tuning> zmarch_tunings() {
+  return {
+      zmarch_tuning<Visit>("bx32_by4_sz16"),
+      zmarch_tuning<Visit>("bx32_by4_sz8"),
+      zmarch_tuning<Visit>("bx32_by2_sz16"),
+      zmarch_tuning<Visit>("bx16_by8_sz16"),
+      zmarch_tuning<Visit>("bx32_by8_sz16"),
+      zmarch_tuning<Visit>("bx64_by4_sz16"),
+      zmarch_tuning<Visit>("bx64_by4_sz32"),
+      zmarch_tuning<Visit>("bx128_by2_sz32"),
+      zmarch_tuning<Visit>("bx256_by1_sz32"),
+      zmarch_tuning<Visit>("bx32_by4_sz64"),
+      zmarch_tuning<Visit>("bx64_by2_sz64"),
+      zmarch_tuning<Visit, 3>("bx32_by4_sz16_mb3"),
+      zmarch_tuning<Visit, 3>("bx64_by4_sz32_mb3"),
+      zmarch_tuning<Visit, 3>("bx128_by2_sz32_mb3"),
+  };
 }
 
 }  // namespace nsb

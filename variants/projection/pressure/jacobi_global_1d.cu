@@ -16,6 +16,7 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "global"}, {"cta", "1d"}},
     .tunings = flat_sizes(),
+    .status = "study axis: flat 1D blocks against the thesis's 2D ones (performance-notes: Fig. 4.4 on an H200)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = flat_kernels<JacobiPoint<float>, JacobiPoint<double>>(),

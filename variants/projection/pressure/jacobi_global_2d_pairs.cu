@@ -1,10 +1,7 @@
 // pressure/jacobi_global_2d_pairs: the thesis's 2D z-walk, but each thread updates two neighbouring
-// points along x with 8- (float) or 16-byte (double) loads and stores. A float sweep moves 12 bytes a
-// point for ~25 instructions, so at one point per thread it is short of instruction issue, not of
-// bandwidth (docs/performance-notes.md); a pair needs 8 loads instead of 14 and one store instead
-// of two. Pairs start at even array indices so the vector accesses are aligned: in a row whose first
-// index is odd the first pair is (ghost of the previous row, x ghost) and only its second point is
-// computed. The y and z neighbours are vector loads only when the row and plane strides are even.
+// points along x with 8- (float) or 16-byte (double) loads and stores. Why: if a float sweep (12 bytes
+// a point for ~25 instructions) were short of instruction issue, a pair needs 8 loads instead of 14 and
+// one store instead of two (docs/performance-notes.md, experiment 10).
 #include "common/traversals.cuh"
 #include "projection/point_ops.hpp"
 
@@ -85,6 +82,8 @@ const Registrar reg{Variant{
     .tags = {{"memory", "global"}, {"cta", "2d"}, {"points_per_thread", "2"}, {"access", "vector2"}},
     .tunings = {parse_tuning("bx32_by8_sz8"), parse_tuning("bx64_by4_sz16"), parse_tuning("bx32_by4_sz16"),
                 parse_tuning("bx64_by2_sz16"), parse_tuning("bx128_by2_sz16"), parse_tuning("bx32_by8_sz32")},
+    .status = "negative: float 66.2% against 78.0% for the z-loop; the sweep waits on memory, not on issue "
+              "(experiment 10)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"jacobi_pairs_kernel<float>", (const void*)&jacobi_pairs_kernel<float>, 4},

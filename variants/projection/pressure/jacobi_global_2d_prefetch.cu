@@ -1,8 +1,8 @@
 // pressure/jacobi_global_2d_prefetch: the global-memory Jacobi sweep walking z in 2D blocks, software-
 // pipelined: each thread loads p(k+2) and div(k+1) of its column one level before it needs them, so two
 // levels' DRAM loads are in flight per thread. Why: in float a level gives a thread only 8 new bytes to
-// wait for (p one level up, div), too few to cover DRAM latency at full occupancy (Nsight Compute: 95% of
-// warp slots busy, 34% issue, 79% of copy bandwidth); double, with 16, reaches 91%.
+// wait for, perhaps too few to cover DRAM latency (docs/performance-notes.md, experiment 7 and "What
+// the counters say").
 #include "common/traversals.cuh"
 #include "projection/point_ops.hpp"
 
@@ -57,6 +57,8 @@ const Registrar reg{Variant{
     .tunings = {parse_tuning("bx128_by2_sz16"), parse_tuning("bx64_by4_sz16"), parse_tuning("bx32_by8_sz8"),
                 parse_tuning("bx64_by4_sz32"), parse_tuning("bx128_by2_sz32"), parse_tuning("bx32_by4_sz16"),
                 parse_tuning("bx256_by1_sz32")},
+    .status = "negative: float 76.8% against 78.1% for the plain walk; the sweep is not short of loads in flight "
+              "(experiment 7)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"jacobi_prefetch_kernel<float>", (const void*)&jacobi_prefetch_kernel<float>, 4},

@@ -87,6 +87,8 @@ const Registrar reg{Variant{
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}},
     .tunings = {parse_tuning("bx32_by8_sz32"), parse_tuning("bx32_by8_sz16"), parse_tuning("bx32_by4_sz32"),
                 parse_tuning("bx64_by4_sz32"), parse_tuning("bx32_by8_sz64"), parse_tuning("bx16_by16_sz32")},
+    .status = "in the `modern` recipe; 2.5D: a register column and one shared plane (no measurement in "
+              "docs/performance-notes.md)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"jacobi_zmarch_kernel<float>", (const void*)&jacobi_zmarch_kernel<float>, 4},

@@ -44,6 +44,8 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}},
     .tunings = tunings_2d({{16, 16}, {8, 8}, {16, 8}, {32, 4}, {32, 8}, {64, 4}}, 2),
+    .status = "thesis baseline (Fig. 4.5 'optimal', App. C.5.3); negative on an H200: 2.2x slower than global "
+              "memory at 256x32x256 float (performance-notes: Fig. 4.4 on an H200)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"jacobi_tile_kernel<float>", (const void*)&jacobi_tile_kernel<float>, 4},

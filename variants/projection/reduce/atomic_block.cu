@@ -29,6 +29,8 @@ const Registrar reg{Variant{
     .tags = {{"reduce", "atomic"}, {"atomic", "block"}, {"memory", "global"}},
     .tunings = reduce_block_sizes(),
     .determinism = Determinism::order_dependent,
+    .status = "study axis: one atomic a block, order-dependent sums; float 98.3% of copy at 512^3 on an H200 "
+              "(experiment 8)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"atomic_block_kernel<float>", (const void*)&atomic_block_kernel<float>, 4},

@@ -29,6 +29,7 @@ const Registrar reg{Variant{
     .tags = {{"reduce", "atomic"}, {"atomic", "warp"}, {"memory", "global"}},
     .tunings = reduce_block_sizes(),
     .determinism = Determinism::order_dependent,
+    .status = "study axis: one atomic a warp, order-dependent sums (no measurement in docs/performance-notes.md)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"atomic_warp_kernel<float>", (const void*)&atomic_warp_kernel<float>, 4},

@@ -39,6 +39,8 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"reduce", "buffer"}, {"memory", "global"}},
     .tunings = reduce_block_sizes(),
+    .status = "the stage kind's default GPU variant, deterministic: 97.7% float, 98.7% double of copy at 512^3 on "
+              "an H200 (experiment 8; performance-notes: where each stage stands)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"block_partials_kernel<float>", (const void*)&block_partials_kernel<float>, 4},

@@ -41,6 +41,8 @@ const Registrar reg{Variant{
     .name = "cub",
     .backend = Backend::cuda,
     .tags = {{"reduce", "library"}, {"memory", "global"}},
+    .status = "fastest on an H200: 103.0% float, 106.5% double of the copy's read+write figure at 512^3 (a "
+              "reduction only reads; experiments 8, 9)",
     .run_float = &run<float>,
     .run_double = &run<double>,
 }};

@@ -16,6 +16,7 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "global"}, {"cta", "1d"}},
     .tunings = {parse_tuning("b256"), parse_tuning("b128")},
+    .status = "study axis: flat 1D blocks over each face",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"face_1d_kernel<float>", (const void*)&face_1d_kernel<VelocityBcLine<float>>, 4}, {"face_1d_kernel<double>", (const void*)&face_1d_kernel<VelocityBcLine<double>>, 8}},

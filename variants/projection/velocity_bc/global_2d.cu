@@ -16,6 +16,8 @@ const Registrar reg{Variant{
     .backend = Backend::cuda,
     .tags = {{"memory", "global"}, {"cta", "2d"}},
     .tunings = tunings_2d({{32, 4}, {16, 16}, {8, 8}}, 0),
+    .status = "thesis-style 2D blocks over each face; the stage kind's default GPU variant (three launches a call: "
+              "launch overhead, performance-notes: the profiling pass)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"face_2d_kernel<float>", (const void*)&face_2d_kernel<VelocityBcLine<float>>, 4}, {"face_2d_kernel<double>", (const void*)&face_2d_kernel<VelocityBcLine<double>>, 8}},

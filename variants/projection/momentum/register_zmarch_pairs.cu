@@ -1,18 +1,7 @@
-// momentum/register_pairs: register_zmarch's walk up z with two neighbouring columns per thread,
-// (i, j) and (i+1, j). The premise: momentum in float is bound by issued instructions, and
-// register_zmarch issues ~250 a point, ~140 of them arithmetic. The pair cuts the rest and some of
-// the arithmetic:
-// - loads: the two points read 4 columns (i-1 .. i+2) of the same rows, 13 loads a point instead of 17;
-// - addresses: one 64-bit address a loaded row serves all four columns (x offsets are immediates);
-// - faces: the face between the two points (flux form, point_formulas.hpp) is the same arithmetic on
-//   the same registers for both, so the compiler computes it once;
-// Unrolling the walk by two levels as well (to rename the held planes instead of moving them) took
-// 168 registers in float, so it is not.
-// Measured (docs/performance-notes.md, experiment 20): 130 arithmetic instructions a point, but 93 / 168
-// registers, and no faster than register_zmarch (float 55.5%, double 61.7% at 512^3): the float walk
-// is not purely issue-bound.
-// A grid with an odd nx leaves the last column of each row without a partner: that thread walks it
-// alone with global loads.
+// momentum/register_zmarch_pairs: register_zmarch's walk up z with two neighbouring columns a thread,
+// (i, j) and (i+1, j). Why: if float momentum is bound by issued instructions, the pair cuts them: 13
+// loads a point instead of 17 (four columns of the same rows), one 64-bit address a loaded row, and the
+// face between the two points (flux form, point_formulas.hpp) computed once.
 #include "common/traversals.cuh"
 #include "projection/point_ops.hpp"
 
@@ -110,7 +99,7 @@ __global__ void momentum_pairs_kernel(Op op, Grid g, int k_begin, int k_end, int
 
 template <class T>
 void run(const StageCall<T>& c) {
-  ZWalk walk = z_walk(c, "momentum/register_pairs");
+  ZWalk walk = z_walk(c, "momentum/register_zmarch_pairs");
   if (walk.empty()) return;
   walk.grid.x = ceil_div(c.grid.nx, 2LL * c.tuning.bx);  // a thread per pair of columns
   with_momentum_point(c, [&](const auto& op) {
@@ -122,12 +111,15 @@ void run(const StageCall<T>& c) {
 
 const Registrar reg{Variant{
     .stage = "projection/momentum",
-    .name = "register_pairs",
+    .name = "register_zmarch_pairs",
+    .aliases = {"register_pairs"},
     .backend = Backend::cuda,
     .tags = {{"memory", "register"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"points_per_thread", "2"}},
     .tunings = {parse_tuning("bx32_by4_sz16"), parse_tuning("bx32_by8_sz16"), parse_tuning("bx64_by4_sz16"),
                 parse_tuning("bx32_by4_sz32"), parse_tuning("bx64_by2_sz32"), parse_tuning("bx128_by2_sz32"),
                 parse_tuning("bx32_by4_sz64"), parse_tuning("bx16_by8_sz32")},
+    .status = "negative: 93 / 168 registers and no faster than register_zmarch (experiment 20: float 55.5%, double "
+              "61.7%)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"momentum_pairs_kernel<float>", (const void*)&momentum_pairs_kernel<MomentumPoint<float, false>>, 4},

@@ -1,10 +1,8 @@
-// momentum/tma_slabs: momentum marching z over row slabs of u, v, w that the copy engine (TMA bulk
-// copies) streams into a ring of shared-memory planes, pf levels ahead (common/bulk_slabs.cuh). All 27
-// neighbour values of a point come from shared memory; the global loads of the other variants, their
-// 64-bit address arithmetic and the registers that hold them in flight are gone. The price: one halo
-// row above and below the block's `by` rows is copied again by the neighbouring block (from L2).
-// Measured slower than register_zmarch (512^3: float 48% vs 55%, double 59% vs 61%): the registers and
-// slabs leave too few warps for momentum's 200 flops a point (docs/performance-notes.md, 15).
+// momentum/shared_slabs_tma: momentum marching z over row slabs of u, v, w that the copy engine (TMA
+// bulk copies) streams into a ring of shared-memory planes, pf levels ahead (common/bulk_slabs.cuh).
+// All 27 neighbour values come from shared memory: no thread issues a global load, its 64-bit address
+// arithmetic or holds a load in flight. The price: one halo row above and below the block's `by` rows
+// is copied again by the neighbouring block (from L2).
 #include "common/bulk_slabs.cuh"
 #include "projection/point_ops.hpp"
 
@@ -27,19 +25,22 @@ void run(const StageCall<T>& c) {
   const SlabFields<T, 3> set{{c.f.u, c.f.v, c.f.w}, {star, star, star}};
   with_momentum_point(c, [&](const auto& point) {
     using Point = std::decay_t<decltype(point)>;
-    launch_bulk_slabs(MomentumFromSlabs<T, Point::kUpwind>{point}, set, c, "momentum/tma_slabs");
+    launch_bulk_slabs(MomentumFromSlabs<T, Point::kUpwind>{point}, set, c, "momentum/shared_slabs_tma");
   });
 }
 
 const Registrar reg{Variant{
     .stage = "projection/momentum",
-    .name = "tma_slabs",
+    .name = "shared_slabs_tma",
+    .aliases = {"tma_slabs"},
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "zmarch"}, {"copy", "tma"}},
     .tunings = {parse_tuning("bx128_by2_sz64_pf1"), parse_tuning("bx256_by2_sz64_pf1"),
                 parse_tuning("bx256_by2_sz32_pf1"), parse_tuning("bx64_by2_sz64_pf1"),
                 parse_tuning("bx128_by1_sz64_pf2"), parse_tuning("bx256_by1_sz64_pf1"),
                 parse_tuning("bx128_by4_sz64_pf1"), parse_tuning("bx256_by4_sz64_pf1")},
+    .status = "negative on H200: float 45-48%, double 56-59% of copy at 512^3, below register_zmarch: too few warps "
+              "for its flops (experiment 15)",
     .run_float = &run<float>,
     .run_double = &run<double>,
     .kernels = {{"bulk_slab_kernel<float>", (const void*)&bulk_slab_kernel<MomentumFromSlabs<float, false>, 3>, 4},
