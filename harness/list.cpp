@@ -1,5 +1,6 @@
 #include "list.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -34,7 +35,7 @@ nlohmann::json list_json() {
   for (const SolverDef& s : SolverRegistry::instance().all()) {
     json recipes = json::array();
     for (const Recipe& r : builtin_recipes())
-      if (r.solver == s.name) recipes.push_back(r.name);
+      if (r.solver == s.name && std::find(recipes.begin(), recipes.end(), r.name) == recipes.end()) recipes.push_back(r.name);
     j["solvers"].push_back({{"name", s.name}, {"description", s.description}, {"stages", s.stages},
                             {"sections", s.sections}, {"cases", s.cases}, {"recipes", recipes}});
     for (const std::string& c : s.cases) j["cases"].push_back({{"name", c}, {"solver", s.name}});
@@ -59,7 +60,7 @@ nlohmann::json list_json() {
                          {"tags", v.tags}, {"tunings", tuning_names(v.tunings)}});
   for (const Recipe& r : builtin_recipes())
     j["recipes"].push_back({{"name", r.name}, {"solver", r.solver}, {"backend", backend_name(r.backend)},
-                            {"description", r.description}});
+                            {"gpu_model", r.gpu_model}, {"description", r.description}});
   return j;
 }
 
@@ -108,7 +109,9 @@ void print_list(const std::string& stage, const std::string& tag) {
     }
     std::printf("\n  recipes:\n");
     for (const Recipe& r : builtin_recipes())
-      if (r.solver == s.name) std::printf("    %-18s %s\n", r.name.c_str(), r.description.c_str());
+      if (r.solver == s.name)
+        std::printf("    %-18s %s%s\n", r.name.c_str(), r.gpu_model.empty() ? "" : ("[on " + r.gpu_model + "] ").c_str(),
+                    r.description.c_str());
     std::printf("\n");
   }
   if (stage.empty() || stage == "halo") {

@@ -59,6 +59,7 @@ std::vector<Recipe> parse_recipes(const std::string& text, const std::string& so
       rec.solver = solver;
       rec.description = r.value("description", "");
       rec.backend = parse_backend(r.at("backend").get<std::string>());
+      rec.gpu_model = r.value("gpu_model", "");
       rec.source = source;
       if (r.contains("stages"))
         for (auto& [stage, choice] : r["stages"].items()) rec.stage[stage] = parse_choice(choice.get<std::string>());
@@ -80,14 +81,23 @@ const std::vector<Recipe>& builtin_recipes() {
   return recipes;
 }
 
-const Recipe& find_recipe(const std::string& solver, const std::string& name) {
-  std::string known;
+const Recipe& find_recipe(const std::string& solver, const std::string& name, const std::string& gpu_model) {
+  const Recipe* generic = nullptr;
+  std::vector<std::string> known;
   for (const Recipe& r : builtin_recipes()) {
     if (r.solver != solver) continue;
-    if (r.name == name) return r;
-    known += " " + r.name;
+    if (r.name == name && r.gpu_model.empty()) generic = &r;
+    if (r.name == name && !gpu_model.empty() && r.gpu_model == gpu_model) return r;
+    if (std::find(known.begin(), known.end(), r.name) == known.end()) known.push_back(r.name);
   }
-  throw std::runtime_error("unknown recipe '" + name + "' for the " + solver + " solver; known recipes:" + known);
+  if (generic) return *generic;
+  std::string message = "unknown recipe '" + name + "' for the " + solver + " solver; known recipes:";
+  for (const std::string& k : known) message.append(" ").append(k);
+  throw std::runtime_error(message);
+}
+
+const Recipe& find_recipe(const std::string& solver, const std::string& name) {
+  return find_recipe(solver, name, device::count() > 0 ? device::properties(0).name : "");
 }
 
 const Recipe& cpu_recipe(const std::string& solver, Backend b) {

@@ -24,6 +24,7 @@ struct Recipe {
   std::string description;
   Backend backend = Backend::cuda;
   std::map<std::string, StageChoice> stage;  // by stage name; stages left out take their default
+  std::string gpu_model;                     // "" or the GPU this one is for (a name may exist once per model)
   std::string source;                        // the recipes file it came from
 };
 
@@ -43,8 +44,12 @@ struct ResolvedRecipe {
 
 // Every solver's recipes, in file order.
 const std::vector<Recipe>& builtin_recipes();
-// Throws std::runtime_error listing the solver's recipes when there is none of that name.
+// The solver's recipe of that name for this machine: the one made for this GPU model (gpu_model equal
+// to the first GPU's name) where there is one, else the one without a gpu_model. Throws
+// std::runtime_error listing the solver's recipes when there is none of that name.
 const Recipe& find_recipe(const std::string& solver, const std::string& name);
+// The same for a given GPU model ("" : a machine without a GPU).
+const Recipe& find_recipe(const std::string& solver, const std::string& name, const std::string& gpu_model);
 // The solver's recipe of a CPU backend ("cpu-serial" / "cpu-omp").
 const Recipe& cpu_recipe(const std::string& solver, Backend b);
 // The recipe a run without --recipe uses: the solver's first recipe of that backend.

@@ -1,5 +1,6 @@
 """Shared by the report scripts: reading result files into one form, variant ids, stage order, number
 formatting, and running a table function over result files given on the command line."""
+import gzip
 import json
 import math
 
@@ -76,11 +77,12 @@ def _kernel_key(key):
 
 
 def read_result(path):
-    """One result file, normalised; ResultFileError (naming the file) when it cannot be read."""
+    """One result file (.json, or .json.gz as results are stored), normalised; ResultFileError (naming the
+    file) when it cannot be read."""
     try:
-        with open(path) as f:
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
             r = json.load(f)
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, EOFError, UnicodeDecodeError) as e:
         raise ResultFileError(path, f"cannot read it ({e})")
     except json.JSONDecodeError as e:
         raise ResultFileError(path, f"not valid JSON, truncated or damaged ({e})")

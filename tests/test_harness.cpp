@@ -284,6 +284,24 @@ TEST(Recipe, ResolvesAndOverridesStages) {
   }
 }
 
+// A recipe name may exist once per GPU model: on that GPU the name means that recipe, elsewhere the
+// one without a model.
+TEST(Recipe, BestIsPerGpuModel) {
+  const Recipe& h100 = find_recipe("projection", "best", "NVIDIA H100 80GB HBM3");
+  const Recipe& other = find_recipe("projection", "best", "NVIDIA H200");
+  const Recipe& none = find_recipe("projection", "best", "");
+  EXPECT_EQ(h100.gpu_model, "NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(other.gpu_model.empty());
+  EXPECT_EQ(&none, &other);
+  EXPECT_NE(h100.stage.at("momentum").variant, other.stage.at("momentum").variant);
+  try {
+    find_recipe("projection", "fastest", "");
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("known recipes: cpu-serial cpu-omp"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Stats, MedianAndQuartilesOfKnownSamples) {
   const Summary s = summarize({10, 1, 9, 2, 8, 3, 7, 4, 6, 5});
   EXPECT_EQ(s.count, 10u);
