@@ -1,12 +1,14 @@
 // Stage kinds: one step of a solver with one interface, registered from its solver's own folder.
 //
-//   static const nsb::StageKindRegistrar kind{{
-//       .solver = "projection", .name = "pressure", .summary = "one Jacobi sweep: p_new <- J(p, div/dt)",
-//       .reads = {"p", "div"}, .writes = {"p_new"},
-//       .tuning_axes = {"bx", "by", "sz", "pf", "b"},
-//       .tag_vocabulary = {{"memory", {"global", "shared", "register"}}, {"cta", {"1d", "2d"}}},
-//       .default_gpu_variant = "jacobi_global_2d_zloop",
-//       .flops_per_point = ..., .make_fixture = fixture_factory<PressureFixture>()}};
+//   StageKind k;
+//   k.solver = "wave", k.name = "step", k.summary = "u_next = 2u - u_prev + rho^2 lap u";
+//   k.reads = {"u_prev", "u"}, k.writes = {"u_next"};
+//   k.tuning_axes = {"bx", "by", "sz"};
+//   k.tag_vocabulary = {{"memory", {"global", "shared", "register"}}, {"cta", {"2d"}}};
+//   k.default_gpu_variant = "global_2d";
+//   k.flops_per_point = [](const std::string&) { return 9.0; };  // counted from the formula
+//   set_fixture<WaveStepFixture>(k);
+//   static const nsb::StageKindRegistrar kind{k};   (harness/solvers/<solver>/stages.cpp)
 //
 // A stage kind says what it reads and writes, its work model (through its fixture), its tolerance,
 // how `verify` and `stages` build its inputs (the fixture), the tuning axes its variants may use and
