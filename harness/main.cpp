@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "bandwidth.hpp"
@@ -119,6 +120,11 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
                   "write the full result (schema nsbench.run/2) to this file; checked before the run, written "
                   "atomically, never over an existing file unless --force");
   run->add_flag("--force", c.force, "let --json replace an existing file");
+  run->add_option("--output", ro.output_dir,
+                  "write the final state for people into this folder (created if missing): final.vti (VTK image "
+                  "data for ParaView: cell-centred velocity, speed, pressure; the wave: its fields), and for the "
+                  "cavity final_centre_lines.csv (u on x = 1/2, w on z = 1/2, any Re)");
+  run->add_option("--output-every", ro.output_every, "also write the state every N timed steps (untimed; one rank)");
   run->add_flag("--quiet", c.quiet, "no progress lines");
   run->add_flag("--profile", ro.profile,
                 "after the timed steps (never during them): a CUPTI kernel trace over --profile-steps steps (kernel "
@@ -147,6 +153,12 @@ int run_command(RunCli& c, int argc, char** argv) {
   ro.progress = !c.quiet;
   ro.command_line = join_args(argc, argv);
   nsb::check_result_path(ro.json_path, c.force);  // before the run: a bad path must not cost its output
+  if (!ro.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(ro.output_dir, ec);
+    if (ec || !std::filesystem::is_directory(ro.output_dir))
+      throw std::runtime_error("--output " + ro.output_dir + ": cannot create that folder (" + ec.message() + ")");
+  }
   if (!nsb::mpi::built_with_mpi() && std::getenv("OMPI_COMM_WORLD_SIZE") &&
       std::string(std::getenv("OMPI_COMM_WORLD_SIZE")) != "1")
     throw std::runtime_error("started by mpirun, but this nsbench was built without MPI: the processes would "

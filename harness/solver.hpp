@@ -22,6 +22,7 @@
 #include "recipe.hpp"
 #include "stage_kind.hpp"
 #include "timer.hpp"
+#include "vtk.hpp"
 
 namespace nsb {
 
@@ -114,6 +115,10 @@ class ProblemOf {
   // The bytes one rank of grid g needs on the GPU, to refuse a run that cannot fit before anything is
   // allocated.
   virtual std::size_t device_bytes(Precision<T>, const Grid& g, const SolverOptions& o) const = 0;
+  // Writes a state of the whole grid for people to look at (flow fields for ParaView, profiles as CSV)
+  // into folder `dir`, its files named after `tag` ("final", "step000100"); returns their paths.
+  virtual std::vector<std::string> write_output(const HostState<T>& s, const std::string& dir,
+                                                const std::string& tag) const = 0;
 };
 
 class Problem : public ProblemOf<float>, public ProblemOf<double> {
@@ -122,6 +127,7 @@ class Problem : public ProblemOf<float>, public ProblemOf<double> {
   using ProblemOf<float>::make_solver, ProblemOf<double>::make_solver;
   using ProblemOf<float>::validate, ProblemOf<double>::validate;
   using ProblemOf<float>::device_bytes, ProblemOf<double>::device_bytes;
+  using ProblemOf<float>::write_output, ProblemOf<double>::write_output;
   virtual const Grid& grid() const = 0;
   virtual bool periodic_z() const = 0;  // the decomposition axis wraps
   virtual double dt() const = 0;
@@ -136,6 +142,8 @@ class Problem : public ProblemOf<float>, public ProblemOf<double> {
 //   template <class T> std::unique_ptr<Solver<T>> solver(const ResolvedRecipe&, const SolverOptions&, const RankContext*) const;
 //   template <class T> nlohmann::json check(const HostState<T>&, bool steady) const;
 //   template <class T> std::size_t bytes(const Grid&, const SolverOptions&) const;
+// and, optionally, its own output (else every state field as stored, write_fields_vti):
+//   template <class T> std::vector<std::string> output(const HostState<T>&, const std::string& dir, const std::string& tag) const;
 template <class D>
 class ProblemImpl : public Problem {
  public:
@@ -157,9 +165,22 @@ class ProblemImpl : public Problem {
   std::size_t device_bytes(Precision<double>, const Grid& g, const SolverOptions& o) const override {
     return self().template bytes<double>(g, o);
   }
+  std::vector<std::string> write_output(const HostState<float>& s, const std::string& dir,
+                                        const std::string& tag) const override {
+    return output_of(s, dir, tag);
+  }
+  std::vector<std::string> write_output(const HostState<double>& s, const std::string& dir,
+                                        const std::string& tag) const override {
+    return output_of(s, dir, tag);
+  }
 
  private:
   const D& self() const { return static_cast<const D&>(*this); }
+  template <class T>
+  std::vector<std::string> output_of(const HostState<T>& s, const std::string& dir, const std::string& tag) const {
+    if constexpr (requires { self().template output<T>(s, dir, tag); }) return self().template output<T>(s, dir, tag);
+    else return {write_fields_vti(dir, tag, s.grid, s.fields)};
+  }
 };
 
 // What a case is built from; a solver reads what it needs and refuses what it cannot use.

@@ -168,13 +168,21 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
 
   TimedOutcome<T> run;
   SectionModels m;
+  std::vector<std::string> outputs;  // files written for people (--output)
   int steps_per_graph = 1;
   {
     const std::unique_ptr<Solver<T>> solver =
         s.problem.make_solver(Precision<T>{}, s.recipe, s.solver_options, ctx.decomposed() ? &ctx : nullptr);
     solver->load(ctx.decomposed() ? scatter_state(start, slab_grid(start.grid, ctx.slab()), ctx.slab()) : start);
     steps_per_graph = solver->steps_per_graph();
-    run = timed_steps(*solver, s.options, comm, gpu, ctx.device, s.solver.sections);
+    std::function<void(const HostState<T>&)> snapshot;
+    if (!ctx.decomposed() && s.options.output_every > 0)
+      snapshot = [&](const HostState<T>& state) {
+        char tag[32];
+        std::snprintf(tag, sizeof tag, "step%08d", state.step);
+        for (const std::string& f : s.problem.write_output(state, s.options.output_dir, tag)) outputs.push_back(f);
+      };
+    run = timed_steps(*solver, s.options, comm, gpu, ctx.device, s.solver.sections, snapshot);
     for (int k = 0; k < int(s.solver.sections.size()); ++k) {  // collectives: every rank, same order
       m.largest.push_back(solver->work_model(k));
       m.flops_whole.push_back(comm.allreduce_sum(solver->work_model(k).flops));
@@ -234,6 +242,10 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
   for (auto& [key, value] : run.final_checks.items()) result["checks"][key] = value;
   result["checks"]["reference"] = reference_check(s, start, fin, ranks);
   comm.barrier();
+  if (!s.options.output_dir.empty()) {
+    for (const std::string& f : s.problem.write_output(fin, s.options.output_dir, "final")) outputs.push_back(f);
+    result["output"] = outputs;
+  }
   if (gpu) result["kernels"] = kernel_report(s.recipe, int(sizeof(T)));
   if (!s.options.json_path.empty()) write_json(s.options.json_path, result);
   return result;

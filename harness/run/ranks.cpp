@@ -168,6 +168,11 @@ void check_run_options(const RunOptions& o, Backend b, int ranks) {
     throw std::runtime_error("--profile needs --backend cuda, one rank and --launch stream (the passes tag kernels "
                              "with the stage that launched them on this process's GPU)");
   if (o.profile && o.profile_steps < 1) throw std::runtime_error("--profile-steps must be at least 1");
+  if (o.output_every < 0) throw std::runtime_error("--output-every must not be negative");
+  if (o.output_every > 0 && o.output_dir.empty()) throw std::runtime_error("--output-every needs --output DIR");
+  if (o.output_every > 0 && ranks > 1)
+    throw std::runtime_error("--output-every writes the state of one rank's run; a decomposed run writes its final "
+                             "state only (--output)");
 }
 
 }  // namespace

@@ -103,6 +103,8 @@ void print_summary(const json& r) {
   if (r["checks"].contains("divergence_rms"))
     std::printf("  RMS divergence after projection: %.3g\n", r["checks"]["divergence_rms"].get<double>());
   if (r.contains("profile")) print_profile(r["profile"]);
+  if (r.contains("output"))
+    for (const json& f : r["output"]) std::printf("  wrote %s\n", f.get<std::string>().c_str());
   if (r.value("status", "") == "failed") std::printf("  RUN FAILED: %s\n", r["failure"].get<std::string>().c_str());
   const json& ref = r["checks"]["reference"];
   if (ref["performed"].get<bool>()) {

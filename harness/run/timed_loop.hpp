@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -29,9 +30,11 @@ struct TimedOutcome {
   nlohmann::json final_checks, profile, halo_description;
 };
 
+// snapshot: called untimed every o.output_every timed steps with the state (one-rank runs).
 template <class T>
 TimedOutcome<T> timed_steps(Solver<T>& solver, const RunOptions& o, Communicator& comm, bool gpu, int device,
-                            const std::vector<std::string>& section_names) {
+                            const std::vector<std::string>& section_names,
+                            const std::function<void(const HostState<T>&)>& snapshot = {}) {
   TimedOutcome<T> out;
   if (o.until_steady && !solver.monitors_steady_state())
     throw std::runtime_error("--until-steady: this solver has no steady-state monitor (its runs take a fixed --steps)");
@@ -75,6 +78,11 @@ TimedOutcome<T> timed_steps(Solver<T>& solver, const RunOptions& o, Communicator
       solver.step();
     }
     out.timed_steps += chunk;
+    if (snapshot && o.output_every > 0 && out.timed_steps % o.output_every < chunk) {
+      timer->enabled = false;  // writing files is not part of the scheme's cost
+      snapshot(solver.save());
+      timer->enabled = true;
+    }
     if (o.until_steady && (sample + 1) % check_every == 0) {
       timer->enabled = false;  // the monitor is not part of the scheme's cost
       out.last_change = solver.steady_change();

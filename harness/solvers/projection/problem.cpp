@@ -1,6 +1,7 @@
 // The projection solver as the executor sees it: its cases, sections and stages (SolverDef), and a
 // case set up for runs (ProjectionProblem: initial state, solvers per rank, validation).
 #include "projection/cases.hpp"
+#include "projection/output.hpp"
 #include "projection/projection_solver.hpp"
 #include "projection/validation.hpp"
 
@@ -60,6 +61,10 @@ class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
   template <class T>
   nlohmann::json check(const HostState<T>& s, bool steady) const {
     return validation_json(nsb::validate(case_, s), steady);
+  }
+  template <class T>
+  std::vector<std::string> output(const HostState<T>& s, const std::string& dir, const std::string& tag) const {
+    return write_projection_output(case_, s, dir, tag);
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions& o) const {
