@@ -18,17 +18,6 @@ bool selected(const StageBenchOptions& o, const Variant& v) {
          (o.stage.empty() || o.stage == v.stage_name() || o.stage == v.stage) && (o.variant.empty() || v.answers_to(o.variant));
 }
 
-nlohmann::json kernel_report(const Variant& v, const Tuning& t, int elem_bytes) {
-  nlohmann::json kernels = nlohmann::json::array();
-  for (const KernelRef& k : v.kernels) {
-    if (k.elem_bytes != elem_bytes || !k.runs(t)) continue;
-    const device::KernelAttributes a = device::kernel_attributes(k.fn);
-    kernels.push_back({{"name", k.name}, {"registers", a.registers}, {"static_shared_bytes", a.static_shared_bytes},
-                       {"local_bytes", a.local_bytes}});
-  }
-  return kernels;
-}
-
 // One variant x tuning on a fixture: warm-up, then `samples` event-timed calls.
 template <class T>
 nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, const StageBenchOptions& o,
@@ -53,7 +42,7 @@ nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, 
   row["bytes_per_second"] = m.bytes / sm.median;
   row["flops_per_second"] = m.flops / sm.median;
   row["fraction_of_copy_bandwidth"] = m.bytes / sm.median / copy_bandwidth;
-  row["kernels"] = kernel_report(v, t, int(sizeof(T)));
+  row["kernels"] = kernels_run(v, t, int(sizeof(T)));
   return row;
 }
 

@@ -5,26 +5,20 @@
 #include <stdexcept>
 
 #include "device.hpp"
+#include "run/result.hpp"
 #include "stage_kind.hpp"
 
 namespace nsb {
 namespace {
 
-// Largest difference of any array, relative to the reference array's largest value (non-finite values
-// count as infinitely far).
+// Largest difference of any array, relative to the reference array's largest value (compare_field:
+// non-finite values count as infinitely far).
 template <class T>
 double max_relative_difference(const std::vector<std::pair<std::string, std::vector<T>>>& got,
                                const std::vector<std::pair<std::string, std::vector<T>>>& ref) {
   double worst = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    double scale = 0, diff = 0;
-    for (std::size_t m = 0; m < ref[i].second.size(); ++m) {
-      const double r = double(ref[i].second[m]), g = double(got[i].second[m]);
-      scale = std::max(scale, std::abs(r));
-      diff = std::isfinite(g) ? std::max(diff, std::abs(g - r)) : INFINITY;
-    }
-    worst = std::max(worst, scale > 0 ? diff / scale : diff);
-  }
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    worst = std::max(worst, compare_field(got[i].second, ref[i].second)["max_rel_diff"].template get<double>());
   return worst;
 }
 

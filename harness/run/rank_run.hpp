@@ -114,13 +114,10 @@ nlohmann::json finite_check(const HostState<T>& s, int step) {
 inline nlohmann::json kernel_report(const ResolvedRecipe& r, int elem_bytes) {
   nlohmann::json kernels = nlohmann::json::object();
   for (const auto& [stage, rs] : r.stage)
-    for (const KernelRef& kr : rs.variant->kernels) {
-      if (kr.elem_bytes != elem_bytes || !kr.runs(rs.tuning)) continue;
-      const device::KernelAttributes a = device::kernel_attributes(kr.fn);
-      kernels[rs.variant->id() + ":" + kr.name] = {{"registers", a.registers},
-                                                   {"static_shared_bytes", a.static_shared_bytes},
-                                                   {"local_bytes", a.local_bytes},
-                                                   {"max_threads_per_block", a.max_threads_per_block}};
+    for (nlohmann::json k : kernels_run(*rs.variant, rs.tuning, elem_bytes)) {
+      const std::string name = k["name"];
+      k.erase("name");
+      kernels[rs.variant->id() + ":" + name] = k;
     }
   return kernels;
 }

@@ -34,6 +34,17 @@ nlohmann::json summary_json(const Summary& s) {
           {"min", s.min},     {"max", s.max},       {"mean", s.mean}};
 }
 
+nlohmann::json kernels_run(const Variant& v, const Tuning& t, int elem_bytes) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelRef& k : v.kernels) {
+    if (k.elem_bytes != elem_bytes || !k.runs(t)) continue;
+    const device::KernelAttributes a = device::kernel_attributes(k.fn);
+    kernels.push_back({{"name", k.name}, {"registers", a.registers}, {"static_shared_bytes", a.static_shared_bytes},
+                       {"local_bytes", a.local_bytes}, {"max_threads_per_block", a.max_threads_per_block}});
+  }
+  return kernels;
+}
+
 void write_json(const std::string& path, const nlohmann::json& j) {
   const std::string tmp = path + ".partial-" + std::to_string(::getpid());
   {

@@ -32,6 +32,10 @@ nlohmann::json bounded_samples(const std::vector<double>& samples, nlohmann::jso
 
 nlohmann::json summary_json(const Summary& s);
 
+// The compiled kernels a variant runs with tuning t in one precision: name, registers, static shared
+// and local (spill) bytes, the largest block, from cudaFuncGetAttributes.
+nlohmann::json kernels_run(const Variant& v, const Tuning& t, int elem_bytes);
+
 // Relative difference of two fields over the whole padded array (ghosts included: they are state too).
 template <class T>
 nlohmann::json compare_field(const std::vector<T>& got, const std::vector<T>& ref) {
