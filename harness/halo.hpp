@@ -87,6 +87,29 @@ struct HaloRegistrar {
   explicit HaloRegistrar(HaloVariant v) { HaloRegistry::instance().add(std::move(v)); }
 };
 
+// A compute stage whose output's ghost planes come from the neighbours, on a rank of nz interior z
+// planes: compute(zr) computes planes zr. An overlapping exchange computes the two edge planes first,
+// sends them while the interior is computed and waits last, so the halo section's time is the exposed
+// part of the exchange only; any other exchange runs after the whole stage. stage_section(work) and
+// halo_section(work) run `work` inside the solver's timed (and NVTX) sections. halo may be null (one
+// rank): the stage alone.
+template <class T, class Compute, class StageSection, class HaloSection>
+void compute_and_exchange(HaloExchange<T>* halo, int nz, const std::vector<T*>& fields, const Compute& compute,
+                          const StageSection& stage_section, const HaloSection& halo_section) {
+  const bool overlap = halo && halo->overlaps() && nz >= 3;
+  stage_section([&] {
+    if (!overlap) return compute(ZRange{1, nz + 1});
+    compute(ZRange{1, 2}), compute(ZRange{nz, nz + 1});
+    halo->start(fields);
+    compute(ZRange{2, nz});
+  });
+  if (!halo) return;
+  halo_section([&] {
+    if (overlap) halo->finish();
+    else halo->exchange(fields);
+  });
+}
+
 // Which of the solver's arrays a field pointer is (variants that address a neighbour's copy of it).
 template <class T>
 std::size_t buffer_index(const std::vector<T*>& buffers, const T* field) {

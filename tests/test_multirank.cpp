@@ -79,6 +79,48 @@ TEST(Decomposition, ScatterThenGatherRestoresTheField) {
   }
 }
 
+// What a solver's stage and exchange do, in order, for an exchange that overlaps and one that does
+// not (the GPU halo variants that overlap are tested on the GPU; this pins the order on any machine).
+class RecordingHalo final : public HaloExchange<double> {
+ public:
+  RecordingHalo(bool overlaps, std::vector<std::string>& log) : overlaps_(overlaps), log_(log) {}
+  void exchange(const std::vector<double*>&) override { log_.push_back("exchange"); }
+  bool overlaps() const override { return overlaps_; }
+  void start(const std::vector<double*>&) override { log_.push_back("start"); }
+  void finish() override { log_.push_back("finish"); }
+
+ private:
+  bool overlaps_;
+  std::vector<std::string>& log_;
+};
+
+std::vector<std::string> stage_and_exchange(HaloExchange<double>* halo, int nz, std::vector<std::string>& log) {
+  auto section = [&](const char* name) {
+    return [&log, name](const auto& work) { log.push_back(std::string("[") + name), work(), log.push_back("]"); };
+  };
+  compute_and_exchange(
+      halo, nz, {}, [&](ZRange zr) { log.push_back(std::to_string(zr.k_begin) + ".." + std::to_string(zr.k_end)); },
+      section("stage"), section("halo"));
+  return log;
+}
+
+TEST(Halo, OverlappedExchangeSendsTheEdgePlanesBeforeTheInterior) {
+  std::vector<std::string> log;
+  RecordingHalo overlapping(true, log);
+  EXPECT_EQ(stage_and_exchange(&overlapping, 6, log),
+            (std::vector<std::string>{"[stage", "1..2", "6..7", "start", "2..6", "]", "[halo", "finish", "]"}));
+  log.clear();
+  RecordingHalo blocking(false, log);
+  EXPECT_EQ(stage_and_exchange(&blocking, 6, log),
+            (std::vector<std::string>{"[stage", "1..7", "]", "[halo", "exchange", "]"}));
+  log.clear();
+  EXPECT_EQ(stage_and_exchange(nullptr, 6, log), (std::vector<std::string>{"[stage", "1..7", "]"}));
+  log.clear();  // too few planes to split: the stage whole, then the exchange waited for
+  RecordingHalo thin(true, log);
+  EXPECT_EQ(stage_and_exchange(&thin, 2, log),
+            (std::vector<std::string>{"[stage", "1..3", "]", "[halo", "exchange", "]"}));
+}
+
 TEST(Decomposition, NeighbourFacesAreLeftToTheExchange) {
   BoundarySpec spec;  // walls everywhere
   const std::vector<Slab> s = decompose_z(grid(4, 4, 6), 3, false);

@@ -261,42 +261,31 @@ class ProjectionSolver final : public Solver<T> {
     if (timer_) timer_->end(section);
   }
   const ResolvedStage& chosen(ProjectionStage s) const { return *stage_[int(s)]; }
+  // `work` inside a timed section (and an NVTX range named `label`).
+  template <class Work>
+  void timed(int section, const char* label, const Work& work) {
+    NvtxRange range(label);
+    begin(section);
+    work();
+    end(section);
+  }
   void run(ProjectionStage s) {
     const ResolvedStage& rs = chosen(s);
-    NvtxRange range(rs.variant->id().c_str());
-    begin(int(s));
     call_.tuning = rs.tuning;
-    rs.variant->template fn<StageCall<T>>()(call_);
-    end(int(s));
+    timed(int(s), rs.variant->id().c_str(), [&] { rs.variant->template fn<StageCall<T>>()(call_); });
   }
-  // A compute stage whose output's ghost planes come from the neighbours. An overlapping exchange
-  // computes the two edge planes first, sends them while the interior is computed, and waits last:
-  // its timed section is then the exposed part of the exchange only.
+  // A compute stage whose output's ghost planes come from the neighbours (halo.hpp,
+  // compute_and_exchange: overlapped where the halo variant overlaps).
   void run_and_exchange(ProjectionStage s, const std::vector<T*>& fields, int halo_section) {
     if (!halo_) return run(s);
-    const int nz = case_.grid.nz;
-    if (halo_->overlaps() && nz >= 3) {
-      const ResolvedStage& rs = chosen(s);
-      const StageFn& fn = rs.variant->template fn<StageCall<T>>();
-      NvtxRange range(rs.variant->id().c_str());
-      begin(int(s));
-      call_.tuning = rs.tuning;
-      for (ZRange zr : {ZRange{1, 2}, ZRange{nz, nz + 1}}) call_.zr = zr, fn(call_);
-      halo_->start(fields);
-      call_.zr = ZRange{2, nz}, fn(call_);
-      call_.zr = ZRange::interior(case_.grid);
-      end(int(s));
-      NvtxRange halo_range("halo");
-      begin(halo_section);
-      halo_->finish();
-      end(halo_section);
-      return;
-    }
-    run(s);
-    NvtxRange halo_range("halo");
-    begin(halo_section);
-    halo_->exchange(fields);
-    end(halo_section);
+    const ResolvedStage& rs = chosen(s);
+    const StageFn& fn = rs.variant->template fn<StageCall<T>>();
+    call_.tuning = rs.tuning;
+    compute_and_exchange(
+        halo_.get(), case_.grid.nz, fields, [&](ZRange zr) { call_.zr = zr, fn(call_); },
+        [&](const auto& work) { timed(int(s), rs.variant->id().c_str(), work); },
+        [&](const auto& work) { timed(halo_section, "halo", work); });
+    call_.zr = ZRange::interior(case_.grid);
   }
   void run_untimed(ProjectionStage s) {
     call_.tuning = chosen(s).tuning;

@@ -94,27 +94,10 @@ class WaveSolver final : public Solver<T> {
     if (timer_) timer_->set_step(step_);
     NvtxRange step_range("step");
     begin(kStepSection);
-    const int nz = grid_.nz;
-    const bool overlap = halo_ && halo_->overlaps() && nz >= 3;
-    {
-      NvtxRange range(stage_->variant->id().c_str());
-      begin(kWaveStepSection);
-      if (overlap) {
-        compute({1, 2}), compute({nz, nz + 1});
-        halo_->start({next_});
-        compute({2, nz});
-      } else {
-        compute(ZRange::interior(grid_));
-      }
-      end(kWaveStepSection);
-    }
-    if (halo_) {
-      NvtxRange range("halo");
-      begin(kWaveHaloSection);
-      if (overlap) halo_->finish();
-      else halo_->exchange({next_});
-      end(kWaveHaloSection);
-    }
+    compute_and_exchange(
+        halo_.get(), grid_.nz, {next_}, [&](ZRange zr) { compute(zr); },
+        [&](const auto& work) { timed(kWaveStepSection, stage_->variant->id().c_str(), work); },
+        [&](const auto& work) { timed(kWaveHaloSection, "halo", work); });
     std::tie(prev_, now_, next_) = std::tuple(now_, next_, prev_);  // thesis Fig. 3.2
     end(kStepSection);
     ++step_;
@@ -172,6 +155,14 @@ class WaveSolver final : public Solver<T> {
   }
   void end(int section) {
     if (timer_) timer_->end(section);
+  }
+  // `work` inside a timed section (and an NVTX range named `label`).
+  template <class Work>
+  void timed(int section, const char* label, const Work& work) {
+    NvtxRange range(label);
+    begin(section);
+    work();
+    end(section);
   }
 
   WaveCase case_;
