@@ -125,7 +125,7 @@ inline nlohmann::json kernel_report(const ResolvedRecipe& r, int elem_bytes) {
 // Per section of the solver: per-call and per-step statistics, and for stages the byte and flop model
 // of the largest slab (rank 0's: the slowest rank's work) turned into achieved rates.
 struct SectionModels {
-  std::vector<WorkModel> largest;    // rank 0's model per section
+  std::vector<WorkModel> largest;    // rank 0's model per section (the largest slab: uneven ones go first)
   std::vector<double> halo_bytes;    // the busiest rank's bytes per call per section
   std::vector<double> flops_whole;   // the whole grid's flops per call per section (sum over ranks)
   std::vector<double> calls_default; // calls a step makes (graph mode)
@@ -182,7 +182,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
     run = timed_steps(*solver, s.options, comm, gpu, ctx.device, s.solver.sections, snapshot);
     for (int k = 0; k < int(s.solver.sections.size()); ++k) {  // collectives: every rank, same order
       m.largest.push_back(solver->work_model(k));
-      m.flops_whole.push_back(comm.allreduce_sum(solver->work_model(k).flops));
+      m.flops_whole.push_back(comm.allreduce_sum(m.largest.back().flops));
       m.halo_bytes.push_back(comm.allreduce_max(solver->halo_bytes_per_call(k)));
       m.calls_default.push_back(solver->calls_per_step(k));
     }
