@@ -1,58 +1,37 @@
-#include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 #include "poisson/poisson.hpp"
 
 namespace nsb {
-namespace {
 
-// Jacobi iteration (thesis Sec. 2.3): a fixed count of sweeps, or sweeps until the RMS residual falls
-// below tolerance x RMS(rhs), checked every check_every sweeps (a check reads a reduction back).
-class Jacobi final : public PoissonMethod {
- public:
-  explicit Jacobi(const PoissonSettings& s) : s_(s) {}
-  PoissonReport solve(PoissonSystem& system) override {
-    PoissonReport r;
-    const bool tolerance = s_.tolerance > 0;
-    const double rhs = tolerance ? system.rhs_rms() : 0;
-    for (int it = 1; it <= s_.iterations; ++it) {
-      system.sweep();
-      const bool check = tolerance && (it % s_.check_every == 0 || it == s_.iterations);
-      if (check) r.absolute_residual = system.sweep_residual_rms();
-      system.accept_sweep();
-      r.iterations = it;
-      if (check && r.absolute_residual <= s_.tolerance * std::max(rhs, 1e-300)) break;
-    }
-    r.relative_residual = tolerance && rhs > 0 ? r.absolute_residual / rhs : r.absolute_residual;
-    return r;
+const char* poisson_face_name(PoissonFace f) {
+  switch (f) {
+    case PoissonFace::neumann: return "neumann";
+    case PoissonFace::dirichlet: return "dirichlet";
+    case PoissonFace::periodic: return "periodic";
   }
-
- private:
-  PoissonSettings s_;
-};
-
-template <class M>
-std::unique_ptr<PoissonMethod> make(const PoissonSettings& s) {
-  return std::make_unique<M>(s);
+  return "?";
 }
 
-}  // namespace
-
-const std::vector<PoissonMethodInfo>& poisson_methods() {
-  static const std::vector<PoissonMethodInfo> methods = {
-      {"jacobi", "Jacobi sweeps: a fixed count, or until the residual is below a tolerance", &make<Jacobi>},
-  };
+std::vector<PoissonMethodInfo>& poisson_methods() {
+  static std::vector<PoissonMethodInfo> methods;
   return methods;
 }
 
-std::unique_ptr<PoissonMethod> make_poisson_method(const std::string& name, const PoissonSettings& s) {
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s) {
   std::string known;
   for (const PoissonMethodInfo& m : poisson_methods()) {
-    if (m.name == name) return m.make(s);
+    if (m.name == name) {
+      if constexpr (sizeof(T) == sizeof(float)) return m.make_float(s);
+      else return m.make_double(s);
+    }
     known += " " + m.name;
   }
   throw std::runtime_error("unknown Poisson method '" + name + "'; known:" + known);
 }
+
+template std::unique_ptr<PoissonMethod<float>> make_poisson_method<float>(const std::string&, const PoissonSettings&);
+template std::unique_ptr<PoissonMethod<double>> make_poisson_method<double>(const std::string&, const PoissonSettings&);
 
 }  // namespace nsb

@@ -3,25 +3,70 @@
 // and search vectors, multigrid's coarse grids, FFT plans) and is built once per solver from the
 // family's registry; every step the solver asks it to solve its system.
 //
-// The solver keeps its fields and its stages: the method drives the iteration through the
-// PoissonSystem the solver implements (a sweep, the residual, the ghost rule), so a method works on
-// any solver whose equation offers those operations, on one rank or many (the solver's sweep
-// exchanges ghost planes, its reductions sum over the ranks).
+// A method sees the solver's equation two ways, through the PoissonSystem the solver implements:
+//  - the solver's own sweep stage (a Jacobi sweep with its ghost exchange, the residual and the ghost
+//    rule): Jacobi works through it, on one rank or many;
+//  - the equation itself (PoissonEquation: grid, faces, solution and right-hand side arrays, where
+//    they live): methods with kernels of their own (red-black SOR, CG, multigrid, FFT) work on it.
+//
+// The discrete equation, on the cell-centred unknowns of a Grid (one ghost layer, grid.hpp):
+//   (p[i-1] - 2 p[i] + p[i+1]) / dx^2 + (same in y) / dy^2 + (same in z) / dz^2 = rhs_scale * rhs[i]
+// with homogeneous conditions written into the ghost layer, face by face:
+//   neumann    ghost = the interior neighbour        (dp/dn = 0 at the face)
+//   dirichlet  ghost = - the interior neighbour      (p = 0 at the face, between the two)
+//   periodic   ghost = the interior value on the opposite side
+// Where no face is dirichlet the solution is defined up to a constant (see null_space below).
 //
 // Methods: jacobi (Thibault 2009: a fixed count of sweeps, or sweeps until the residual falls below a
 // tolerance). Red-black SOR, CG/PCG, multigrid and FFT solves join here (issue "Poisson family").
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "grid.hpp"
+#include "stage.hpp"
+
 namespace nsb {
 
+enum class PoissonFace : int { neumann = 0, dirichlet = 1, periodic = 2 };
+const char* poisson_face_name(PoissonFace f);
+
+struct PoissonFaces {
+  PoissonFace face[3][2] = {{PoissonFace::neumann, PoissonFace::neumann},
+                            {PoissonFace::neumann, PoissonFace::neumann},
+                            {PoissonFace::neumann, PoissonFace::neumann}};  // [axis x,y,z][low, high]
+  // True when no face fixes the level: the solution is defined up to a constant and the right-hand
+  // side must sum to zero.
+  bool singular() const {
+    for (const auto& axis : face)
+      for (PoissonFace f : axis)
+        if (f == PoissonFace::dirichlet) return false;
+    return true;
+  }
+};
+
+// The equation a solver hands a method (pointers into the solver's own fields, on its backend).
+template <class T>
+struct PoissonEquation {
+  Grid grid;                // the unknowns: grid's interior cells
+  PoissonFaces faces;       // homogeneous conditions on the six faces
+  T* p = nullptr;           // initial guess in, solution out, its ghost layer set by the faces on return
+  const T* rhs = nullptr;   // right-hand side, padded layout, interior read
+  T rhs_scale = 1;          // the equation's right-hand side is rhs_scale * rhs
+  Exec exec;                // backend, threads, stream, reduction scratch
+  bool decomposed = false;  // a rank's slab of a larger grid: a method without rank support refuses it
+};
+
 struct PoissonSettings {
-  int iterations = 20;     // sweeps per solve, or the cap with a tolerance
+  int iterations = 20;     // sweeps (iterations, cycles) per solve, or the cap with a tolerance
   double tolerance = 0;    // > 0: iterate until RMS residual <= tolerance * RMS(right-hand side)
-  int check_every = 10;    // sweeps between residual checks in tolerance mode
+  int check_every = 10;    // iterations between residual checks in tolerance mode
+  // Kernel choices of the family's own stages, "poisson/<stage>" -> "variant[:tuning]" (from a recipe
+  // or --stage); a stage left out takes its kind's default for the backend.
+  std::map<std::string, std::string> kernels;
 };
 
 struct PoissonReport {
@@ -31,6 +76,7 @@ struct PoissonReport {
 };
 
 // What a method may ask of the solver that owns the equation.
+template <class T>
 class PoissonSystem {
  public:
   virtual ~PoissonSystem() = default;
@@ -43,22 +89,34 @@ class PoissonSystem {
   virtual double rhs_rms() = 0;
   // p <- p_new, and the ghost rule of p.
   virtual void accept_sweep() = 0;
+  // The equation itself, for methods with kernels of their own.
+  virtual PoissonEquation<T> equation() = 0;
 };
 
+template <class T>
 class PoissonMethod {
  public:
   virtual ~PoissonMethod() = default;
-  virtual PoissonReport solve(PoissonSystem& system) = 0;
+  virtual PoissonReport solve(PoissonSystem<T>& system) = 0;
 };
+
+template <class T>
+using PoissonMethodFactory = std::unique_ptr<PoissonMethod<T>> (*)(const PoissonSettings&);
 
 struct PoissonMethodInfo {
   std::string name;
   std::string description;
-  std::unique_ptr<PoissonMethod> (*make)(const PoissonSettings&);
+  PoissonMethodFactory<float> make_float;
+  PoissonMethodFactory<double> make_double;
 };
 
-// The family's methods, by name; throws std::runtime_error naming the known ones.
-const std::vector<PoissonMethodInfo>& poisson_methods();
-std::unique_ptr<PoissonMethod> make_poisson_method(const std::string& name, const PoissonSettings& s);
+// The family's methods, by name. A method registers itself from its own source file.
+std::vector<PoissonMethodInfo>& poisson_methods();
+struct PoissonMethodRegistrar {
+  explicit PoissonMethodRegistrar(PoissonMethodInfo m) { poisson_methods().push_back(std::move(m)); }
+};
+// Throws std::runtime_error naming the known methods for an unknown name.
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s);
 
 }  // namespace nsb

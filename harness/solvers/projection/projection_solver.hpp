@@ -77,7 +77,7 @@ class ProjectionSolver final : public Solver<T> {
       : case_(c), recipe_(r), opt_(o),
         fields_(c.grid.padded_points(), r.backend == Backend::cuda),
         global_points_(double(c.grid.interior_points())),
-        poisson_(make_poisson_method(o.poisson_method, {o.jacobi_iterations, o.jacobi_tol, o.check_every})) {
+        poisson_(make_poisson_method<T>(o.poisson_method, {o.jacobi_iterations, o.jacobi_tol, o.check_every, {}})) {
     const bool dev = r.backend == Backend::cuda;
     for (const std::string& name : projection_field_names(o.scheme == TimeScheme::adams_bashforth2)) fields_.add(name);
     if (dev) {
@@ -225,7 +225,7 @@ class ProjectionSolver final : public Solver<T> {
  private:
   // The pressure equation as the Poisson family sees it: the sweep stage (with its exchange), the
   // residual and right-hand side through the reduce stage, the ghost rule.
-  class PressureSystem final : public PoissonSystem {
+  class PressureSystem final : public PoissonSystem<T> {
    public:
     explicit PressureSystem(ProjectionSolver& s) : s_(s) {}
     void sweep() override {
@@ -240,6 +240,23 @@ class ProjectionSolver final : public Solver<T> {
     void accept_sweep() override {
       std::swap(s_.call_.f.p, s_.call_.f.p_new);
       s_.run(ProjectionStage::pressure_bc);
+    }
+    // lap p = div / dt with the pressure's ghost rule (boundary.hpp): Neumann on walls and free-slip
+    // planes, periodic copies; a face cut by the decomposition marks the equation decomposed.
+    PoissonEquation<T> equation() override {
+      PoissonEquation<T> e;
+      e.grid = s_.case_.grid;
+      for (int a = 0; a < 3; ++a)
+        for (int side = 0; side < 2; ++side) {
+          const FaceType t = s_.case_.bc.face[a][side].type;
+          e.faces.face[a][side] = t == FaceType::periodic ? PoissonFace::periodic : PoissonFace::neumann;
+          if (t == FaceType::neighbour) e.decomposed = true;
+        }
+      e.p = s_.call_.f.p;
+      e.rhs = s_.call_.f.div;
+      e.rhs_scale = T(1) / s_.call_.prm.dt;
+      e.exec = s_.call_.exec;
+      return e;
     }
 
    private:
@@ -320,7 +337,7 @@ class ProjectionSolver final : public Solver<T> {
   Communicator* comm_ = nullptr;   // decomposed runs: sums reductions over the ranks
   Slab rank_slab_;
   std::unique_ptr<HaloExchange<T>> halo_;
-  std::unique_ptr<PoissonMethod> poisson_;  // the pressure solve (Poisson family), with its workspaces
+  std::unique_ptr<PoissonMethod<T>> poisson_;  // the pressure solve (Poisson family), with its workspaces
   int step_ = 0;
   double time_ = 0;
   int last_iterations_ = 0;
