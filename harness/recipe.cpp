@@ -116,6 +116,15 @@ const ResolvedStage& ResolvedRecipe::operator[](const std::string& stage_name) c
   return it->second;
 }
 
+ResolvedStage resolve_stage_choice(const std::string& stage_id, Backend b, const std::string& choice) {
+  const StageKind& kind = StageKindRegistry::instance().get(stage_id);
+  const StageChoice c = choice.empty() ? StageChoice{default_variant(kind, b), ""} : parse_choice(choice);
+  const Variant& v = lookup(stage_id, kind.id(), c.variant);
+  if (v.backend != b && (v.backend == Backend::cuda || b == Backend::cuda))
+    throw std::runtime_error(v.id() + " runs on " + backend_name(v.backend) + ", the solve on " + backend_name(b));
+  return ResolvedStage{&v, lookup_tuning(v, c.tuning)};
+}
+
 ResolvedRecipe resolve(const Recipe& base, const std::vector<std::string>& overrides) {
   const SolverDef& solver = SolverRegistry::instance().get(base.solver);
   auto known_stages = [&] {

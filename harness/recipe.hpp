@@ -60,6 +60,11 @@ const Recipe& default_recipe(const std::string& solver, Backend b);
 // mixing backends.
 ResolvedRecipe resolve(const Recipe& r, const std::vector<std::string>& overrides);
 
+// One stage's kernel resolved outside a recipe (a Poisson method's own stages): `choice` is
+// "variant[:tuning]", or empty for the kind's default on backend b. Throws std::runtime_error naming
+// the unknown stage, variant or tuning, or a variant of another backend.
+ResolvedStage resolve_stage_choice(const std::string& stage_id, Backend b, const std::string& choice);
+
 // Parses one solver's recipes file (JSON). Throws std::runtime_error naming the file and the problem.
 std::vector<Recipe> parse_recipes(const std::string& json_text, const std::string& source);
 
