@@ -42,12 +42,12 @@ COMMANDS = {"run", "stages", "bandwidth"}
 OPTIONS = {
     "run": {"case", "grid", "re", "dt", "safety", "gamma", "scheme", "backend", "threads", "precision", "recipe",
             "stage", "steps", "warmup", "jacobi-iterations", "jacobi-tol", "check-every", "launch", "ranks", "halo",
-            "no-check"},
+            "no-check", "until-steady", "steady-tol"},
     "stages": {"grid", "precision", "stage", "variant", "tuning", "samples", "warmup"},
     "bandwidth": {"samples", "max-mib"},
 }
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
-           "bandwidth", "roofline", "regression", "wave_speedup"}
+           "bandwidth", "roofline", "regression", "wave_speedup", "validation"}
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
 
 
@@ -252,9 +252,9 @@ def command_line(run, nsbench, json_path):
     """argv for one run (mpirun in front when the run is an MPI one)."""
     argv = [nsbench, run["command"]]
     for k, v in run["args"].items():
-        if k == "no-check":
+        if isinstance(v, bool):  # a flag: present when true (no-check, until-steady)
             if v:
-                argv.append("--no-check")
+                argv.append(f"--{k}")
             continue
         for item in (v if isinstance(v, list) else [v]):
             argv += [f"--{k}", str(item)]

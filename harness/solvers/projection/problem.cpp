@@ -26,8 +26,18 @@ nlohmann::json validation_json(const Validation& v, bool steady) {
     j["u_profile"] = up;
     j["w_profile"] = wp;
   }
+  if (v.kind == "poiseuille") {
+    nlohmann::json up = nlohmann::json::array();
+    for (const ProfilePoint& p : v.u_profile) up.push_back({p.position, p.reference, p.computed});
+    j["u_profile"] = up;
+  }
   if (v.kind == "taylor_green") j["energy_ratio"] = v.energy_ratio, j["energy_ratio_exact"] = v.energy_ratio_exact;
   return j;
+}
+
+// The cavity's y = 1/2 section for the report's picture (at most 64 x 64 cells: ~100 kB of JSON).
+nlohmann::json slice_json(const FlowSlice& s) {
+  return {{"plane", "y = 1/2"}, {"x", s.x}, {"z", s.z}, {"u", s.u}, {"w", s.w}};
 }
 
 class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
@@ -60,7 +70,11 @@ class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
   }
   template <class T>
   nlohmann::json check(const HostState<T>& s, bool steady) const {
-    return validation_json(nsb::validate(case_, s), steady);
+    nlohmann::json j = validation_json(nsb::validate(case_, s), steady);
+    j["time"] = s.time;
+    // A converged cavity's section, for the report's picture (only then: every other run stays small).
+    if (case_.name == "cavity" && steady) j["slice"] = slice_json(centre_slice(case_, s, 64));
+    return j;
   }
   template <class T>
   std::vector<std::string> output(const HostState<T>& s, const std::string& dir, const std::string& tag) const {

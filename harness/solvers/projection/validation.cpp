@@ -105,6 +105,11 @@ Validation validate(const Case& c, const HostState<T>& state) {
     }
     v.rms_error = std::sqrt(sum2 / double(g.interior_points()));
     v.detail = "u(z) against the exact parabola f z (H - z) / (2 nu)";
+    for (int k = 1; k <= g.nz; ++k) {  // the profile of one column (the flow is uniform in x and y)
+      const double z = (k - 0.5) * dz;
+      v.u_profile.push_back({z / g.lz, c.exact_velocity(0, 0, 0, z, 0) / c.u_ref,
+                             double(s.u[g.idx(g.nx / 2, (g.ny + 1) / 2, k)]) / c.u_ref});
+    }
   } else if (c.validation == "taylor_green") {
     double sum2 = 0, e_now = 0, e_0 = 0;
     const double dy = g.dy();
@@ -132,7 +137,28 @@ Validation validate(const Case& c, const HostState<T>& state) {
   return v;
 }
 
+template <class T>
+FlowSlice centre_slice(const Case& c, const HostState<T>& state, int max_points) {
+  const ProjectionFields<T> s(state);
+  const Grid& g = c.grid;
+  FlowSlice out;
+  const int step_x = (g.nx + max_points - 1) / max_points, step_z = (g.nz + max_points - 1) / max_points;
+  const int j = (g.ny + 1) / 2;
+  for (int k = 1; k <= g.nz; k += step_z) {
+    out.z.push_back((k - 0.5) * g.dz());
+    for (int i = 1; i <= g.nx; i += step_x) {
+      if (k == 1) out.x.push_back((i - 0.5) * g.dx());
+      // Face values averaged to the cell centre (u at the +x face, w at the +z face).
+      out.u.push_back(0.5 * (double(s.u[g.idx(i - 1, j, k)]) + s.u[g.idx(i, j, k)]) / c.u_ref);
+      out.w.push_back(0.5 * (double(s.w[g.idx(i, j, k - 1)]) + s.w[g.idx(i, j, k)]) / c.u_ref);
+    }
+  }
+  return out;
+}
+
 template Validation validate<float>(const Case&, const HostState<float>&);
+template FlowSlice centre_slice<float>(const Case&, const HostState<float>&, int);
+template FlowSlice centre_slice<double>(const Case&, const HostState<double>&, int);
 template Validation validate<double>(const Case&, const HostState<double>&);
 
 }  // namespace nsb

@@ -19,7 +19,8 @@ struct Validation {
   std::string detail;    // what was compared (and why nothing was, when kind == "none")
   double max_error = 0;  // in units of the case's reference velocity
   double rms_error = 0;
-  std::vector<ProfilePoint> u_profile, w_profile;  // Ghia: u on x = 1/2, w (Ghia's v) on z = 1/2
+  std::vector<ProfilePoint> u_profile, w_profile;  // Ghia: u on x = 1/2, w (Ghia's v) on z = 1/2;
+                                                   // Poiseuille: u(z / H) of one column
   double energy_ratio = 0, energy_ratio_exact = 0;  // Taylor-Green: E(t)/E(0), computed and exact
 };
 
@@ -34,6 +35,15 @@ struct ProjectionFields {
 
 template <class T>
 Validation validate(const Case& c, const HostState<T>& s);
+
+// The in-plane velocity (u, w) / U at cell centres of the plane y = 1/2 (the cavity's section), every
+// ceil(n / max_points)-th cell in x and z: a picture of the flow small enough for a result file.
+struct FlowSlice {
+  std::vector<double> x, z;  // cell-centre positions kept
+  std::vector<double> u, w;  // row-major, z rows of x values
+};
+template <class T>
+FlowSlice centre_slice(const Case& c, const HostState<T>& s, int max_points);
 
 // Ghia et al. (1982) Table I / II, embedded at build time from data/ghia1982_*.csv.
 struct GhiaTable {
