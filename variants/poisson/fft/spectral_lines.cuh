@@ -1,0 +1,349 @@
+// What the cuFFT direct solves share (poisson/fft/cufft, poisson/fft2_tridiag/cufft_thomas): the
+// spectral state a solver keeps (plans, buffers, eigenvalues: SpectralLines, built on the first call
+// for a grid and faces) and the passes of a solve, each one kernel over the compact interior array W
+// (complex, x fastest, nx*ny*nz):
+//   pack        W = rhs_scale * rhs (imaginary part 0)
+//   forward(a)  every line of axis a to its transform (fft_solve.hpp): a gather into axis-contiguous
+//               lines E (Makhoul's reordering for cosine and sine axes, the sine axis's sign flip),
+//               a batched complex FFT of length n on E (cuFFT), a scatter back with Makhoul's twiddle
+//   divide      W /= (lambda_x + lambda_y + lambda_z), the constant mode set to 0 (null space)
+//   thomas      one thread a (kx, kz) line of W in y (consecutive threads: consecutive x: coalesced)
+//   inverse(a)  the inverse of forward(a) times n (cuFFT's inverse is unnormalised)
+//   unpack      p = Re(W) / (product of the transformed lengths); then p's ghosts by the faces
+//
+// Makhoul (1980) on complex data: the transforms are real-linear, so his real-input formulas become
+//   cosine forward  v[m] = x[src(m)], src(m) = 2m (2m < n) or 2n - 2m - 1;  V = FFT(v);
+//                   X[k] = (e^{-i pi k/2n} V[k] + e^{i pi k/2n} V[(n - k) mod n]) / 2
+//   cosine inverse  V[k] = e^{i pi k/2n} (X[k] - i X[n - k]), X[n] = 0;  v = IFFT(V);  n x[src(m)] = v[m]
+//   sine (slot s = mode s+1): the cosine transform of (-1)^j x[j], read at k = n - 1 - s.
+// (checked against the O(n^2) sums of reference_cpu/poisson/fft_cpu.cpp by verify and the tests).
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda/check.cuh"
+#include "device.hpp"
+#include "poisson/fft_solve.hpp"
+#include "poisson/formulas.hpp"
+
+namespace nsb {
+
+template <class T>
+struct CufftOf;
+template <>
+struct CufftOf<float> {
+  using complex_type = cufftComplex;
+  static constexpr cufftType type = CUFFT_C2C;
+  static cufftResult exec(cufftHandle p, Complex<float>* d, int dir) {
+    auto* c = reinterpret_cast<cufftComplex*>(d);
+    return cufftExecC2C(p, c, c, dir);
+  }
+};
+template <>
+struct CufftOf<double> {
+  using complex_type = cufftDoubleComplex;
+  static constexpr cufftType type = CUFFT_Z2Z;
+  static cufftResult exec(cufftHandle p, Complex<double>* d, int dir) {
+    auto* c = reinterpret_cast<cufftDoubleComplex*>(d);
+    return cufftExecZ2Z(p, c, c, dir);
+  }
+};
+
+inline void cufft_check(cufftResult r, const char* what) {
+  if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT error in ") + what + ": cufftResult " + std::to_string(int(r)));
+}
+
+// Where a compact point lies: its coordinates, and on axis a its position q and its line's start in E.
+struct CompactPoint {
+  int c[3];
+};
+__device__ inline CompactPoint compact_point(std::size_t w, int nx, int ny) {
+  CompactPoint p;
+  p.c[0] = int(w % nx);
+  const std::size_t r = w / nx;
+  p.c[1] = int(r % ny);
+  p.c[2] = int(r / ny);
+  return p;
+}
+struct AxisGeometry {
+  int len[3];
+  int axis;
+  AxisTransform t;
+  std::size_t points;
+  __device__ int n() const { return len[axis]; }
+  // The start of the point's line in E (lines numbered by the two other coordinates, lower axis first).
+  __device__ std::size_t line_start(const CompactPoint& p) const {
+    const int a1 = axis == 0 ? 1 : 0, a2 = axis == 2 ? 1 : 2;
+    return (std::size_t(p.c[a1]) + std::size_t(len[a1]) * p.c[a2]) * std::size_t(n());
+  }
+  __device__ std::ptrdiff_t stride() const {
+    return axis == 0 ? 1 : axis == 1 ? std::ptrdiff_t(len[0]) : std::ptrdiff_t(len[0]) * len[1];
+  }
+};
+
+// Makhoul's reordering: where x[q] goes in v.
+__device__ inline int makhoul_position(int q, int n) { return q % 2 == 0 ? q / 2 : n - 1 - (q - 1) / 2; }
+template <class T>
+__device__ inline Complex<T> rotate(Complex<T> a, double angle) {  // a e^{i angle}
+  double s, c;
+  sincos(angle, &s, &c);
+  return {T(a.re * c - a.im * s), T(a.re * s + a.im * c)};
+}
+template <class T>
+__device__ inline Complex<T> flip_if_odd(Complex<T> v, bool sine, int q) {
+  return sine && (q & 1) ? Complex<T>{-v.re, -v.im} : v;
+}
+
+#define NSB_POINTS_LOOP(w, points) \
+  for (std::size_t w = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; w < (points); w += std::size_t(gridDim.x) * blockDim.x)
+
+template <class T>
+__global__ void pack_kernel(Complex<T>* W, const T* rhs, T scale, Grid g) {
+  NSB_POINTS_LOOP(w, g.interior_points()) {
+    const CompactPoint p = compact_point(w, g.nx, g.ny);
+    W[w] = {scale * rhs[g.idx(p.c[0] + 1, p.c[1] + 1, p.c[2] + 1)], T(0)};
+  }
+}
+
+template <class T>
+__global__ void forward_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGeometry a) {
+  NSB_POINTS_LOOP(w, a.points) {
+    const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
+    const int q = p.c[a.axis], n = a.n();
+    const int m = a.t == AxisTransform::fourier ? q : makhoul_position(q, n);
+    E[a.line_start(p) + m] = flip_if_odd(W[w], a.t == AxisTransform::sine, q);
+  }
+}
+
+template <class T>
+__global__ void forward_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisGeometry a) {
+  const double pi = 3.14159265358979323846;
+  NSB_POINTS_LOOP(w, a.points) {
+    const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
+    const int s = p.c[a.axis], n = a.n();
+    const Complex<T>* line = E + a.line_start(p);
+    if (a.t == AxisTransform::fourier) {
+      W[w] = line[s];
+    } else {
+      const int k = a.t == AxisTransform::cosine ? s : n - 1 - s;
+      const double angle = pi * k / (2.0 * n);
+      W[w] = T(0.5) * (rotate(line[k], -angle) + rotate(line[(n - k) % n], angle));
+    }
+  }
+}
+
+template <class T>
+__global__ void inverse_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGeometry a) {
+  const double pi = 3.14159265358979323846;
+  NSB_POINTS_LOOP(w, a.points) {
+    const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
+    const int k = p.c[a.axis], n = a.n();
+    Complex<T> v = W[w];
+    if (a.t != AxisTransform::fourier) {
+      // X[k] and X[n - k] of the cosine transform, from their slots (the sine axis stores k at n - 1 - k).
+      const auto slot = [&](int kk) { return a.t == AxisTransform::cosine ? kk : n - 1 - kk; };
+      const Complex<T>* first = W + (std::ptrdiff_t(w) - std::ptrdiff_t(k) * a.stride());
+      const Complex<T> xk = first[slot(k) * a.stride()];
+      const Complex<T> xnk = k == 0 ? Complex<T>{0, 0} : first[slot(n - k) * a.stride()];
+      v = rotate(Complex<T>{xk.re + xnk.im, xk.im - xnk.re}, pi * k / (2.0 * n));  // X[k] - i X[n-k]
+    }
+    E[a.line_start(p) + k] = v;
+  }
+}
+
+template <class T>
+__global__ void inverse_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisGeometry a) {
+  NSB_POINTS_LOOP(w, a.points) {
+    const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
+    const int q = p.c[a.axis], n = a.n();
+    const int m = a.t == AxisTransform::fourier ? q : makhoul_position(q, n);
+    W[w] = flip_if_odd(E[a.line_start(p) + m], a.t == AxisTransform::sine, q);
+  }
+}
+
+// eig: the three axes' eigenvalues, nx then ny then nz values.
+template <class T>
+__global__ void divide_kernel(Complex<T>* W, const T* eig, Grid g, AxisTransform tx, AxisTransform ty, AxisTransform tz) {
+  NSB_POINTS_LOOP(w, g.interior_points()) {
+    const CompactPoint p = compact_point(w, g.nx, g.ny);
+    const bool constant = axis_constant_mode(tx, p.c[0]) && axis_constant_mode(ty, p.c[1]) && axis_constant_mode(tz, p.c[2]);
+    const T lambda = eig[p.c[0]] + eig[g.nx + p.c[1]] + eig[g.nx + g.ny + p.c[2]];
+    W[w] = constant ? Complex<T>{0, 0} : (T(1) / lambda) * W[w];
+  }
+}
+
+// The y rows of the tridiagonal variant, from device arrays (lower, diag, upper: ny values each).
+template <class T>
+struct RowsFromArrays {
+  const T* rows;
+  int n;
+  __device__ TridiagonalRow operator()(int j) const { return {double(rows[j]), double(rows[n + j]), double(rows[2 * n + j])}; }
+};
+
+template <class T>
+__global__ void thomas_kernel(Complex<T>* W, T* scratch, const T* eig, const T* rows, Grid g, AxisTransform tx,
+                              AxisTransform tz, bool neumann_y) {
+  const std::size_t lines = std::size_t(g.nx) * g.nz;
+  NSB_POINTS_LOOP(line, lines) {
+    const int i = int(line % g.nx), k = int(line / g.nx);
+    const std::size_t first = i + std::size_t(g.nx) * g.ny * k;
+    const bool singular = neumann_y && axis_constant_mode(tx, i) && axis_constant_mode(tz, k);
+    const T shift = eig[i] + eig[g.nx + g.ny + k];
+    thomas_line(W + first, g.nx, g.ny, RowsFromArrays<T>{rows, g.ny}, shift, scratch + first, singular);
+  }
+}
+
+template <class T>
+__global__ void unpack_kernel(T* p, const Complex<T>* W, T scale, Grid g) {
+  NSB_POINTS_LOOP(w, g.interior_points()) {
+    const CompactPoint c = compact_point(w, g.nx, g.ny);
+    p[g.idx(c.c[0] + 1, c.c[1] + 1, c.c[2] + 1)] = scale * W[w].re;
+  }
+}
+
+// The ghost rule of one axis over its whole padded face (x, then y, then z: apply_faces_host's order).
+template <class T>
+__global__ void ghost_axis_kernel(T* p, Grid g, int axis, PoissonFace lo, PoissonFace hi) {
+  const int n1 = axis == 0 ? g.NY() : g.NX(), n2 = axis == 2 ? g.NY() : g.NZ();
+  NSB_POINTS_LOOP(f, std::size_t(n1) * n2) {
+    const int u = int(f % n1), v = int(f / n1);
+    if (axis == 0) poisson_ghost_pair(p, g.idx(0, u, v), 1, g.nx, lo, hi);
+    else if (axis == 1) poisson_ghost_pair(p, g.idx(u, 0, v), g.sy(), g.ny, lo, hi);
+    else poisson_ghost_pair(p, g.idx(u, v, 0), g.sz(), g.nz, lo, hi);
+  }
+}
+
+// A solver's spectral state for one grid and face set (see the top of this file).
+template <class T>
+class SpectralLines final : public DirectSolveState {
+ public:
+  SpectralLines(const PoissonDirectCall<T>& c, bool tridiagonal) : g_(c.grid), faces_(c.faces), tridiagonal_(tridiagonal) {
+    const std::size_t points = g_.interior_points();
+    const int len[3] = {g_.nx, g_.ny, g_.nz};
+    const double h[3] = {g_.dx(), g_.dy(), g_.dz()};
+    std::vector<T> eig;
+    for (int a = 0; a < 3; ++a) {
+      t_[a] = axis_transform(faces_, a, nullptr);
+      for (int s = 0; s < len[a]; ++s) eig.push_back(T(axis_eigenvalue(t_[a], s, len[a], h[a])));
+    }
+    w_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: spectral array"));
+    e_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: line array"));
+    eig_ = static_cast<T*>(device::alloc(eig.size() * sizeof(T), "poisson fft: eigenvalues"));
+    device::copy_to_device(eig_, eig.data(), eig.size() * sizeof(T));
+    if (tridiagonal_) {
+      std::vector<T> rows(3 * std::size_t(g_.ny));
+      for (int j = 0; j < g_.ny; ++j) {
+        const TridiagonalRow r = tridiagonal_row(j, g_.ny, h[1], faces_.face[1][0], faces_.face[1][1]);
+        rows[j] = T(r.lower), rows[g_.ny + j] = T(r.diag), rows[2 * g_.ny + j] = T(r.upper);
+      }
+      rows_ = static_cast<T*>(device::alloc(rows.size() * sizeof(T), "poisson fft2_tridiag: rows"));
+      device::copy_to_device(rows_, rows.data(), rows.size() * sizeof(T));
+      scratch_ = static_cast<T*>(device::alloc(points * sizeof(T), "poisson fft2_tridiag: Thomas scratch"));
+    }
+    for (int a = 0; a < 3; ++a) {
+      if (!transformed(a)) continue;
+      int n = len[a];
+      cufft_check(cufftPlanMany(&plan_[a], 1, &n, &n, 1, n, &n, 1, n, CufftOf<T>::type, int(points / n)), "cufftPlanMany");
+    }
+  }
+  ~SpectralLines() override {
+    for (cufftHandle p : plan_)
+      if (p) cufftDestroy(p);
+    for (void* b : {(void*)w_, (void*)e_, (void*)eig_, (void*)rows_, (void*)scratch_})
+      if (b) device::free(b);
+  }
+  SpectralLines(const SpectralLines&) = delete;
+  SpectralLines& operator=(const SpectralLines&) = delete;
+
+  // The whole solve of the call, on its stream.
+  void solve(const PoissonDirectCall<T>& c) {
+    const cudaStream_t stream = static_cast<cudaStream_t>(c.exec.stream);
+    const int block = c.tuning.bx > 0 ? c.tuning.bx : 256;
+    const std::size_t points = g_.interior_points();
+    pack_kernel<<<blocks(points, block), block, 0, stream>>>(w_, c.rhs, c.rhs_scale, g_);
+    NSB_LAUNCHED("pack_kernel");
+    for (int a = 0; a < 3; ++a)
+      if (transformed(a)) transform(a, CUFFT_FORWARD, stream, block);
+    if (tridiagonal_) {
+      const std::size_t lines = std::size_t(g_.nx) * g_.nz;
+      thomas_kernel<<<blocks(lines, 128), 128, 0, stream>>>(w_, scratch_, eig_, rows_, g_, t_[0], t_[2],
+                                                           faces_.face[1][0] == PoissonFace::neumann);
+      NSB_LAUNCHED("thomas_kernel");
+    } else {
+      divide_kernel<<<blocks(points, block), block, 0, stream>>>(w_, eig_, g_, t_[0], t_[1], t_[2]);
+      NSB_LAUNCHED("divide_kernel");
+    }
+    double scale = 1;
+    const int len[3] = {g_.nx, g_.ny, g_.nz};
+    for (int a = 2; a >= 0; --a)
+      if (transformed(a)) transform(a, CUFFT_INVERSE, stream, block), scale /= len[a];
+    unpack_kernel<<<blocks(points, block), block, 0, stream>>>(c.p, w_, T(scale), g_);
+    NSB_LAUNCHED("unpack_kernel");
+    for (int a = 0; a < 3; ++a) {
+      const std::size_t face = a == 0 ? std::size_t(g_.NY()) * g_.NZ() : a == 1 ? std::size_t(g_.NX()) * g_.NZ()
+                                                                                 : std::size_t(g_.NX()) * g_.NY();
+      ghost_axis_kernel<<<blocks(face, block), block, 0, stream>>>(c.p, g_, a, faces_.face[a][0], faces_.face[a][1]);
+      NSB_LAUNCHED("ghost_axis_kernel");
+    }
+  }
+
+ private:
+  // Axes of one cell are the identity (every transform of length 1 is): skipped. The tridiagonal
+  // variant solves y instead of transforming it.
+  bool transformed(int a) const {
+    const int len[3] = {g_.nx, g_.ny, g_.nz};
+    return len[a] > 1 && !(tridiagonal_ && a == 1);
+  }
+  static unsigned blocks(std::size_t work, int block) {
+    const std::size_t b = (work + block - 1) / block;
+    return unsigned(b < 65535u * 32u ? b : 65535u * 32u);  // grid-stride loops cover the rest
+  }
+  void transform(int a, int direction, cudaStream_t stream, int block) {
+    const AxisGeometry geo{{g_.nx, g_.ny, g_.nz}, a, t_[a], g_.interior_points()};
+    const unsigned grid = blocks(geo.points, block);
+    if (direction == CUFFT_FORWARD) forward_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo);
+    else inverse_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo);
+    NSB_LAUNCHED("gather_kernel");
+    cufft_check(cufftSetStream(plan_[a], stream), "cufftSetStream");
+    cufft_check(CufftOf<T>::exec(plan_[a], e_, direction), "cufftExec");
+    if (direction == CUFFT_FORWARD) forward_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo);
+    else inverse_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo);
+    NSB_LAUNCHED("scatter_kernel");
+  }
+
+  Grid g_;
+  PoissonFaces faces_;
+  bool tridiagonal_;
+  AxisTransform t_[3] = {};
+  cufftHandle plan_[3] = {0, 0, 0};
+  Complex<T>* w_ = nullptr;
+  Complex<T>* e_ = nullptr;
+  T* eig_ = nullptr;
+  T* rows_ = nullptr;
+  T* scratch_ = nullptr;
+};
+
+// The call's spectral state: built on the first call for its grid and faces, kept in the workspace.
+template <class T>
+void solve_spectral(const PoissonDirectCall<T>& c, const char* variant, bool tridiagonal) {
+  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal); !why.empty()) throw std::invalid_argument(why);
+  if (!c.workspace) throw std::logic_error(std::string(variant) + ": the call carries no workspace");
+  const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces);
+  auto* state = dynamic_cast<SpectralLines<T>*>(c.workspace->state.get());
+  if (!state || state->key != key) {
+    c.workspace->state.reset();  // the old plans and buffers first: two 512^3 sets may not fit
+    auto fresh = std::make_unique<SpectralLines<T>>(c, tridiagonal);
+    fresh->key = key;
+    state = fresh.get();
+    c.workspace->state = std::move(fresh);
+  }
+  state->solve(c);
+}
+
+}  // namespace nsb
