@@ -183,7 +183,7 @@ template <class T>
 struct RowsFromArrays {
   const T* rows;
   int n;
-  __device__ TridiagonalRow operator()(int j) const { return {double(rows[j]), double(rows[n + j]), double(rows[2 * n + j])}; }
+  __host__ __device__ TridiagonalRow operator()(int j) const { return {double(rows[j]), double(rows[n + j]), double(rows[2 * n + j])}; }
 };
 
 template <class T>
@@ -224,44 +224,18 @@ template <class T>
 class SpectralLines final : public DirectSolveState {
  public:
   SpectralLines(const PoissonDirectCall<T>& c, bool tridiagonal) : g_(c.grid), faces_(c.faces), tridiagonal_(tridiagonal) {
-    const std::size_t points = g_.interior_points();
-    const int len[3] = {g_.nx, g_.ny, g_.nz};
-    const double h[3] = {g_.dx(), g_.dy(), g_.dz()};
-    std::vector<T> eig;
-    for (int a = 0; a < 3; ++a) {
-      t_[a] = axis_transform(faces_, a, nullptr);
-      for (int s = 0; s < len[a]; ++s) eig.push_back(T(axis_eigenvalue(t_[a], s, len[a], h[a])));
-    }
-    w_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: spectral array"));
-    e_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: line array"));
-    eig_ = static_cast<T*>(device::alloc(eig.size() * sizeof(T), "poisson fft: eigenvalues"));
-    device::copy_to_device(eig_, eig.data(), eig.size() * sizeof(T));
-    if (tridiagonal_) {
-      std::vector<T> rows(3 * std::size_t(g_.ny));
-      for (int j = 0; j < g_.ny; ++j) {
-        const TridiagonalRow r = tridiagonal_row(j, g_.ny, h[1], faces_.face[1][0], faces_.face[1][1]);
-        rows[j] = T(r.lower), rows[g_.ny + j] = T(r.diag), rows[2 * g_.ny + j] = T(r.upper);
-      }
-      rows_ = static_cast<T*>(device::alloc(rows.size() * sizeof(T), "poisson fft2_tridiag: rows"));
-      device::copy_to_device(rows_, rows.data(), rows.size() * sizeof(T));
-      scratch_ = static_cast<T*>(device::alloc(points * sizeof(T), "poisson fft2_tridiag: Thomas scratch"));
-    }
-    for (int a = 0; a < 3; ++a) {
-      if (!transformed(a)) continue;
-      int n = len[a];
-      cufft_check(cufftPlanMany(&plan_[a], 1, &n, &n, 1, n, &n, 1, n, CufftOf<T>::type, int(points / n)), "cufftPlanMany");
+    try {
+      build();
+    } catch (...) {  // a plan or an allocation refused (a grid too large): nothing left behind
+      release();
+      throw;
     }
   }
-  ~SpectralLines() override {
-    for (cufftHandle p : plan_)
-      if (p) cufftDestroy(p);
-    for (void* b : {(void*)w_, (void*)e_, (void*)eig_, (void*)rows_, (void*)scratch_})
-      if (b) device::free(b);
-  }
+  ~SpectralLines() override { release(); }
   SpectralLines(const SpectralLines&) = delete;
   SpectralLines& operator=(const SpectralLines&) = delete;
 
-  // The whole solve of the call, on its stream.
+  // The whole solve of the call, on its stream (the passes at the top of this file).
   void solve(const PoissonDirectCall<T>& c) {
     const cudaStream_t stream = static_cast<cudaStream_t>(c.exec.stream);
     const int block = c.tuning.bx > 0 ? c.tuning.bx : 256;
@@ -294,6 +268,44 @@ class SpectralLines final : public DirectSolveState {
   }
 
  private:
+  void build() {
+    const std::size_t points = g_.interior_points();
+    const int len[3] = {g_.nx, g_.ny, g_.nz};
+    const double h[3] = {g_.dx(), g_.dy(), g_.dz()};
+    std::vector<T> eig;
+    for (int a = 0; a < 3; ++a) {
+      t_[a] = axis_transform(faces_, a, nullptr);
+      for (int s = 0; s < len[a]; ++s) eig.push_back(T(axis_eigenvalue(t_[a], s, len[a], h[a])));
+    }
+    w_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: spectral array"));
+    e_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: line array"));
+    eig_ = static_cast<T*>(device::alloc(eig.size() * sizeof(T), "poisson fft: eigenvalues"));
+    device::copy_to_device(eig_, eig.data(), eig.size() * sizeof(T));
+    if (tridiagonal_) {
+      std::vector<T> rows(3 * std::size_t(g_.ny));
+      for (int j = 0; j < g_.ny; ++j) {
+        const TridiagonalRow r = tridiagonal_row(j, g_.ny, h[1], faces_.face[1][0], faces_.face[1][1]);
+        rows[j] = T(r.lower), rows[g_.ny + j] = T(r.diag), rows[2 * g_.ny + j] = T(r.upper);
+      }
+      rows_ = static_cast<T*>(device::alloc(rows.size() * sizeof(T), "poisson fft2_tridiag: rows"));
+      device::copy_to_device(rows_, rows.data(), rows.size() * sizeof(T));
+      scratch_ = static_cast<T*>(device::alloc(points * sizeof(T), "poisson fft2_tridiag: Thomas scratch"));
+    }
+    for (int a = 0; a < 3; ++a) {
+      if (!transformed(a)) continue;
+      int n = len[a];
+      cufft_check(cufftPlanMany(&plan_[a], 1, &n, &n, 1, n, &n, 1, n, CufftOf<T>::type, int(points / n)), "cufftPlanMany");
+      planned_[a] = true;
+    }
+  }
+  void release() {
+    for (int a = 0; a < 3; ++a)
+      if (planned_[a]) cufftDestroy(plan_[a]), planned_[a] = false;
+    for (void* b : {(void*)w_, (void*)e_, (void*)eig_, (void*)rows_, (void*)scratch_})
+      if (b) device::free(b);
+    w_ = e_ = nullptr, eig_ = rows_ = scratch_ = nullptr;
+  }
+
   // Axes of one cell are the identity (every transform of length 1 is): skipped. The tridiagonal
   // variant solves y instead of transforming it.
   bool transformed(int a) const {
@@ -322,6 +334,7 @@ class SpectralLines final : public DirectSolveState {
   bool tridiagonal_;
   AxisTransform t_[3] = {};
   cufftHandle plan_[3] = {0, 0, 0};
+  bool planned_[3] = {false, false, false};  // (a handle's value says nothing of whether it was made)
   Complex<T>* w_ = nullptr;
   Complex<T>* e_ = nullptr;
   T* eig_ = nullptr;
