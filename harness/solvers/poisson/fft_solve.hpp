@@ -159,7 +159,8 @@ NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, cons
 WorkModel fft_solve_model(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y);
 
 // The bytes the GPU variants actually move through DRAM, by their passes (docs/solvers/poisson_fft.md):
-// the denominator of the "fine-grid Jacobi-sweep equivalents" estimate, beside the measured ratio.
-double fft_solve_traffic_bytes(const Grid& g, int elem_bytes, bool tridiagonal_y);
+// the "fine-grid Jacobi-sweep equivalents" estimate (over a sweep's 3 words a point), beside the
+// measured ratio. fused: the cufft*_fused variants.
+double fft_solve_traffic_bytes(const Grid& g, int elem_bytes, bool tridiagonal_y, bool fused);
 
 }  // namespace nsb

@@ -57,15 +57,19 @@ WorkModel fft_solve_model(const Grid& g, const PoissonFaces& f, int elem_bytes, 
 }
 
 // Per point, in words of T: one forward and one inverse pass over each transformed axis (12: the
-// gather into axis-contiguous lines, the FFT's read and write, the scatter back), the right-hand side
-// packed into complex (3) and the solution unpacked (3); fft: the division by the eigenvalue (4);
-// fft2_tridiag: the Thomas solve (10: elimination and back substitution over the complex line and its
-// scratch). Axes of one cell are skipped, as the variants skip them.
-double fft_solve_traffic_bytes(const Grid& g, int elem_bytes, bool tridiagonal_y) {
+// gather into axis-contiguous lines 2+2, the FFT's read and write 4, the scatter back 2+2), the
+// right-hand side packed into complex (3) and the solution unpacked (3); fft: the division by the
+// eigenvalue (4); fft2_tridiag: the Thomas solve (10: elimination and back substitution over the
+// complex line and its scratch). Fused, the first gather reads rhs (1 word, not 2) with no pack, the
+// last inverse scatter writes p (1, not 2) with no unpack, and (fft) the last forward scatter divides:
+// 12 words fewer (fft), 8 (fft2_tridiag). Axes of one cell are skipped, as the variants skip them.
+double fft_solve_traffic_bytes(const Grid& g, int elem_bytes, bool tridiagonal_y, bool fused) {
   const int len[3] = {g.nx, g.ny, g.nz};
-  double words = 3 + 3 + (tridiagonal_y ? 10 : 4);
+  int axes = 0;
   for (int a = 0; a < 3; ++a)
-    if (!(tridiagonal_y && a == 1) && len[a] > 1) words += 2 * 12;
+    if (!(tridiagonal_y && a == 1) && len[a] > 1) ++axes;
+  double words = 3 + 3 + (tridiagonal_y ? 10 : 4) + 2 * 12 * axes;
+  if (fused && axes > 0) words -= tridiagonal_y ? 8 : 12;
   return words * elem_bytes * double(g.interior_points());
 }
 
@@ -152,7 +156,10 @@ StageKind direct_kind(bool tridiagonal) {
   k.workloads = tridiagonal ? std::vector<std::string>{"dirichlet_dirichlet_neumann", "neumann", "channel"}
                             : std::vector<std::string>{"periodic_neumann_dirichlet", "neumann", "periodic"};
   k.tuning_axes = {"b"};
-  k.tag_vocabulary = {{"library", {"cufft"}}, {"transform", {"c2c_makhoul"}}, {"tridiagonal", {"thomas_per_thread"}}};
+  k.tag_vocabulary = {{"library", {"cufft"}},
+                      {"transform", {"c2c_makhoul"}},
+                      {"tridiagonal", {"thomas_per_thread"}},
+                      {"passes", {"separate", "fused"}}};
   k.default_gpu_variant = tridiagonal ? "cufft_thomas" : "cufft";
   // A solve's round-off grows with the condition number of L (~ (n / pi)^2 on verify's grids) over the
   // largest value of p: measured differences are far below this (docs/solvers/poisson_fft.md).

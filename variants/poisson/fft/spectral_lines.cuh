@@ -10,6 +10,8 @@
 //   thomas      one thread a (kx, kz) line of W in y (consecutive threads: consecutive x: coalesced)
 //   inverse(a)  the inverse of forward(a) times n (cuFFT's inverse is unnormalised)
 //   unpack      p = Re(W) / (product of the transformed lengths); then p's ghosts by the faces
+// The fused variants fold pack into the first gather, divide into the last forward scatter and unpack
+// into the last inverse scatter (PassEnds): 12 (fft) or 8 (fft2_tridiag) words a point fewer.
 //
 // Makhoul (1980) on complex data: the transforms are real-linear, so his real-input formulas become
 //   cosine forward  v[m] = x[src(m)], src(m) = 2m (2m < n) or 2n - 2m - 1;  V = FFT(v);
@@ -31,6 +33,7 @@
 #include "device.hpp"
 #include "poisson/fft_solve.hpp"
 #include "poisson/formulas.hpp"
+#include "registry.hpp"
 
 namespace nsb {
 
@@ -103,6 +106,34 @@ __device__ inline Complex<T> flip_if_odd(Complex<T> v, bool sine, int q) {
 #define NSB_POINTS_LOOP(w, points) \
   for (std::size_t w = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; w < (points); w += std::size_t(gridDim.x) * blockDim.x)
 
+// The division by the eigenvalue (the constant mode of a singular set to 0), at a compact point.
+// values: the three axes' eigenvalues, nx then ny then nz of them.
+template <class T>
+struct Spectrum {
+  const T* values;
+  AxisTransform t[3];
+  int nx, ny;
+  __device__ Complex<T> divide(Complex<T> v, const CompactPoint& p) const {
+    if (axis_constant_mode(t[0], p.c[0]) && axis_constant_mode(t[1], p.c[1]) && axis_constant_mode(t[2], p.c[2]))
+      return {T(0), T(0)};
+    const T lambda = values[p.c[0]] + values[nx + p.c[1]] + values[nx + ny + p.c[2]];
+    return (T(1) / lambda) * v;
+  }
+};
+
+// Where a pass may be fused with its neighbour (the cufft_fused variants): the first forward gather
+// reads the right-hand side itself (no pack pass), the last forward scatter divides by the eigenvalue
+// (no divide pass), the last inverse scatter writes p itself (no unpack pass). Null pointers: not fused.
+template <class T>
+struct PassEnds {
+  Grid g;                  // the padded layout of rhs and p
+  const T* rhs = nullptr;  // gather from scale * rhs instead of W
+  T* p = nullptr;          // scatter scale * Re to p instead of W
+  T scale = 1;
+  const T* eig = nullptr;  // scatter W / lambda (Spectrum of these values)
+  AxisTransform t[3] = {};
+};
+
 template <class T>
 __global__ void pack_kernel(Complex<T>* W, const T* rhs, T scale, Grid g) {
   NSB_POINTS_LOOP(w, g.interior_points()) {
@@ -112,29 +143,32 @@ __global__ void pack_kernel(Complex<T>* W, const T* rhs, T scale, Grid g) {
 }
 
 template <class T>
-__global__ void forward_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGeometry a) {
+__global__ void forward_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGeometry a, PassEnds<T> ends) {
   NSB_POINTS_LOOP(w, a.points) {
     const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
     const int q = p.c[a.axis], n = a.n();
     const int m = a.t == AxisTransform::fourier ? q : makhoul_position(q, n);
-    E[a.line_start(p) + m] = flip_if_odd(W[w], a.t == AxisTransform::sine, q);
+    const Complex<T> v = ends.rhs ? Complex<T>{ends.scale * ends.rhs[ends.g.idx(p.c[0] + 1, p.c[1] + 1, p.c[2] + 1)], T(0)}
+                                  : W[w];
+    E[a.line_start(p) + m] = flip_if_odd(v, a.t == AxisTransform::sine, q);
   }
 }
 
 template <class T>
-__global__ void forward_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisGeometry a) {
+__global__ void forward_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisGeometry a, PassEnds<T> ends) {
   const double pi = 3.14159265358979323846;
   NSB_POINTS_LOOP(w, a.points) {
     const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
     const int s = p.c[a.axis], n = a.n();
     const Complex<T>* line = E + a.line_start(p);
-    if (a.t == AxisTransform::fourier) {
-      W[w] = line[s];
-    } else {
+    Complex<T> v = line[s];
+    if (a.t != AxisTransform::fourier) {
       const int k = a.t == AxisTransform::cosine ? s : n - 1 - s;
       const double angle = pi * k / (2.0 * n);
-      W[w] = T(0.5) * (rotate(line[k], -angle) + rotate(line[(n - k) % n], angle));
+      v = T(0.5) * (rotate(line[k], -angle) + rotate(line[(n - k) % n], angle));
     }
+    if (ends.eig) v = Spectrum<T>{ends.eig, {ends.t[0], ends.t[1], ends.t[2]}, ends.g.nx, ends.g.ny}.divide(v, p);
+    W[w] = v;
   }
 }
 
@@ -158,24 +192,20 @@ __global__ void inverse_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGe
 }
 
 template <class T>
-__global__ void inverse_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisGeometry a) {
+__global__ void inverse_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisGeometry a, PassEnds<T> ends) {
   NSB_POINTS_LOOP(w, a.points) {
     const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
     const int q = p.c[a.axis], n = a.n();
     const int m = a.t == AxisTransform::fourier ? q : makhoul_position(q, n);
-    W[w] = flip_if_odd(E[a.line_start(p) + m], a.t == AxisTransform::sine, q);
+    const Complex<T> v = flip_if_odd(E[a.line_start(p) + m], a.t == AxisTransform::sine, q);
+    if (ends.p) ends.p[ends.g.idx(p.c[0] + 1, p.c[1] + 1, p.c[2] + 1)] = ends.scale * v.re;
+    else W[w] = v;
   }
 }
 
-// eig: the three axes' eigenvalues, nx then ny then nz values.
 template <class T>
-__global__ void divide_kernel(Complex<T>* W, const T* eig, Grid g, AxisTransform tx, AxisTransform ty, AxisTransform tz) {
-  NSB_POINTS_LOOP(w, g.interior_points()) {
-    const CompactPoint p = compact_point(w, g.nx, g.ny);
-    const bool constant = axis_constant_mode(tx, p.c[0]) && axis_constant_mode(ty, p.c[1]) && axis_constant_mode(tz, p.c[2]);
-    const T lambda = eig[p.c[0]] + eig[g.nx + p.c[1]] + eig[g.nx + g.ny + p.c[2]];
-    W[w] = constant ? Complex<T>{0, 0} : (T(1) / lambda) * W[w];
-  }
+__global__ void divide_kernel(Complex<T>* W, Spectrum<T> spectrum, Grid g) {
+  NSB_POINTS_LOOP(w, g.interior_points()) W[w] = spectrum.divide(W[w], compact_point(w, g.nx, g.ny));
 }
 
 // The y rows of the tridiagonal variant, from device arrays (lower, diag, upper: ny values each).
@@ -235,30 +265,51 @@ class SpectralLines final : public DirectSolveState {
   SpectralLines(const SpectralLines&) = delete;
   SpectralLines& operator=(const SpectralLines&) = delete;
 
-  // The whole solve of the call, on its stream (the passes at the top of this file).
-  void solve(const PoissonDirectCall<T>& c) {
+  // The whole solve of the call, on its stream (the passes at the top of this file). fused: the pack,
+  // divide and unpack passes folded into the first gather, last forward scatter and last inverse
+  // scatter (PassEnds), where there is an axis to fold them into.
+  void solve(const PoissonDirectCall<T>& c, bool fused) {
     const cudaStream_t stream = static_cast<cudaStream_t>(c.exec.stream);
     const int block = c.tuning.bx > 0 ? c.tuning.bx : 256;
     const std::size_t points = g_.interior_points();
-    pack_kernel<<<blocks(points, block), block, 0, stream>>>(w_, c.rhs, c.rhs_scale, g_);
-    NSB_LAUNCHED("pack_kernel");
+    const int len[3] = {g_.nx, g_.ny, g_.nz};
+    int first = -1, last = -1;  // the first and last transformed axes, in forward order
+    double scale = 1;           // 1 / the product of the transformed lengths (the inverses are unnormalised)
     for (int a = 0; a < 3; ++a)
-      if (transformed(a)) transform(a, CUFFT_FORWARD, stream, block);
+      if (transformed(a)) last = a, first = first < 0 ? a : first, scale /= len[a];
+    fused = fused && first >= 0;
+    const Spectrum<T> spectrum{eig_, {t_[0], t_[1], t_[2]}, g_.nx, g_.ny};
+
+    if (!fused) {
+      pack_kernel<<<blocks(points, block), block, 0, stream>>>(w_, c.rhs, c.rhs_scale, g_);
+      NSB_LAUNCHED("pack_kernel");
+    }
+    for (int a = first; a >= 0 && a <= last; ++a) {
+      if (!transformed(a)) continue;
+      PassEnds<T> ends{g_};
+      if (fused && a == first) ends.rhs = c.rhs, ends.scale = c.rhs_scale;
+      if (fused && a == last && !tridiagonal_) ends.eig = eig_, ends.t[0] = t_[0], ends.t[1] = t_[1], ends.t[2] = t_[2];
+      transform(a, CUFFT_FORWARD, stream, block, ends);
+    }
     if (tridiagonal_) {
       const std::size_t lines = std::size_t(g_.nx) * g_.nz;
       thomas_kernel<<<blocks(lines, 128), 128, 0, stream>>>(w_, scratch_, eig_, rows_, g_, t_[0], t_[2],
                                                            faces_.face[1][0] == PoissonFace::neumann);
       NSB_LAUNCHED("thomas_kernel");
-    } else {
-      divide_kernel<<<blocks(points, block), block, 0, stream>>>(w_, eig_, g_, t_[0], t_[1], t_[2]);
+    } else if (!fused) {
+      divide_kernel<<<blocks(points, block), block, 0, stream>>>(w_, spectrum, g_);
       NSB_LAUNCHED("divide_kernel");
     }
-    double scale = 1;
-    const int len[3] = {g_.nx, g_.ny, g_.nz};
-    for (int a = 2; a >= 0; --a)
-      if (transformed(a)) transform(a, CUFFT_INVERSE, stream, block), scale /= len[a];
-    unpack_kernel<<<blocks(points, block), block, 0, stream>>>(c.p, w_, T(scale), g_);
-    NSB_LAUNCHED("unpack_kernel");
+    for (int a = last; a >= first && a >= 0; --a) {
+      if (!transformed(a)) continue;
+      PassEnds<T> ends{g_};
+      if (fused && a == first) ends.p = c.p, ends.scale = T(scale);
+      transform(a, CUFFT_INVERSE, stream, block, ends);
+    }
+    if (!fused) {
+      unpack_kernel<<<blocks(points, block), block, 0, stream>>>(c.p, w_, T(scale), g_);
+      NSB_LAUNCHED("unpack_kernel");
+    }
     for (int a = 0; a < 3; ++a) {
       const std::size_t face = a == 0 ? std::size_t(g_.NY()) * g_.NZ() : a == 1 ? std::size_t(g_.NX()) * g_.NZ()
                                                                                  : std::size_t(g_.NX()) * g_.NY();
@@ -316,16 +367,16 @@ class SpectralLines final : public DirectSolveState {
     const std::size_t b = (work + block - 1) / block;
     return unsigned(b < 65535u * 32u ? b : 65535u * 32u);  // grid-stride loops cover the rest
   }
-  void transform(int a, int direction, cudaStream_t stream, int block) {
+  void transform(int a, int direction, cudaStream_t stream, int block, const PassEnds<T>& ends) {
     const AxisGeometry geo{{g_.nx, g_.ny, g_.nz}, a, t_[a], g_.interior_points()};
     const unsigned grid = blocks(geo.points, block);
-    if (direction == CUFFT_FORWARD) forward_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo);
+    if (direction == CUFFT_FORWARD) forward_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo, ends);
     else inverse_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo);
     NSB_LAUNCHED("gather_kernel");
     cufft_check(cufftSetStream(plan_[a], stream), "cufftSetStream");
     cufft_check(CufftOf<T>::exec(plan_[a], e_, direction), "cufftExec");
-    if (direction == CUFFT_FORWARD) forward_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo);
-    else inverse_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo);
+    if (direction == CUFFT_FORWARD) forward_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo, ends);
+    else inverse_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo, ends);
     NSB_LAUNCHED("scatter_kernel");
   }
 
@@ -344,7 +395,7 @@ class SpectralLines final : public DirectSolveState {
 
 // The call's spectral state: built on the first call for its grid and faces, kept in the workspace.
 template <class T>
-void solve_spectral(const PoissonDirectCall<T>& c, const char* variant, bool tridiagonal) {
+void solve_spectral(const PoissonDirectCall<T>& c, const char* variant, bool tridiagonal, bool fused) {
   if (const std::string why = direct_solve_refusal(c.faces, tridiagonal); !why.empty()) throw std::invalid_argument(why);
   if (!c.workspace) throw std::logic_error(std::string(variant) + ": the call carries no workspace");
   const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces);
@@ -356,7 +407,28 @@ void solve_spectral(const PoissonDirectCall<T>& c, const char* variant, bool tri
     state = fresh.get();
     c.workspace->state = std::move(fresh);
   }
-  state->solve(c);
+  state->solve(c, fused);
+}
+
+// The kernels of a variant, for its register report.
+inline std::vector<KernelRef> spectral_kernels(bool tridiagonal) {
+  std::vector<KernelRef> k = {
+      {"forward_gather_kernel<float>", (const void*)&forward_gather_kernel<float>, 4},
+      {"forward_gather_kernel<double>", (const void*)&forward_gather_kernel<double>, 8},
+      {"forward_scatter_kernel<float>", (const void*)&forward_scatter_kernel<float>, 4},
+      {"forward_scatter_kernel<double>", (const void*)&forward_scatter_kernel<double>, 8},
+      {"inverse_gather_kernel<float>", (const void*)&inverse_gather_kernel<float>, 4},
+      {"inverse_gather_kernel<double>", (const void*)&inverse_gather_kernel<double>, 8},
+      {"inverse_scatter_kernel<float>", (const void*)&inverse_scatter_kernel<float>, 4},
+      {"inverse_scatter_kernel<double>", (const void*)&inverse_scatter_kernel<double>, 8}};
+  if (tridiagonal) {
+    k.push_back({"thomas_kernel<float>", (const void*)&thomas_kernel<float>, 4});
+    k.push_back({"thomas_kernel<double>", (const void*)&thomas_kernel<double>, 8});
+  } else {
+    k.push_back({"divide_kernel<float>", (const void*)&divide_kernel<float>, 4});
+    k.push_back({"divide_kernel<double>", (const void*)&divide_kernel<double>, 8});
+  }
+  return k;
 }
 
 }  // namespace nsb

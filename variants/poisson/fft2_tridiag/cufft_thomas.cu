@@ -1,37 +1,27 @@
 // poisson/fft2_tridiag/cufft_thomas: transforms in x and z (spectral_lines.cuh), then one thread a
 // (kx, kz) line solving its tridiagonal system in y by the Thomas algorithm (fft_solve.hpp thomas_line,
 // the CPU reference's own), reading the y rows per row; neighbouring threads take neighbouring kx, so
-// every access of a line's step j is one coalesced row of W.
+// every access of a line's step j is one coalesced row of W. Every pass its own kernel.
 #include "poisson/fft/spectral_lines.cuh"
-#include "registry.hpp"
 
 namespace nsb {
 namespace {
 
 template <class T>
 void run(const PoissonDirectCall<T>& c) {
-  solve_spectral(c, "poisson/fft2_tridiag/cufft_thomas", true);
+  solve_spectral(c, "poisson/fft2_tridiag/cufft_thomas", true, false);
 }
 
 const Registrar reg{Variant{
     .stage = "poisson/fft2_tridiag",
     .name = "cufft_thomas",
     .backend = Backend::cuda,
-    .tags = {{"library", "cufft"}, {"transform", "c2c_makhoul"}, {"tridiagonal", "thomas_per_thread"}},
+    .tags = {{"library", "cufft"}, {"transform", "c2c_makhoul"}, {"tridiagonal", "thomas_per_thread"}, {"passes", "separate"}},
     .tunings = {parse_tuning("b256")},
     .status = "Ha et al.'s structure: FFTs in x and z, a Thomas solve per line in y",
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = {{"thomas_kernel<float>", (const void*)&thomas_kernel<float>, 4},
-                {"thomas_kernel<double>", (const void*)&thomas_kernel<double>, 8},
-                {"forward_gather_kernel<float>", (const void*)&forward_gather_kernel<float>, 4},
-                {"forward_gather_kernel<double>", (const void*)&forward_gather_kernel<double>, 8},
-                {"forward_scatter_kernel<float>", (const void*)&forward_scatter_kernel<float>, 4},
-                {"forward_scatter_kernel<double>", (const void*)&forward_scatter_kernel<double>, 8},
-                {"inverse_gather_kernel<float>", (const void*)&inverse_gather_kernel<float>, 4},
-                {"inverse_gather_kernel<double>", (const void*)&inverse_gather_kernel<double>, 8},
-                {"inverse_scatter_kernel<float>", (const void*)&inverse_scatter_kernel<float>, 4},
-                {"inverse_scatter_kernel<double>", (const void*)&inverse_scatter_kernel<double>, 8}},
+    .kernels = spectral_kernels(true),
 }};
 
 }  // namespace
