@@ -156,7 +156,10 @@ StageKind direct_kind(bool tridiagonal) {
   k.workloads = tridiagonal ? std::vector<std::string>{"dirichlet_dirichlet_neumann", "neumann", "channel"}
                             : std::vector<std::string>{"periodic_neumann_dirichlet", "neumann", "periodic"};
   k.tuning_axes = {"b"};
-  k.tag_vocabulary = {{"library", {"cufft"}},
+  // memory: the passes of the variants (gathers, scatters, divide, Thomas) read and write global memory
+  // directly; cuFFT's own kernels use shared memory inside.
+  k.tag_vocabulary = {{"memory", {"global"}},
+                      {"library", {"cufft"}},
                       {"transform", {"c2c_makhoul"}},
                       {"tridiagonal", {"thomas_per_thread"}},
                       {"passes", {"separate", "fused"}}};

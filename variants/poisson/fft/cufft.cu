@@ -16,7 +16,7 @@ const Registrar reg{Variant{
     .stage = "poisson/fft",
     .name = "cufft",
     .backend = Backend::cuda,
-    .tags = {{"library", "cufft"}, {"transform", "c2c_makhoul"}, {"passes", "separate"}},
+    .tags = {{"memory", "global"}, {"library", "cufft"}, {"transform", "c2c_makhoul"}, {"passes", "separate"}},
     .tunings = {parse_tuning("b256")},
     .status = "first GPU direct solve: complex working array, separate pack/gather/FFT/scatter/divide/unpack passes",
     .run_float = &run<float>,

@@ -16,7 +16,7 @@ const Registrar reg{Variant{
     .stage = "poisson/fft",
     .name = "cufft_fused",
     .backend = Backend::cuda,
-    .tags = {{"library", "cufft"}, {"transform", "c2c_makhoul"}, {"passes", "fused"}},
+    .tags = {{"memory", "global"}, {"library", "cufft"}, {"transform", "c2c_makhoul"}, {"passes", "fused"}},
     .tunings = {parse_tuning("b256")},
     .status = "study axis: pack, divide and unpack folded into the transforms' passes",
     .run_float = &run<float>,

@@ -16,7 +16,7 @@ const Registrar reg{Variant{
     .stage = "poisson/fft2_tridiag",
     .name = "cufft_thomas",
     .backend = Backend::cuda,
-    .tags = {{"library", "cufft"}, {"transform", "c2c_makhoul"}, {"tridiagonal", "thomas_per_thread"}, {"passes", "separate"}},
+    .tags = {{"memory", "global"}, {"library", "cufft"}, {"transform", "c2c_makhoul"}, {"tridiagonal", "thomas_per_thread"}, {"passes", "separate"}},
     .tunings = {parse_tuning("b256")},
     .status = "Ha et al.'s structure: FFTs in x and z, a Thomas solve per line in y",
     .run_float = &run<float>,

@@ -15,7 +15,7 @@ const Registrar reg{Variant{
     .stage = "poisson/fft2_tridiag",
     .name = "cufft_thomas_fused",
     .backend = Backend::cuda,
-    .tags = {{"library", "cufft"}, {"transform", "c2c_makhoul"}, {"tridiagonal", "thomas_per_thread"}, {"passes", "fused"}},
+    .tags = {{"memory", "global"}, {"library", "cufft"}, {"transform", "c2c_makhoul"}, {"tridiagonal", "thomas_per_thread"}, {"passes", "fused"}},
     .tunings = {parse_tuning("b256")},
     .status = "study axis: pack and unpack folded into the transforms' passes",
     .run_float = &run<float>,
