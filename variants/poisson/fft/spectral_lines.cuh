@@ -62,16 +62,18 @@ inline void cufft_check(cufftResult r, const char* what) {
   if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT error in ") + what + ": cufftResult " + std::to_string(int(r)));
 }
 
-// Where a compact point lies: its coordinates, and on axis a its position q and its line's start in E.
+// Where a compact point lies: its coordinates. 32-bit division (a 64-bit one costs several times more
+// instructions, in kernels that are otherwise a load and a store): SpectralLines refuses grids of
+// 2^32 points or more.
 struct CompactPoint {
   int c[3];
 };
 __device__ inline CompactPoint compact_point(std::size_t w, int nx, int ny) {
+  const unsigned v = unsigned(w), r = v / unsigned(nx);
   CompactPoint p;
-  p.c[0] = int(w % nx);
-  const std::size_t r = w / nx;
-  p.c[1] = int(r % ny);
-  p.c[2] = int(r / ny);
+  p.c[0] = int(v - r * unsigned(nx));
+  p.c[1] = int(r % unsigned(ny));
+  p.c[2] = int(r / unsigned(ny));
   return p;
 }
 struct AxisGeometry {
@@ -92,11 +94,14 @@ struct AxisGeometry {
 
 // Makhoul's reordering: where x[q] goes in v.
 __device__ inline int makhoul_position(int q, int n) { return q % 2 == 0 ? q / 2 : n - 1 - (q - 1) / 2; }
+// a e^{i pi k / 2n} (k may be negative): Makhoul's twiddle, in the precision of T (sincospi: no range
+// reduction; float's is as accurate as the float FFT around it).
 template <class T>
-__device__ inline Complex<T> rotate(Complex<T> a, double angle) {  // a e^{i angle}
-  double s, c;
-  sincos(angle, &s, &c);
-  return {T(a.re * c - a.im * s), T(a.re * s + a.im * c)};
+__device__ inline Complex<T> twiddle(Complex<T> a, int k, int n) {
+  T s, c;
+  if constexpr (sizeof(T) == sizeof(float)) sincospif(float(k) / float(2 * n), &s, &c);
+  else sincospi(double(k) / double(2 * n), &s, &c);
+  return {a.re * c - a.im * s, a.re * s + a.im * c};
 }
 template <class T>
 __device__ inline Complex<T> flip_if_odd(Complex<T> v, bool sine, int q) {
@@ -156,7 +161,6 @@ __global__ void forward_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGe
 
 template <class T>
 __global__ void forward_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisGeometry a, PassEnds<T> ends) {
-  const double pi = 3.14159265358979323846;
   NSB_POINTS_LOOP(w, a.points) {
     const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
     const int s = p.c[a.axis], n = a.n();
@@ -164,8 +168,7 @@ __global__ void forward_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisG
     Complex<T> v = line[s];
     if (a.t != AxisTransform::fourier) {
       const int k = a.t == AxisTransform::cosine ? s : n - 1 - s;
-      const double angle = pi * k / (2.0 * n);
-      v = T(0.5) * (rotate(line[k], -angle) + rotate(line[(n - k) % n], angle));
+      v = T(0.5) * (twiddle(line[k], -k, n) + twiddle(line[(n - k) % n], k, n));
     }
     if (ends.eig) v = Spectrum<T>{ends.eig, {ends.t[0], ends.t[1], ends.t[2]}, ends.g.nx, ends.g.ny}.divide(v, p);
     W[w] = v;
@@ -174,7 +177,6 @@ __global__ void forward_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisG
 
 template <class T>
 __global__ void inverse_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGeometry a) {
-  const double pi = 3.14159265358979323846;
   NSB_POINTS_LOOP(w, a.points) {
     const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
     const int k = p.c[a.axis], n = a.n();
@@ -185,7 +187,7 @@ __global__ void inverse_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGe
       const Complex<T>* first = W + (std::ptrdiff_t(w) - std::ptrdiff_t(k) * a.stride());
       const Complex<T> xk = first[slot(k) * a.stride()];
       const Complex<T> xnk = k == 0 ? Complex<T>{0, 0} : first[slot(n - k) * a.stride()];
-      v = rotate(Complex<T>{xk.re + xnk.im, xk.im - xnk.re}, pi * k / (2.0 * n));  // X[k] - i X[n-k]
+      v = twiddle(Complex<T>{xk.re + xnk.im, xk.im - xnk.re}, k, n);  // X[k] - i X[n-k]
     }
     E[a.line_start(p) + k] = v;
   }
@@ -321,6 +323,9 @@ class SpectralLines final : public DirectSolveState {
  private:
   void build() {
     const std::size_t points = g_.interior_points();
+    if (points >= (std::size_t(1) << 32))
+      throw std::invalid_argument("poisson fft: a grid of 2^32 points or more (" + std::to_string(points) +
+                                  ") is past the variants' 32-bit point index");
     const int len[3] = {g_.nx, g_.ny, g_.nz};
     const double h[3] = {g_.dx(), g_.dy(), g_.dz()};
     std::vector<T> eig;
