@@ -161,6 +161,6 @@ WorkModel fft_solve_model(const Grid& g, const PoissonFaces& f, int elem_bytes, 
 // The bytes the GPU variants actually move through DRAM, by their passes (docs/solvers/poisson_fft.md):
 // the "fine-grid Jacobi-sweep equivalents" estimate (over a sweep's 3 words a point), beside the
 // measured ratio. fused: the cufft*_fused variants.
-double fft_solve_traffic_bytes(const Grid& g, int elem_bytes, bool tridiagonal_y, bool fused);
+double fft_solve_traffic_bytes(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y, bool fused);
 
 }  // namespace nsb

@@ -62,14 +62,19 @@ WorkModel fft_solve_model(const Grid& g, const PoissonFaces& f, int elem_bytes, 
 // eigenvalue (4); fft2_tridiag: the Thomas solve (10: elimination and back substitution over the
 // complex line and its scratch). Fused, the first gather reads rhs (1 word, not 2) with no pack, the
 // last inverse scatter writes p (1, not 2) with no unpack, and (fft) the last forward scatter divides:
-// 12 words fewer (fft), 8 (fft2_tridiag). Axes of one cell are skipped, as the variants skip them.
-double fft_solve_traffic_bytes(const Grid& g, int elem_bytes, bool tridiagonal_y, bool fused) {
+// 12 words fewer (fft), 8 (fft2_tridiag); a periodic x is transformed in place, with no gather or
+// scatter: 8 fewer again (its pack and unpack then run alone, at the cost of the gather and scatter
+// they were folded into). Axes of one cell are skipped, as the variants skip them.
+double fft_solve_traffic_bytes(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y, bool fused) {
   const int len[3] = {g.nx, g.ny, g.nz};
   int axes = 0;
   for (int a = 0; a < 3; ++a)
     if (!(tridiagonal_y && a == 1) && len[a] > 1) ++axes;
   double words = 3 + 3 + (tridiagonal_y ? 10 : 4) + 2 * 12 * axes;
-  if (fused && axes > 0) words -= tridiagonal_y ? 8 : 12;
+  if (fused && axes > 0) {
+    words -= tridiagonal_y ? 8 : 12;
+    if (g.nx > 1 && axis_transform(f, 0, nullptr) == AxisTransform::fourier) words -= 8;
+  }
   return words * elem_bytes * double(g.interior_points());
 }
 

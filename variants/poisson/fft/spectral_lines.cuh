@@ -11,7 +11,8 @@
 //   inverse(a)  the inverse of forward(a) times n (cuFFT's inverse is unnormalised)
 //   unpack      p = Re(W) / (product of the transformed lengths); then p's ghosts by the faces
 // The fused variants fold pack into the first gather, divide into the last forward scatter and unpack
-// into the last inverse scatter (PassEnds): 12 (fft) or 8 (fft2_tridiag) words a point fewer.
+// into the last inverse scatter (PassEnds): 12 (fft) or 8 (fft2_tridiag) words a point fewer; and they
+// transform a periodic x in place in W (its lines are contiguous there): 8 words fewer again.
 //
 // Makhoul (1980) on complex data: the transforms are real-linear, so his real-input formulas become
 //   cosine forward  v[m] = x[src(m)], src(m) = 2m (2m < n) or 2n - 2m - 1;  V = FFT(v);
@@ -291,7 +292,7 @@ class SpectralLines final : public DirectSolveState {
       PassEnds<T> ends{g_};
       if (fused && a == first) ends.rhs = c.rhs, ends.scale = c.rhs_scale;
       if (fused && a == last && !tridiagonal_) ends.eig = eig_, ends.t[0] = t_[0], ends.t[1] = t_[1], ends.t[2] = t_[2];
-      transform(a, CUFFT_FORWARD, stream, block, ends);
+      transform(a, CUFFT_FORWARD, stream, block, ends, fused && a == 0 && t_[0] == AxisTransform::fourier);
     }
     if (tridiagonal_) {
       const std::size_t lines = std::size_t(g_.nx) * g_.nz;
@@ -306,7 +307,7 @@ class SpectralLines final : public DirectSolveState {
       if (!transformed(a)) continue;
       PassEnds<T> ends{g_};
       if (fused && a == first) ends.p = c.p, ends.scale = T(scale);
-      transform(a, CUFFT_INVERSE, stream, block, ends);
+      transform(a, CUFFT_INVERSE, stream, block, ends, fused && a == 0 && t_[0] == AxisTransform::fourier);
     }
     if (!fused) {
       unpack_kernel<<<blocks(points, block), block, 0, stream>>>(c.p, w_, T(scale), g_);
@@ -372,9 +373,22 @@ class SpectralLines final : public DirectSolveState {
     const std::size_t b = (work + block - 1) / block;
     return unsigned(b < 65535u * 32u ? b : 65535u * 32u);  // grid-stride loops cover the rest
   }
-  void transform(int a, int direction, cudaStream_t stream, int block, const PassEnds<T>& ends) {
+  // One axis's transform. In place: a periodic x, whose lines are already contiguous in W, transformed
+  // there by cuFFT with no gather or scatter (the fused variants); the pass ends then run as their own
+  // kernels (pack before, divide or unpack after).
+  void transform(int a, int direction, cudaStream_t stream, int block, const PassEnds<T>& ends, bool in_place) {
     const AxisGeometry geo{{g_.nx, g_.ny, g_.nz}, a, t_[a], g_.interior_points()};
     const unsigned grid = blocks(geo.points, block);
+    if (in_place) {
+      if (ends.rhs) pack_kernel<<<grid, block, 0, stream>>>(w_, ends.rhs, ends.scale, g_);
+      NSB_LAUNCHED("pack_kernel");
+      cufft_check(cufftSetStream(plan_[a], stream), "cufftSetStream");
+      cufft_check(CufftOf<T>::exec(plan_[a], w_, direction), "cufftExec");
+      if (ends.eig) divide_kernel<<<grid, block, 0, stream>>>(w_, Spectrum<T>{ends.eig, {ends.t[0], ends.t[1], ends.t[2]}, g_.nx, g_.ny}, g_);
+      if (ends.p) unpack_kernel<<<grid, block, 0, stream>>>(ends.p, w_, ends.scale, g_);
+      NSB_LAUNCHED("divide_kernel or unpack_kernel");
+      return;
+    }
     if (direction == CUFFT_FORWARD) forward_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo, ends);
     else inverse_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo);
     NSB_LAUNCHED("gather_kernel");
