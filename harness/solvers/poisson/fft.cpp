@@ -1,0 +1,89 @@
+// Direct solves of the Poisson family (fft_solve.hpp, docs/solvers/poisson_fft.md): methods `fft`
+// (a transform on every axis) and `fft2_tridiag` (transforms in x and z, a Thomas solve in y: Ha et
+// al.'s structure), each running its own stage kind (poisson/fft, poisson/fft2_tridiag) on the
+// solver's equation. One solve, no iteration: with a tolerance the method checks its result with one
+// sweep of the solver's own stage and reports the residual (the cost of one sweep and a reduction).
+//
+// Refused (std::invalid_argument, on the first solve, before any step is timed): a decomposed
+// equation (a rank's slab: the transforms need whole lines), a face pair no transform fits (mixed
+// neumann/dirichlet, periodic with another type), periodic y faces for fft2_tridiag.
+#include <algorithm>
+#include <stdexcept>
+
+#include "poisson/fft_solve.hpp"
+#include "recipe.hpp"
+
+namespace nsb {
+namespace {
+
+template <class T>
+class DirectSolve final : public PoissonMethod<T> {
+ public:
+  DirectSolve(const PoissonSettings& s, const char* name, bool tridiagonal)
+      : s_(s), name_(name), stage_id_(std::string("poisson/") + name), tridiagonal_(tridiagonal) {}
+
+  PoissonReport solve(PoissonSystem<T>& system) override {
+    const PoissonEquation<T> e = system.equation();
+    if (!stage_.variant) prepare(e);
+    PoissonDirectCall<T> c;
+    c.grid = e.grid;
+    c.faces = e.faces;
+    c.p = e.p;
+    c.rhs = e.rhs;
+    c.rhs_scale = e.rhs_scale;
+    c.workspace = &workspace_;
+    c.tuning = stage_.tuning;
+    c.exec = e.exec;
+    stage_.variant->template fn<PoissonDirectCall<T>>()(c);
+
+    PoissonReport r;
+    r.iterations = 1;
+    if (s_.tolerance > 0) {  // the result's residual, by the solver's own sweep (not accepted)
+      const double rhs = system.rhs_rms();
+      system.sweep();
+      r.absolute_residual = system.sweep_residual_rms();
+      r.relative_residual = rhs > 0 ? r.absolute_residual / rhs : r.absolute_residual;
+    }
+    return r;
+  }
+
+ private:
+  // The first solve: the equation is checked and the stage's kernel chosen (plans are built by the
+  // variant on its first call, in workspace_).
+  void prepare(const PoissonEquation<T>& e) {
+    if (e.decomposed)
+      throw std::invalid_argument("Poisson method " + name_ + " cannot solve a decomposed equation (a rank's slab): " +
+                                  "its transforms need whole lines; run it on one rank");
+    if (const std::string why = direct_solve_refusal(e.faces, tridiagonal_); !why.empty())
+      throw std::invalid_argument("Poisson method " + name_ + " refuses " + why);
+    const auto choice = s_.kernels.find(stage_id_);
+    stage_ = resolve_stage_choice(stage_id_, e.exec.backend, choice == s_.kernels.end() ? "" : choice->second);
+  }
+
+  PoissonSettings s_;
+  std::string name_, stage_id_;
+  bool tridiagonal_;
+  ResolvedStage stage_;
+  DirectSolveWorkspace workspace_;
+};
+
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_fft(const PoissonSettings& s) {
+  return std::make_unique<DirectSolve<T>>(s, "fft", false);
+}
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_fft2_tridiag(const PoissonSettings& s) {
+  return std::make_unique<DirectSolve<T>>(s, "fft2_tridiag", true);
+}
+
+const PoissonMethodRegistrar fft_reg{
+    {"fft", "direct solve: Fourier/cosine/sine transform per axis (periodic/neumann/dirichlet pairs), division by the "
+            "discrete eigenvalues, transforms back (cuFFT on the GPU); one rank, uniform grid",
+     &make_fft<float>, &make_fft<double>}};
+const PoissonMethodRegistrar fft2_tridiag_reg{
+    {"fft2_tridiag", "direct solve: transforms in x and z, a Thomas solve per (kx, kz) line in y (Ha et al.); y faces "
+                     "neumann or dirichlet; one rank",
+     &make_fft2_tridiag<float>, &make_fft2_tridiag<double>}};
+
+}  // namespace
+}  // namespace nsb

@@ -1,0 +1,166 @@
+// Direct solves of the Poisson family (methods `fft` and `fft2_tridiag`, docs/solvers/poisson_fft.md):
+// the discrete 7-point equation of poisson.hpp diagonalised axis by axis.
+//
+// On one axis of n cells (spacing h, c = 1/h^2) the 1D operator with a face pair's ghost rule,
+//   c (x[j-1] - 2 x[j] + x[j+1]),   j = 0..n-1, ghosts from the faces,
+// has these eigenvectors (the rows of the axis transform) and eigenvalues, slot s = 0..n-1:
+//   periodic pair   exp(-2 pi i s j / n)                        lambda_s = -4c sin^2(pi s / n)
+//   neumann pair    cos(pi s (j + 1/2) / n)      (DCT-II)       lambda_s = -4c sin^2(pi s / (2n))
+//   dirichlet pair  sin(pi (s+1) (j + 1/2) / n)  (DST-II)       lambda_s = -4c sin^2(pi (s+1) / (2n))
+// so the 3D operator is diagonal in the product basis, with eigenvalue lambda_x + lambda_y + lambda_z:
+// the transformed right-hand side divided by it and transformed back is the discrete equation's
+// solution to round-off. A mixed pair (neumann on one side, dirichlet on the other: a DCT-IV basis)
+// is not done and is refused by name, as is a periodic face paired with a non-periodic one.
+//
+// fft2_tridiag transforms x and z only and solves, for every (x, z) slot, the tridiagonal system in y
+//   lower[j] x[j-1] + (diag[j] + lambda_x + lambda_z) x[j] + upper[j] x[j+1] = r[j]
+// with the row coefficients kept per row (tridiagonal_rows): uniform now, a stretched y (Ha et al.)
+// changes only them. Its y faces must be neumann or dirichlet pairs (a periodic y would need a cyclic
+// reduction or Sherman-Morrison step: not done, refused).
+//
+// Null space (no dirichlet face): slot (0,0,0) has eigenvalue 0 and its coefficient is the sum of the
+// right-hand side. Setting the solution's coefficient there to zero is exactly the family's rule: the
+// right-hand side's mean is removed (compatibility) and the solution's interior mean is zero. In the
+// tridiagonal variant the (0,0) line is singular; its right-hand side's mean over y is removed, its
+// first row is replaced by x[0] = 0 and the line's mean is subtracted afterwards (thomas_line).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "grid.hpp"
+#include "poisson/poisson.hpp"
+#include "stage.hpp"
+#include "stage_kind.hpp"
+
+namespace nsb {
+
+// What a variant keeps between calls (plans, spectral buffers, eigenvalue tables), built on its first
+// call for the call's grid and faces and rebuilt when they change (`key`). The method or fixture that
+// owns the workspace owns it, so plans are built once per solver.
+struct DirectSolveState {
+  virtual ~DirectSolveState() = default;
+  std::string key;
+};
+struct DirectSolveWorkspace {
+  std::unique_ptr<DirectSolveState> state;
+};
+
+// The key of a call's set-up: variant, precision, grid (sizes and extents) and faces.
+std::string direct_solve_key(const std::string& variant, int elem_bytes, const Grid& g, const PoissonFaces& f);
+
+// poisson/fft and poisson/fft2_tridiag: p = L^-1 (rhs_scale * rhs) at the interior (null space: see
+// above), p's ghost layer set by the faces; rhs is only read. Every point of p is written.
+template <class T>
+struct PoissonDirectCall {
+  using value_type = T;
+  Grid grid;
+  PoissonFaces faces;
+  T* p = nullptr;
+  const T* rhs = nullptr;
+  T rhs_scale = 1;
+  DirectSolveWorkspace* workspace = nullptr;  // never null: the variant's plans live there
+  Tuning tuning;
+  Exec exec;
+};
+
+enum class AxisTransform : int { fourier = 0, cosine = 1, sine = 2 };
+
+// The transform of one axis from its face pair; `why` names the faces of a pair no transform fits.
+AxisTransform axis_transform(const PoissonFaces& f, int axis, std::string* why);
+// "" when the method can solve with these faces, else the reason naming the faces (fft2_tridiag:
+// tridiagonal_y = true).
+std::string direct_solve_refusal(const PoissonFaces& f, bool tridiagonal_y);
+
+// lambda_s of the axis (see above), in double.
+NSB_HD inline double axis_eigenvalue(AxisTransform t, int s, int n, double h) {
+  const double pi = 3.14159265358979323846;
+  const double c = 1 / (h * h);
+  double arg = 0;
+  switch (t) {
+    case AxisTransform::fourier: arg = pi * s / n; break;
+    case AxisTransform::cosine: arg = pi * s / (2.0 * n); break;
+    case AxisTransform::sine: arg = pi * (s + 1) / (2.0 * n); break;
+  }
+  const double sn = sin(arg);
+  return -4 * c * sn * sn;
+}
+
+// Whether slot s of the axis is its constant mode (eigenvalue exactly zero).
+NSB_HD inline bool axis_constant_mode(AxisTransform t, int s) { return s == 0 && t != AxisTransform::sine; }
+
+// The y operator of the tridiagonal variant, one row at a time (face rows folded in by the ghost rule:
+// neumann ghost = inner adds +c to the diagonal, dirichlet ghost = -inner adds -c).
+struct TridiagonalRow {
+  double lower, diag, upper;
+};
+NSB_HD inline TridiagonalRow tridiagonal_row(int j, int n, double h, PoissonFace lo, PoissonFace hi) {
+  const double c = 1 / (h * h);
+  TridiagonalRow r{j > 0 ? c : 0, -2 * c, j < n - 1 ? c : 0};
+  if (j == 0) r.diag += lo == PoissonFace::neumann ? c : -c;
+  if (j == n - 1) r.diag += hi == PoissonFace::neumann ? c : -c;
+  return r;
+}
+
+// A complex value for the host reference and the device kernels alike (layout of float2 / double2).
+template <class T>
+struct alignas(2 * sizeof(T)) Complex {
+  T re, im;
+};
+template <class T>
+NSB_HD inline Complex<T> operator+(Complex<T> a, Complex<T> b) { return {a.re + b.re, a.im + b.im}; }
+template <class T>
+NSB_HD inline Complex<T> operator-(Complex<T> a, Complex<T> b) { return {a.re - b.re, a.im - b.im}; }
+template <class T>
+NSB_HD inline Complex<T> operator*(T s, Complex<T> a) { return {s * a.re, s * a.im}; }
+
+// Thomas algorithm on one line of complex unknowns (real coefficients): x[j * stride], j = 0..n-1,
+// holds the right-hand side in and the solution out; rows from `row(j)` (a TridiagonalRow), shifted by
+// `shift` on the diagonal; `upper_scaled` is scratch of n values at the same stride. `singular`: the
+// line of the null space (neumann pair, shift 0), solved as stated at the top of this file.
+template <class T, class Rows>
+NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, const Rows& row, T shift,
+                               T* upper_scaled, bool singular) {
+  Complex<T> mean{0, 0};
+  if (singular) {
+    for (int j = 0; j < n; ++j) mean = mean + x[j * stride];
+    mean = (T(1) / T(n)) * mean;
+  }
+  // Forward elimination: upper_scaled[j] = u_j / m_j, x[j] = (r_j - l_j x[j-1]) / m_j.
+  Complex<T> prev{0, 0};
+  T prev_upper = 0;
+  for (int j = 0; j < n; ++j) {
+    const TridiagonalRow r = row(j);
+    T lower = T(r.lower), diag = T(r.diag) + shift, upper = T(r.upper);
+    Complex<T> rhs = singular ? x[j * stride] - mean : x[j * stride];
+    if (singular && j == 0) lower = 0, diag = 1, upper = 0, rhs = {0, 0};  // x[0] = 0 fixes the level
+    const T m = diag - lower * prev_upper;
+    prev_upper = upper / m;
+    prev = (T(1) / m) * (rhs - lower * prev);
+    upper_scaled[j * stride] = prev_upper;
+    x[j * stride] = prev;
+  }
+  // Back substitution.
+  for (int j = n - 2; j >= 0; --j) x[j * stride] = x[j * stride] - upper_scaled[j * stride] * x[(j + 1) * stride];
+  if (singular) {
+    Complex<T> level{0, 0};
+    for (int j = 0; j < n; ++j) level = level + x[j * stride];
+    level = (T(1) / T(n)) * level;
+    for (int j = 0; j < n; ++j) x[j * stride] = x[j * stride] - level;
+  }
+}
+
+// Work models. Minimal bytes: rhs read and p written once (2 words a point). Flops: the usual count of
+// 5 n log2 n a complex FFT of length n (forward and inverse on every transformed axis), 6 a point for
+// the pre/post-processing passes of each cosine/sine axis, 2 a point for the division by the
+// eigenvalue, 14 a point for a complex Thomas solve (elimination 9, back substitution 4, 1 division).
+WorkModel fft_solve_model(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y);
+
+// The bytes the GPU variants actually move through DRAM, by their passes (docs/solvers/poisson_fft.md):
+// the "fine-grid Jacobi-sweep equivalents" estimate (over a sweep's 3 words a point), beside the
+// measured ratio. fused: the cufft*_fused variants.
+double fft_solve_traffic_bytes(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y, bool fused);
+
+}  // namespace nsb

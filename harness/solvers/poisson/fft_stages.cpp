@@ -1,0 +1,188 @@
+// The direct solves' stage kinds, poisson/fft and poisson/fft2_tridiag (fft_solve.hpp): what they
+// read and write, their work model, workloads (one per face set verify must exercise) and the fixture
+// on which `nsbench verify`, `nsbench stages` and nsbench-micro run any of their variants.
+#include <cmath>
+#include <sstream>
+
+#include "device.hpp"
+#include "fields.hpp"
+#include "poisson/fft_solve.hpp"
+
+namespace nsb {
+
+std::string direct_solve_key(const std::string& variant, int elem_bytes, const Grid& g, const PoissonFaces& f) {
+  std::ostringstream out;
+  out.precision(17);
+  out << variant << ' ' << elem_bytes << ' ' << g.nx << 'x' << g.ny << 'x' << g.nz << ' ' << g.lx << ' ' << g.ly
+      << ' ' << g.lz;
+  for (const auto& axis : f.face) out << ' ' << int(axis[0]) << int(axis[1]);
+  return out.str();
+}
+
+AxisTransform axis_transform(const PoissonFaces& f, int axis, std::string* why) {
+  const PoissonFace lo = f.face[axis][0], hi = f.face[axis][1];
+  if (lo == hi) {
+    if (lo == PoissonFace::periodic) return AxisTransform::fourier;
+    return lo == PoissonFace::neumann ? AxisTransform::cosine : AxisTransform::sine;
+  }
+  if (why)
+    *why = std::string("faces ") + poisson_face_name(lo) + "/" + poisson_face_name(hi) + " on axis " + "xyz"[axis] +
+           ": a direct solve needs one type per axis (periodic, neumann or dirichlet pairs)";
+  return AxisTransform::fourier;
+}
+
+std::string direct_solve_refusal(const PoissonFaces& f, bool tridiagonal_y) {
+  for (int a = 0; a < 3; ++a) {
+    std::string why;
+    axis_transform(f, a, &why);
+    if (!why.empty()) return why;
+  }
+  if (tridiagonal_y && f.face[1][0] == PoissonFace::periodic)
+    return "periodic y faces: fft2_tridiag solves y with a plain tridiagonal (Thomas) solve, which cannot "
+           "do a periodic (cyclic) system; use fft";
+  return "";
+}
+
+WorkModel fft_solve_model(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y) {
+  const double n = double(g.interior_points());
+  const int len[3] = {g.nx, g.ny, g.nz};
+  double flops = 0;
+  for (int a = 0; a < 3; ++a) {
+    if (tridiagonal_y && a == 1) continue;
+    if (len[a] > 1) flops += 2 * 5 * n * std::log2(double(len[a]));
+    if (axis_transform(f, a, nullptr) != AxisTransform::fourier) flops += 2 * 6 * n;
+  }
+  flops += tridiagonal_y ? 14 * n : 2 * n;
+  return {n, 2.0 * elem_bytes * n, flops};
+}
+
+// Per point, in words of T: one forward and one inverse pass over each transformed axis (12: the
+// gather into axis-contiguous lines 2+2, the FFT's read and write 4, the scatter back 2+2), the
+// right-hand side packed into complex (3) and the solution unpacked (3); fft: the division by the
+// eigenvalue (4); fft2_tridiag: the Thomas solve (10: elimination and back substitution over the
+// complex line and its scratch). Fused, the first gather reads rhs (1 word, not 2) with no pack, the
+// last inverse scatter writes p (1, not 2) with no unpack, and (fft) the last forward scatter divides:
+// 12 words fewer (fft), 8 (fft2_tridiag); a periodic x is transformed in place, with no gather or
+// scatter: 8 fewer again (its pack and unpack then run alone, at the cost of the gather and scatter
+// they were folded into). Axes of one cell are skipped, as the variants skip them.
+double fft_solve_traffic_bytes(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y, bool fused) {
+  const int len[3] = {g.nx, g.ny, g.nz};
+  int axes = 0;
+  for (int a = 0; a < 3; ++a)
+    if (!(tridiagonal_y && a == 1) && len[a] > 1) ++axes;
+  double words = 3 + 3 + (tridiagonal_y ? 10 : 4) + 2 * 12 * axes;
+  if (fused && axes > 0) {
+    words -= tridiagonal_y ? 8 : 12;
+    if (g.nx > 1 && axis_transform(f, 0, nullptr) == AxisTransform::fourier) words -= 8;
+  }
+  return words * elem_bytes * double(g.interior_points());
+}
+
+namespace {
+
+PoissonFaces faces_of(PoissonFace x, PoissonFace y, PoissonFace z) {
+  PoissonFaces f;
+  const PoissonFace t[3] = {x, y, z};
+  for (int a = 0; a < 3; ++a) f.face[a][0] = f.face[a][1] = t[a];
+  return f;
+}
+
+// The face sets verify and the benchmarks run: every transform on some axis, and the singular sets.
+PoissonFaces workload_faces(const std::string& workload) {
+  using F = PoissonFace;
+  if (workload == "periodic_neumann_dirichlet") return faces_of(F::periodic, F::neumann, F::dirichlet);
+  if (workload == "dirichlet_dirichlet_neumann") return faces_of(F::dirichlet, F::dirichlet, F::neumann);
+  if (workload == "neumann") return faces_of(F::neumann, F::neumann, F::neumann);
+  if (workload == "periodic") return faces_of(F::periodic, F::periodic, F::periodic);
+  if (workload == "channel") return faces_of(F::periodic, F::neumann, F::periodic);
+  throw std::invalid_argument("unknown direct-solve workload '" + workload + "'");
+}
+
+// The right-hand side (random) and the solution with its ghosts (random before the call, so a point
+// the variant fails to write shows), and a call wired to them with the workload's faces.
+template <class T>
+class DirectSolveFixture final : public StageFixture<T> {
+ public:
+  explicit DirectSolveFixture(const FixtureSpec& s) : fields_(s.grid.padded_points(), gpu(s)) {
+    tridiagonal_ = s.stage == "fft2_tridiag";
+    for (const char* name : {"p", "rhs"}) fields_.add(name);
+    if (gpu(s)) stream_ = device::stream_create();
+    if (s.verify || !gpu(s)) fields_.fill_random_host(s.seed);
+    else fields_.fill_random_device(1000, stream_);
+    call_.grid = s.grid;
+    call_.faces = workload_faces(s.workload.empty() ? "neumann" : s.workload);
+    call_.p = fields_["p"];
+    call_.rhs = fields_["rhs"];
+    call_.rhs_scale = T(0.5);
+    call_.workspace = &workspace_;
+    call_.exec = Exec{s.backend, 0, stream_, nullptr, 0};
+  }
+  ~DirectSolveFixture() override {
+    workspace_.state.reset();  // device buffers and plans before the stream they were used on
+    if (stream_) device::stream_destroy(stream_);
+  }
+  DirectSolveFixture(const DirectSolveFixture&) = delete;
+  DirectSolveFixture& operator=(const DirectSolveFixture&) = delete;
+
+  void run(const Variant& v, const Tuning& t) override {
+    call_.tuning = t;
+    call_.exec.backend = v.backend;
+    v.fn<PoissonDirectCall<T>>()(call_);
+  }
+  std::vector<std::pair<std::string, std::vector<T>>> arrays() const override {
+    if (stream_) device::stream_sync(stream_);
+    std::vector<std::pair<std::string, std::vector<T>>> out;
+    for (const std::string& name : fields_.names()) out.emplace_back(name, fields_.buffer(name).download());
+    return out;
+  }
+  WorkModel model() const override { return fft_solve_model(call_.grid, call_.faces, int(sizeof(T)), tridiagonal_); }
+  void* stream() const override { return stream_; }
+
+ private:
+  static bool gpu(const FixtureSpec& s) { return s.backend == Backend::cuda; }
+  bool tridiagonal_ = false;
+  FieldSet<T> fields_;
+  DirectSolveWorkspace workspace_;
+  PoissonDirectCall<T> call_;
+  void* stream_ = nullptr;
+};
+
+StageKind direct_kind(bool tridiagonal) {
+  StageKind k;
+  k.solver = "poisson";
+  k.name = tridiagonal ? "fft2_tridiag" : "fft";
+  k.summary = tridiagonal
+                  ? "p = L^-1 (rhs_scale rhs): Fourier/cosine/sine transforms in x and z, a Thomas solve per (kx, kz) "
+                    "line in y (rows kept per row, for a stretched y), transforms back; ghosts by the faces"
+                  : "p = L^-1 (rhs_scale rhs): Fourier/cosine/sine transform per axis (periodic/neumann/dirichlet "
+                    "pairs), division by the discrete operator's eigenvalues, transforms back; ghosts by the faces";
+  k.reads = {"rhs"};
+  k.writes = {"p"};
+  k.workloads = tridiagonal ? std::vector<std::string>{"dirichlet_dirichlet_neumann", "neumann", "channel"}
+                            : std::vector<std::string>{"periodic_neumann_dirichlet", "neumann", "periodic"};
+  k.tuning_axes = {"b"};
+  // memory: the passes of the variants (gathers, scatters, divide, Thomas) read and write global memory
+  // directly; cuFFT's own kernels use shared memory inside.
+  k.tag_vocabulary = {{"memory", {"global"}},
+                      {"library", {"cufft"}},
+                      {"transform", {"c2c_makhoul"}},
+                      {"tridiagonal", {"thomas_per_thread"}},
+                      {"passes", {"separate", "fused"}}};
+  k.default_gpu_variant = tridiagonal ? "cufft_thomas" : "cufft";
+  // A solve's round-off grows with the condition number of L (~ (n / pi)^2 on verify's grids) over the
+  // largest value of p: measured differences are far below this (docs/solvers/poisson_fft.md).
+  k.tolerance_ulps = 4096;
+  k.flops_per_point = [tridiagonal](const std::string& workload) {
+    const Grid g{64, 64, 64, 1, 1, 1};
+    return fft_solve_model(g, workload_faces(workload.empty() ? "neumann" : workload), 8, tridiagonal).flops /
+           double(g.interior_points());
+  };
+  set_fixture<DirectSolveFixture>(k);
+  return k;
+}
+
+const StageKindRegistrar fft_kind{direct_kind(false)};
+const StageKindRegistrar fft2_tridiag_kind{direct_kind(true)};
+
+}  // namespace
+}  // namespace nsb

@@ -1,0 +1,165 @@
+// poisson/fft and poisson/fft2_tridiag on the CPU: the correctness reference of the cuFFT variants.
+// No FFT library is assumed (the GPU machines have no network and FFTW is not a dependency): each axis
+// transform is the plain O(n^2) sum over a line of the basis of fft_solve.hpp (Fourier, cosine, sine),
+// in double whatever the precision, for the small grids of tests and verify (a 64^3 solve takes about
+// 6 n^4 = 1e8 complex multiply-adds). The eigenvalues, the tridiagonal rows and the Thomas solve are
+// the shared ones of fft_solve.hpp. cpu_serial and cpu_omp run the same loops, the OpenMP region off or
+// on; every line is computed alone, so the two agree bit for bit.
+#include <omp.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "poisson/fft_solve.hpp"
+#include "poisson/host_ops.hpp"
+#include "registry.hpp"
+
+namespace nsb {
+namespace {
+
+using Cd = Complex<double>;
+
+// The n x n basis of one axis: forward[s * n + j] = phi_s(j); inverse[j * n + s] = phi_s(j)* / |phi_s|^2,
+// so that the inverse sum undoes the forward one exactly.
+struct AxisBasis {
+  std::vector<Cd> forward, inverse;
+};
+
+AxisBasis axis_basis(AxisTransform t, int n) {
+  const double pi = 3.14159265358979323846;
+  AxisBasis b{std::vector<Cd>(std::size_t(n) * n), std::vector<Cd>(std::size_t(n) * n)};
+  for (int s = 0; s < n; ++s)
+    for (int j = 0; j < n; ++j) {
+      Cd phi{0, 0};
+      double norm2 = n / 2.0;  // |phi_s|^2 of the cosine and sine rows but their constant (or alternating) one
+      switch (t) {
+        case AxisTransform::fourier:
+          phi = {std::cos(2 * pi * s * j / n), -std::sin(2 * pi * s * j / n)};
+          norm2 = n;
+          break;
+        case AxisTransform::cosine:
+          phi = {std::cos(pi * s * (j + 0.5) / n), 0};
+          if (s == 0) norm2 = n;
+          break;
+        case AxisTransform::sine:
+          phi = {std::sin(pi * (s + 1) * (j + 0.5) / n), 0};
+          if (s == n - 1) norm2 = n;
+          break;
+      }
+      b.forward[std::size_t(s) * n + j] = phi;
+      b.inverse[std::size_t(j) * n + s] = {phi.re / norm2, -phi.im / norm2};
+    }
+  return b;
+}
+
+Cd mul(Cd a, Cd b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+
+// One axis of the compact array w (x fastest, interior sizes len), every line through table m:
+// out[s] = sum_j m[s * n + j] w[j].
+void transform_axis(std::vector<Cd>& w, const int len[3], int axis, const std::vector<Cd>& m, int threads,
+                    bool parallel) {
+  const int n = len[axis];
+  const std::ptrdiff_t stride = axis == 0 ? 1 : axis == 1 ? len[0] : std::ptrdiff_t(len[0]) * len[1];
+  const int a1 = axis == 0 ? 1 : 0, a2 = axis == 2 ? 1 : 2;  // the two other axes
+  const std::ptrdiff_t s1 = a1 == 0 ? 1 : len[0], s2 = a2 == 1 ? len[0] : std::ptrdiff_t(len[0]) * len[1];
+  const long lines = long(len[a1]) * len[a2];
+#pragma omp parallel num_threads(threads) if (parallel)
+  {
+    std::vector<Cd> in(n);
+#pragma omp for schedule(static)
+    for (long line = 0; line < lines; ++line) {
+      Cd* x = w.data() + (line % len[a1]) * s1 + (line / len[a1]) * s2;
+      for (int j = 0; j < n; ++j) in[j] = x[j * stride];
+      for (int s = 0; s < n; ++s) {
+        Cd sum{0, 0};
+        for (int j = 0; j < n; ++j) sum = sum + mul(m[std::size_t(s) * n + j], in[j]);
+        x[s * stride] = sum;
+      }
+    }
+  }
+}
+
+template <class T>
+void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
+  const Grid g = c.grid;
+  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal); !why.empty()) throw std::invalid_argument(why);
+  const bool parallel = c.exec.backend == Backend::cpu_omp;
+  const int threads = parallel ? (c.exec.threads > 0 ? c.exec.threads : omp_get_max_threads()) : 1;
+  const int len[3] = {g.nx, g.ny, g.nz};
+  const double h[3] = {g.dx(), g.dy(), g.dz()};
+  AxisTransform t[3];
+  AxisBasis basis[3];
+  for (int a = 0; a < 3; ++a) t[a] = axis_transform(c.faces, a, nullptr), basis[a] = axis_basis(t[a], len[a]);
+
+  std::vector<Cd> w(g.interior_points());
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)] = {double(c.rhs_scale) * double(c.rhs[g.idx(i + 1, j + 1, k + 1)]), 0};
+
+  for (int a = 0; a < 3; ++a)
+    if (!(tridiagonal && a == 1)) transform_axis(w, len, a, basis[a].forward, threads, parallel);
+
+  if (!tridiagonal) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) {
+          Cd& v = w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)];
+          const bool constant = axis_constant_mode(t[0], i) && axis_constant_mode(t[1], j) && axis_constant_mode(t[2], k);
+          const double lambda = axis_eigenvalue(t[0], i, g.nx, h[0]) + axis_eigenvalue(t[1], j, g.ny, h[1]) +
+                                axis_eigenvalue(t[2], k, g.nz, h[2]);
+          v = constant ? Cd{0, 0} : (1 / lambda) * v;
+        }
+  } else {
+    const PoissonFace lo = c.faces.face[1][0], hi = c.faces.face[1][1];
+    std::vector<double> scratch(w.size());
+    const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi); };
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+    for (int k = 0; k < g.nz; ++k)
+      for (int i = 0; i < g.nx; ++i) {
+        const std::size_t first = i + std::size_t(g.nx) * g.ny * k;
+        const bool singular = axis_constant_mode(t[0], i) && axis_constant_mode(t[2], k) && lo == PoissonFace::neumann;
+        const double shift = axis_eigenvalue(t[0], i, g.nx, h[0]) + axis_eigenvalue(t[2], k, g.nz, h[2]);
+        thomas_line(w.data() + first, g.nx, g.ny, rows, shift, scratch.data() + first, singular);
+      }
+  }
+
+  for (int a = 2; a >= 0; --a)
+    if (!(tridiagonal && a == 1)) transform_axis(w, len, a, basis[a].inverse, threads, parallel);
+
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) c.p[g.idx(i + 1, j + 1, k + 1)] = T(w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)].re);
+  apply_faces_host(c.p, g, c.faces, threads);
+}
+
+template <class T>
+void fft(const PoissonDirectCall<T>& c) {
+  solve(c, false);
+}
+template <class T>
+void fft2_tridiag(const PoissonDirectCall<T>& c) {
+  solve(c, true);
+}
+
+Variant cpu(const char* stage, Backend b, StageFn f, StageFn d) {
+  Variant v;
+  v.stage = stage;
+  v.name = backend_name(b);
+  v.backend = b;
+  v.tags = {{"backend", backend_name(b)}};
+  v.status = "reference: O(n^2) sums per line in double (no FFT library)";
+  v.run_float = f;
+  v.run_double = d;
+  return v;
+}
+
+const Registrar fft_serial{cpu("poisson/fft", Backend::cpu_serial, &fft<float>, &fft<double>)};
+const Registrar fft_omp{cpu("poisson/fft", Backend::cpu_omp, &fft<float>, &fft<double>)};
+const Registrar tri_serial{cpu("poisson/fft2_tridiag", Backend::cpu_serial, &fft2_tridiag<float>, &fft2_tridiag<double>)};
+const Registrar tri_omp{cpu("poisson/fft2_tridiag", Backend::cpu_omp, &fft2_tridiag<float>, &fft2_tridiag<double>)};
+
+}  // namespace
+}  // namespace nsb

@@ -1,0 +1,315 @@
+// The Poisson family's direct solves (fft, fft2_tridiag; poisson/fft_solve.hpp): the discrete equation
+// solved to round-off for every face type, second order to a manufactured solution, the null-space
+// rule, refusals by name, serial = OpenMP, the two methods against each other, the projection solver
+// running the cavity and Taylor-Green with them, and the GPU variants against the CPU reference (those
+// skip without a GPU).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "poisson/fft_solve.hpp"
+#include "poisson/host_ops.hpp"
+#include "projection/cases.hpp"
+#include "projection/validation.hpp"
+#include "registry.hpp"
+#include "test_support.hpp"
+#include "verify.hpp"
+
+namespace nsb {
+namespace {
+
+using F = PoissonFace;
+
+PoissonFaces axes(F x, F y, F z) {
+  PoissonFaces f;
+  const F t[3] = {x, y, z};
+  for (int a = 0; a < 3; ++a) f.face[a][0] = f.face[a][1] = t[a];
+  return f;
+}
+
+std::vector<double> random_rhs(const Grid& g, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> r(g.padded_points(), 0.0);
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) r[g.idx(i, j, k)] = u(gen);
+  return r;
+}
+
+template <class T>
+std::vector<T> as(const std::vector<double>& a) {
+  return std::vector<T>(a.begin(), a.end());
+}
+
+// One call of a stage variant on host arrays: p = L^-1 (scale rhs), ghosts set.
+template <class T>
+std::vector<T> direct_solve(const std::string& stage, const std::string& variant, const Grid& g, const PoissonFaces& f,
+                            const std::vector<T>& rhs, T scale = 1, Backend b = Backend::cpu_serial) {
+  std::vector<T> p(g.padded_points(), T(7));  // not zero: every point must be written
+  DirectSolveWorkspace ws;
+  PoissonDirectCall<T> c;
+  c.grid = g, c.faces = f, c.p = p.data(), c.rhs = rhs.data(), c.rhs_scale = scale, c.workspace = &ws;
+  c.exec.backend = b, c.exec.threads = 2;
+  Registry::instance().get(stage, variant).fn<PoissonDirectCall<T>>()(c);
+  return p;
+}
+
+// RMS of (scale rhs - mean) - L p over RMS(scale rhs - mean), in double (the mean only where singular).
+template <class T>
+double relative_residual(const std::vector<T>& p_in, const std::vector<double>& rhs_in, double scale, const Grid& g,
+                         const PoissonFaces& f) {
+  std::vector<double> p(p_in.begin(), p_in.end()), rhs = rhs_in, r(g.padded_points(), 0.0);
+  for (double& v : rhs) v *= scale;
+  if (f.singular()) subtract_interior(rhs.data(), interior_mean(rhs.data(), g), g);
+  residual_host(r.data(), p.data(), rhs.data(), 1.0, g);
+  return interior_rms(r.data(), g) / interior_rms(rhs.data(), g);
+}
+
+struct FaceCase {
+  const char* name;
+  PoissonFaces faces;
+  bool tridiagonal_ok;  // fft2_tridiag takes it (y not periodic)
+};
+const FaceCase kFaceCases[] = {
+    {"neumann", axes(F::neumann, F::neumann, F::neumann), true},
+    {"dirichlet", axes(F::dirichlet, F::dirichlet, F::dirichlet), true},
+    {"periodic", axes(F::periodic, F::periodic, F::periodic), false},
+    {"periodic_neumann_dirichlet", axes(F::periodic, F::neumann, F::dirichlet), true},
+    {"dirichlet_periodic_neumann", axes(F::dirichlet, F::periodic, F::neumann), false},
+    {"channel", axes(F::periodic, F::dirichlet, F::periodic), true},
+};
+
+// Round-off: double 1e-12 (measured ~1e-15); float 1e-5 (the CPU reference computes in double and
+// rounds p to float: measured ~1e-7, cond(L) times float's epsilon bounds it).
+TEST(PoissonFft, DiscreteResidualIsRoundOffForEveryFaceType) {
+  const Grid g{12, 10, 14, 1.2, 0.7, 2.1};
+  const std::vector<double> rhs = random_rhs(g, 3);
+  for (const FaceCase& fc : kFaceCases)
+    for (const char* stage : {"poisson/fft", "poisson/fft2_tridiag"}) {
+      if (std::string(stage) == "poisson/fft2_tridiag" && !fc.tridiagonal_ok) continue;
+      const double rd = relative_residual(direct_solve<double>(stage, "cpu_serial", g, fc.faces, rhs, 0.5), rhs, 0.5, g, fc.faces);
+      const double rf = relative_residual(direct_solve<float>(stage, "cpu_serial", g, fc.faces, as<float>(rhs), 0.5f), rhs, 0.5, g, fc.faces);
+      std::printf("%-22s %-28s relative residual double %.2e float %.2e\n", stage, fc.name, rd, rf);
+      EXPECT_LT(rd, 1e-12) << stage << " " << fc.name;
+      EXPECT_LT(rf, 1e-5) << stage << " " << fc.name;
+    }
+}
+
+// Second order: the discrete solution's error to the continuous one falls by 4 per halving of h.
+double manufactured_error(const char* stage, int n, const PoissonFaces& f) {
+  const Grid g{n, n, n, 1, 2, 1.5};
+  const ManufacturedPoisson<double> m = manufactured_poisson<double>(g, f);
+  std::vector<double> p = direct_solve<double>(stage, "cpu_serial", g, f, m.rhs);
+  std::vector<double> e(g.padded_points(), 0.0);
+  for (std::size_t i = 0; i < e.size(); ++i) e[i] = p[i] - m.exact[i];
+  if (f.singular()) subtract_interior(e.data(), interior_mean(e.data(), g), g);
+  return interior_rms(e.data(), g);
+}
+
+TEST(PoissonFft, SecondOrderToTheManufacturedSolution) {
+  for (const FaceCase& fc : kFaceCases)
+    for (const char* stage : {"poisson/fft", "poisson/fft2_tridiag"}) {
+      if (std::string(stage) == "poisson/fft2_tridiag" && !fc.tridiagonal_ok) continue;
+      const double e8 = manufactured_error(stage, 8, fc.faces), e16 = manufactured_error(stage, 16, fc.faces);
+      std::printf("%-22s %-28s error %.3e -> %.3e, order %.3f\n", stage, fc.name, e8, e16, std::log2(e8 / e16));
+      EXPECT_NEAR(std::log2(e8 / e16), 2.0, 0.15) << stage << " " << fc.name;
+    }
+}
+
+// The null space: a right-hand side with a mean gives the solution of the mean-free one, of mean zero.
+TEST(PoissonFft, NullSpaceRemovesTheRightHandSidesMeanAndZeroesTheSolutionsMean) {
+  const Grid g{10, 8, 6, 1, 1, 1};
+  for (const PoissonFaces& f : {axes(F::neumann, F::neumann, F::neumann), axes(F::periodic, F::neumann, F::periodic)}) {
+    std::vector<double> rhs = random_rhs(g, 5);
+    subtract_interior(rhs.data(), interior_mean(rhs.data(), g), g);
+    std::vector<double> shifted = rhs;
+    subtract_interior(shifted.data(), -3.0, g);  // + 3 everywhere
+    for (const char* stage : {"poisson/fft", "poisson/fft2_tridiag"}) {
+      const std::vector<double> a = direct_solve<double>(stage, "cpu_serial", g, f, rhs);
+      const std::vector<double> b = direct_solve<double>(stage, "cpu_serial", g, f, shifted);
+      EXPECT_NEAR(interior_mean(b.data(), g), 0.0, 1e-13) << stage;
+      EXPECT_LT(test::max_abs_diff(a, b), 1e-12 * test::max_abs(a)) << stage;
+      EXPECT_GT(test::max_abs(a), 1e-3) << stage;  // not the zero solution
+    }
+  }
+}
+
+TEST(PoissonFft, TheTwoMethodsAgree) {
+  const Grid g{9, 13, 7, 0.9, 1.3, 0.7};
+  const std::vector<double> rhs = random_rhs(g, 9);
+  for (const FaceCase& fc : kFaceCases) {
+    if (!fc.tridiagonal_ok) continue;
+    std::vector<double> a = direct_solve<double>("poisson/fft", "cpu_serial", g, fc.faces, rhs);
+    std::vector<double> b = direct_solve<double>("poisson/fft2_tridiag", "cpu_serial", g, fc.faces, rhs);
+    EXPECT_LT(test::max_abs_diff(a, b), 1e-12 * test::max_abs(a)) << fc.name;
+  }
+}
+
+TEST(PoissonFft, SerialAndOpenMpAgreeBitForBit) {
+  const Grid g{11, 6, 9, 1, 1, 1};
+  const std::vector<double> rhs = random_rhs(g, 4);
+  for (const char* stage : {"poisson/fft", "poisson/fft2_tridiag"}) {
+    const PoissonFaces f = axes(F::periodic, F::neumann, F::dirichlet);
+    EXPECT_EQ(direct_solve<double>(stage, "cpu_serial", g, f, rhs),
+              direct_solve<double>(stage, "cpu_omp", g, f, rhs, 1.0, Backend::cpu_omp))
+        << stage;
+  }
+}
+
+// A host PoissonSystem: the equation on host arrays, the residual for the tolerance report.
+class HostSystem final : public PoissonSystem<double> {
+ public:
+  HostSystem(const Grid& g, const PoissonFaces& f, std::vector<double> rhs, bool decomposed = false)
+      : g_(g), f_(f), rhs_(std::move(rhs)), p_(g.padded_points(), 0.0), decomposed_(decomposed) {}
+  void sweep() override {}
+  double sweep_residual_rms() override {
+    std::vector<double> r(g_.padded_points(), 0.0);
+    residual_host(r.data(), p_.data(), rhs_.data(), 1.0, g_);
+    return interior_rms(r.data(), g_);
+  }
+  double rhs_rms() override { return interior_rms(rhs_.data(), g_); }
+  void accept_sweep() override {}
+  PoissonEquation<double> equation() override {
+    PoissonEquation<double> e;
+    e.grid = g_, e.faces = f_, e.p = p_.data(), e.rhs = rhs_.data(), e.decomposed = decomposed_;
+    e.exec.backend = Backend::cpu_serial;
+    return e;
+  }
+  const std::vector<double>& p() const { return p_; }
+
+ private:
+  Grid g_;
+  PoissonFaces f_;
+  std::vector<double> rhs_, p_;
+  bool decomposed_;
+};
+
+TEST(PoissonFft, MethodsSolveOnceAndReportTheResidual) {
+  const Grid g{8, 6, 10, 1, 1, 1};
+  PoissonSettings s;
+  s.tolerance = 1e-10;
+  for (const char* method : {"fft", "fft2_tridiag"}) {
+    HostSystem sys(g, axes(F::dirichlet, F::neumann, F::dirichlet), random_rhs(g, 2));
+    const PoissonReport r = make_poisson_method<double>(method, s)->solve(sys);
+    EXPECT_EQ(r.iterations, 1) << method;
+    EXPECT_LT(r.relative_residual, 1e-12) << method;
+    EXPECT_GT(test::max_abs(sys.p()), 1e-4) << method;
+  }
+}
+
+void expect_refusal(const char* method, const PoissonFaces& f, bool decomposed, const std::string& words) {
+  const Grid g{8, 6, 10, 1, 1, 1};
+  HostSystem sys(g, f, random_rhs(g, 2), decomposed);
+  try {
+    make_poisson_method<double>(method, {})->solve(sys);
+    ADD_FAILURE() << method << " solved what it should refuse (" << words << ")";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(PoissonFft, RefusesWhatItCannotSolveByName) {
+  PoissonFaces mixed = axes(F::neumann, F::neumann, F::neumann);
+  mixed.face[1][1] = F::dirichlet;
+  expect_refusal("fft", mixed, false, "faces neumann/dirichlet on axis y");
+  expect_refusal("fft2_tridiag", mixed, false, "faces neumann/dirichlet on axis y");
+  PoissonFaces half_periodic = axes(F::neumann, F::neumann, F::neumann);
+  half_periodic.face[2][0] = F::periodic;
+  expect_refusal("fft", half_periodic, false, "faces periodic/neumann on axis z");
+  expect_refusal("fft2_tridiag", axes(F::periodic, F::periodic, F::periodic), false, "periodic y faces");
+  expect_refusal("fft", axes(F::neumann, F::neumann, F::neumann), true, "cannot solve a decomposed equation");
+}
+
+// The projection solver with the direct solve reaches the same flow as with Jacobi iterated to a
+// tight tolerance (the same discrete pressure equation), on the cavity and on Taylor-Green.
+void expect_same_flow(const Case& c, int steps) {
+  SolverOptions jacobi;
+  jacobi.jacobi_tol = 1e-12, jacobi.jacobi_iterations = 200000;
+  const auto ref = test::run_case<double>(c, "cpu-serial", steps, jacobi);
+  for (const char* method : {"fft", "fft2_tridiag"}) {
+    SolverOptions o;
+    o.poisson_method = method;
+    if (std::string(method) == "fft2_tridiag" && c.bc.face[1][0].type == FaceType::periodic) continue;
+    const auto got = test::run_case<double>(c, "cpu-serial", steps, o);
+    // Relative to the largest velocity component (the cavity's span velocity v is round-off).
+    double scale = 0;
+    for (const char* field : {"u", "v", "w"}) scale = std::max(scale, test::max_abs(ref.state.field(field)));
+    for (const char* field : {"u", "v", "w"}) {
+      const double diff = test::max_abs_diff(got.state.field(field), ref.state.field(field));
+      std::printf("%s %s: max |%s - jacobi(1e-12)| / max |velocity| = %.2e\n", c.name.c_str(), method, field, diff / scale);
+      EXPECT_LT(diff, 1e-8 * scale) << c.name << " " << method << " " << field;
+    }
+  }
+}
+
+TEST(PoissonFft, ProjectionCavityMatchesTightJacobi) {
+  CaseOptions o;
+  o.name = "cavity", o.nx = 16, o.ny = 4, o.nz = 16, o.re = 100;
+  expect_same_flow(make_case(o), 20);
+}
+
+TEST(PoissonFft, ProjectionTaylorGreenMatchesTightJacobi) {
+  CaseOptions o;
+  o.name = "taylor_green", o.nx = 16, o.ny = 1, o.nz = 16, o.re = 100, o.dt = 0.01;
+  expect_same_flow(make_case(o), 20);
+}
+
+// The traffic model of the GPU variants (docs/solvers/poisson_fft.md) in fine-grid Jacobi-sweep
+// equivalents (a sweep moves 3 words a point): printed for the report; fusing removes traffic, and the
+// fused tridiagonal variant is within the 20 by its model (the measured ratio comes from the GPU).
+TEST(PoissonFft, TrafficModelInSweepEquivalents) {
+  const struct {
+    const char* name;
+    PoissonFaces faces;
+  } sets[] = {{"neumann (cavity)", axes(F::neumann, F::neumann, F::neumann)},
+              {"periodic (Taylor-Green)", axes(F::periodic, F::periodic, F::periodic)},
+              {"periodic x, z (channel)", axes(F::periodic, F::neumann, F::periodic)}};
+  const Grid g{256, 256, 256, 1, 1, 1};
+  const double sweep = 3.0 * 8 * double(g.interior_points());
+  for (const auto& set : sets)
+    for (bool tridiagonal : {false, true}) {
+      if (tridiagonal && set.faces.face[1][0] == F::periodic) continue;
+      const double separate = fft_solve_traffic_bytes(g, set.faces, 8, tridiagonal, false) / sweep;
+      const double fused = fft_solve_traffic_bytes(g, set.faces, 8, tridiagonal, true) / sweep;
+      std::printf("%-24s %-12s sweep equivalents by traffic: separate passes %.1f, fused %.1f\n", set.name,
+                  tridiagonal ? "fft2_tridiag" : "fft", separate, fused);
+      EXPECT_LT(fused, separate);
+      if (tridiagonal) {
+        EXPECT_LE(fused, 20.0);
+      }
+    }
+  // A 2D grid (ny = 1) transforms two axes.
+  const PoissonFaces n3 = axes(F::neumann, F::neumann, F::neumann);
+  EXPECT_LT(fft_solve_traffic_bytes(Grid{256, 1, 256, 1, 1, 1}, n3, 8, false, false),
+            fft_solve_traffic_bytes(Grid{256, 2, 256, 1, 1, 1}, n3, 8, false, false) / 2);
+}
+
+// The GPU variants against the CPU reference (verify's fixtures: odd grids, every workload, both
+// precisions). Skips without a GPU.
+TEST(PoissonFft, GpuMatchesCpuReference) {
+  if (device::count() == 0) {
+    std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());
+    GTEST_SKIP() << device::unavailable_reason();
+  }
+  int checked = 0;
+  for (const char* stage : {"poisson/fft", "poisson/fft2_tridiag"}) {
+    VerifyOptions vo;
+    vo.stage = stage;
+    for (const VerifyResult& r : verify_variants(vo)) {
+      ++checked;
+      std::printf("%s %s %s %s: max rel diff %.2e (tol %.1e)\n", r.id.c_str(), r.precision.c_str(), r.grid.c_str(),
+                  r.scheme.c_str(), r.max_rel_diff, r.tolerance);
+      EXPECT_TRUE(r.pass) << r.id << " " << r.precision << " " << r.grid << " " << r.scheme << ": " << r.message;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace
+}  // namespace nsb

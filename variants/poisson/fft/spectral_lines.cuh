@@ -1,0 +1,453 @@
+// What the cuFFT direct solves share (poisson/fft/cufft, poisson/fft2_tridiag/cufft_thomas): the
+// spectral state a solver keeps (plans, buffers, eigenvalues: SpectralLines, built on the first call
+// for a grid and faces) and the passes of a solve, each one kernel over the compact interior array W
+// (complex, x fastest, nx*ny*nz):
+//   pack        W = rhs_scale * rhs (imaginary part 0)
+//   forward(a)  every line of axis a to its transform (fft_solve.hpp): a gather into axis-contiguous
+//               lines E (Makhoul's reordering for cosine and sine axes, the sine axis's sign flip),
+//               a batched complex FFT of length n on E (cuFFT), a scatter back with Makhoul's twiddle
+//   divide      W /= (lambda_x + lambda_y + lambda_z), the constant mode set to 0 (null space)
+//   thomas      one thread a (kx, kz) line of W in y (consecutive threads: consecutive x: coalesced)
+//   inverse(a)  the inverse of forward(a) times n (cuFFT's inverse is unnormalised)
+//   unpack      p = Re(W) / (product of the transformed lengths); then p's ghosts by the faces
+// The fused variants fold pack into the first gather, divide into the last forward scatter and unpack
+// into the last inverse scatter (PassEnds): 12 (fft) or 8 (fft2_tridiag) words a point fewer; and they
+// transform a periodic x in place in W (its lines are contiguous there): 8 words fewer again.
+//
+// Makhoul (1980) on complex data: the transforms are real-linear, so his real-input formulas become
+//   cosine forward  v[m] = x[src(m)], src(m) = 2m (2m < n) or 2n - 2m - 1;  V = FFT(v);
+//                   X[k] = (e^{-i pi k/2n} V[k] + e^{i pi k/2n} V[(n - k) mod n]) / 2
+//   cosine inverse  V[k] = e^{i pi k/2n} (X[k] - i X[n - k]), X[n] = 0;  v = IFFT(V);  n x[src(m)] = v[m]
+//   sine (slot s = mode s+1): the cosine transform of (-1)^j x[j], read at k = n - 1 - s.
+// (checked against the O(n^2) sums of reference_cpu/poisson/fft_cpu.cpp by verify and the tests).
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda/check.cuh"
+#include "device.hpp"
+#include "poisson/fft_solve.hpp"
+#include "poisson/formulas.hpp"
+#include "registry.hpp"
+
+namespace nsb {
+
+template <class T>
+struct CufftOf;
+template <>
+struct CufftOf<float> {
+  using complex_type = cufftComplex;
+  static constexpr cufftType type = CUFFT_C2C;
+  static cufftResult exec(cufftHandle p, Complex<float>* d, int dir) {
+    auto* c = reinterpret_cast<cufftComplex*>(d);
+    return cufftExecC2C(p, c, c, dir);
+  }
+};
+template <>
+struct CufftOf<double> {
+  using complex_type = cufftDoubleComplex;
+  static constexpr cufftType type = CUFFT_Z2Z;
+  static cufftResult exec(cufftHandle p, Complex<double>* d, int dir) {
+    auto* c = reinterpret_cast<cufftDoubleComplex*>(d);
+    return cufftExecZ2Z(p, c, c, dir);
+  }
+};
+
+inline void cufft_check(cufftResult r, const char* what) {
+  if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT error in ") + what + ": cufftResult " + std::to_string(int(r)));
+}
+
+// Where a compact point lies: its coordinates. 32-bit division (a 64-bit one costs several times more
+// instructions, in kernels that are otherwise a load and a store): SpectralLines refuses grids of
+// 2^32 points or more.
+struct CompactPoint {
+  int c[3];
+};
+__device__ inline CompactPoint compact_point(std::size_t w, int nx, int ny) {
+  const unsigned v = unsigned(w), r = v / unsigned(nx);
+  CompactPoint p;
+  p.c[0] = int(v - r * unsigned(nx));
+  p.c[1] = int(r % unsigned(ny));
+  p.c[2] = int(r / unsigned(ny));
+  return p;
+}
+struct AxisGeometry {
+  int len[3];
+  int axis;
+  AxisTransform t;
+  std::size_t points;
+  __device__ int n() const { return len[axis]; }
+  // The start of the point's line in E (lines numbered by the two other coordinates, lower axis first).
+  __device__ std::size_t line_start(const CompactPoint& p) const {
+    const int a1 = axis == 0 ? 1 : 0, a2 = axis == 2 ? 1 : 2;
+    return (std::size_t(p.c[a1]) + std::size_t(len[a1]) * p.c[a2]) * std::size_t(n());
+  }
+  __device__ std::ptrdiff_t stride() const {
+    return axis == 0 ? 1 : axis == 1 ? std::ptrdiff_t(len[0]) : std::ptrdiff_t(len[0]) * len[1];
+  }
+};
+
+// Makhoul's reordering: where x[q] goes in v.
+__device__ inline int makhoul_position(int q, int n) { return q % 2 == 0 ? q / 2 : n - 1 - (q - 1) / 2; }
+// a e^{i pi k / 2n} (k may be negative): Makhoul's twiddle, in the precision of T (sincospi: no range
+// reduction; float's is as accurate as the float FFT around it).
+template <class T>
+__device__ inline Complex<T> twiddle(Complex<T> a, int k, int n) {
+  T s, c;
+  if constexpr (sizeof(T) == sizeof(float)) sincospif(float(k) / float(2 * n), &s, &c);
+  else sincospi(double(k) / double(2 * n), &s, &c);
+  return {a.re * c - a.im * s, a.re * s + a.im * c};
+}
+template <class T>
+__device__ inline Complex<T> flip_if_odd(Complex<T> v, bool sine, int q) {
+  return sine && (q & 1) ? Complex<T>{-v.re, -v.im} : v;
+}
+
+#define NSB_POINTS_LOOP(w, points) \
+  for (std::size_t w = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; w < (points); w += std::size_t(gridDim.x) * blockDim.x)
+
+// The division by the eigenvalue (the constant mode of a singular set to 0), at a compact point.
+// values: the three axes' eigenvalues, nx then ny then nz of them.
+template <class T>
+struct Spectrum {
+  const T* values;
+  AxisTransform t[3];
+  int nx, ny;
+  __device__ Complex<T> divide(Complex<T> v, const CompactPoint& p) const {
+    if (axis_constant_mode(t[0], p.c[0]) && axis_constant_mode(t[1], p.c[1]) && axis_constant_mode(t[2], p.c[2]))
+      return {T(0), T(0)};
+    const T lambda = values[p.c[0]] + values[nx + p.c[1]] + values[nx + ny + p.c[2]];
+    return (T(1) / lambda) * v;
+  }
+};
+
+// Where a pass may be fused with its neighbour (the cufft_fused variants): the first forward gather
+// reads the right-hand side itself (no pack pass), the last forward scatter divides by the eigenvalue
+// (no divide pass), the last inverse scatter writes p itself (no unpack pass). Null pointers: not fused.
+template <class T>
+struct PassEnds {
+  Grid g;                  // the padded layout of rhs and p
+  const T* rhs = nullptr;  // gather from scale * rhs instead of W
+  T* p = nullptr;          // scatter scale * Re to p instead of W
+  T scale = 1;
+  const T* eig = nullptr;  // scatter W / lambda (Spectrum of these values)
+  AxisTransform t[3] = {};
+};
+
+template <class T>
+__global__ void pack_kernel(Complex<T>* W, const T* rhs, T scale, Grid g) {
+  NSB_POINTS_LOOP(w, g.interior_points()) {
+    const CompactPoint p = compact_point(w, g.nx, g.ny);
+    W[w] = {scale * rhs[g.idx(p.c[0] + 1, p.c[1] + 1, p.c[2] + 1)], T(0)};
+  }
+}
+
+template <class T>
+__global__ void forward_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGeometry a, PassEnds<T> ends) {
+  NSB_POINTS_LOOP(w, a.points) {
+    const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
+    const int q = p.c[a.axis], n = a.n();
+    const int m = a.t == AxisTransform::fourier ? q : makhoul_position(q, n);
+    const Complex<T> v = ends.rhs ? Complex<T>{ends.scale * ends.rhs[ends.g.idx(p.c[0] + 1, p.c[1] + 1, p.c[2] + 1)], T(0)}
+                                  : W[w];
+    E[a.line_start(p) + m] = flip_if_odd(v, a.t == AxisTransform::sine, q);
+  }
+}
+
+template <class T>
+__global__ void forward_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisGeometry a, PassEnds<T> ends) {
+  NSB_POINTS_LOOP(w, a.points) {
+    const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
+    const int s = p.c[a.axis], n = a.n();
+    const Complex<T>* line = E + a.line_start(p);
+    Complex<T> v = line[s];
+    if (a.t != AxisTransform::fourier) {
+      const int k = a.t == AxisTransform::cosine ? s : n - 1 - s;
+      v = T(0.5) * (twiddle(line[k], -k, n) + twiddle(line[(n - k) % n], k, n));
+    }
+    if (ends.eig) v = Spectrum<T>{ends.eig, {ends.t[0], ends.t[1], ends.t[2]}, ends.g.nx, ends.g.ny}.divide(v, p);
+    W[w] = v;
+  }
+}
+
+template <class T>
+__global__ void inverse_gather_kernel(Complex<T>* E, const Complex<T>* W, AxisGeometry a) {
+  NSB_POINTS_LOOP(w, a.points) {
+    const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
+    const int k = p.c[a.axis], n = a.n();
+    Complex<T> v = W[w];
+    if (a.t != AxisTransform::fourier) {
+      // X[k] and X[n - k] of the cosine transform, from their slots (the sine axis stores k at n - 1 - k).
+      const auto slot = [&](int kk) { return a.t == AxisTransform::cosine ? kk : n - 1 - kk; };
+      const Complex<T>* first = W + (std::ptrdiff_t(w) - std::ptrdiff_t(k) * a.stride());
+      const Complex<T> xk = first[slot(k) * a.stride()];
+      const Complex<T> xnk = k == 0 ? Complex<T>{0, 0} : first[slot(n - k) * a.stride()];
+      v = twiddle(Complex<T>{xk.re + xnk.im, xk.im - xnk.re}, k, n);  // X[k] - i X[n-k]
+    }
+    E[a.line_start(p) + k] = v;
+  }
+}
+
+template <class T>
+__global__ void inverse_scatter_kernel(Complex<T>* W, const Complex<T>* E, AxisGeometry a, PassEnds<T> ends) {
+  NSB_POINTS_LOOP(w, a.points) {
+    const CompactPoint p = compact_point(w, a.len[0], a.len[1]);
+    const int q = p.c[a.axis], n = a.n();
+    const int m = a.t == AxisTransform::fourier ? q : makhoul_position(q, n);
+    const Complex<T> v = flip_if_odd(E[a.line_start(p) + m], a.t == AxisTransform::sine, q);
+    if (ends.p) ends.p[ends.g.idx(p.c[0] + 1, p.c[1] + 1, p.c[2] + 1)] = ends.scale * v.re;
+    else W[w] = v;
+  }
+}
+
+template <class T>
+__global__ void divide_kernel(Complex<T>* W, Spectrum<T> spectrum, Grid g) {
+  NSB_POINTS_LOOP(w, g.interior_points()) W[w] = spectrum.divide(W[w], compact_point(w, g.nx, g.ny));
+}
+
+// The y rows of the tridiagonal variant, from device arrays (lower, diag, upper: ny values each).
+template <class T>
+struct RowsFromArrays {
+  const T* rows;
+  int n;
+  __host__ __device__ TridiagonalRow operator()(int j) const { return {double(rows[j]), double(rows[n + j]), double(rows[2 * n + j])}; }
+};
+
+template <class T>
+__global__ void thomas_kernel(Complex<T>* W, T* scratch, const T* eig, const T* rows, Grid g, AxisTransform tx,
+                              AxisTransform tz, bool neumann_y) {
+  const std::size_t lines = std::size_t(g.nx) * g.nz;
+  NSB_POINTS_LOOP(line, lines) {
+    const int i = int(line % g.nx), k = int(line / g.nx);
+    const std::size_t first = i + std::size_t(g.nx) * g.ny * k;
+    const bool singular = neumann_y && axis_constant_mode(tx, i) && axis_constant_mode(tz, k);
+    const T shift = eig[i] + eig[g.nx + g.ny + k];
+    thomas_line(W + first, g.nx, g.ny, RowsFromArrays<T>{rows, g.ny}, shift, scratch + first, singular);
+  }
+}
+
+template <class T>
+__global__ void unpack_kernel(T* p, const Complex<T>* W, T scale, Grid g) {
+  NSB_POINTS_LOOP(w, g.interior_points()) {
+    const CompactPoint c = compact_point(w, g.nx, g.ny);
+    p[g.idx(c.c[0] + 1, c.c[1] + 1, c.c[2] + 1)] = scale * W[w].re;
+  }
+}
+
+// The ghost rule of one axis over its whole padded face (x, then y, then z: apply_faces_host's order).
+template <class T>
+__global__ void ghost_axis_kernel(T* p, Grid g, int axis, PoissonFace lo, PoissonFace hi) {
+  const int n1 = axis == 0 ? g.NY() : g.NX(), n2 = axis == 2 ? g.NY() : g.NZ();
+  NSB_POINTS_LOOP(f, std::size_t(n1) * n2) {
+    const int u = int(f % n1), v = int(f / n1);
+    if (axis == 0) poisson_ghost_pair(p, g.idx(0, u, v), 1, g.nx, lo, hi);
+    else if (axis == 1) poisson_ghost_pair(p, g.idx(u, 0, v), g.sy(), g.ny, lo, hi);
+    else poisson_ghost_pair(p, g.idx(u, v, 0), g.sz(), g.nz, lo, hi);
+  }
+}
+
+// A solver's spectral state for one grid and face set (see the top of this file).
+template <class T>
+class SpectralLines final : public DirectSolveState {
+ public:
+  SpectralLines(const PoissonDirectCall<T>& c, bool tridiagonal) : g_(c.grid), faces_(c.faces), tridiagonal_(tridiagonal) {
+    try {
+      build();
+    } catch (...) {  // a plan or an allocation refused (a grid too large): nothing left behind
+      release();
+      throw;
+    }
+  }
+  ~SpectralLines() override { release(); }
+  SpectralLines(const SpectralLines&) = delete;
+  SpectralLines& operator=(const SpectralLines&) = delete;
+
+  // The whole solve of the call, on its stream (the passes at the top of this file). fused: the pack,
+  // divide and unpack passes folded into the first gather, last forward scatter and last inverse
+  // scatter (PassEnds), where there is an axis to fold them into.
+  void solve(const PoissonDirectCall<T>& c, bool fused) {
+    const cudaStream_t stream = static_cast<cudaStream_t>(c.exec.stream);
+    const int block = c.tuning.bx > 0 ? c.tuning.bx : 256;
+    const std::size_t points = g_.interior_points();
+    const int len[3] = {g_.nx, g_.ny, g_.nz};
+    int first = -1, last = -1;  // the first and last transformed axes, in forward order
+    double scale = 1;           // 1 / the product of the transformed lengths (the inverses are unnormalised)
+    for (int a = 0; a < 3; ++a)
+      if (transformed(a)) last = a, first = first < 0 ? a : first, scale /= len[a];
+    fused = fused && first >= 0;
+    const Spectrum<T> spectrum{eig_, {t_[0], t_[1], t_[2]}, g_.nx, g_.ny};
+
+    if (!fused) {
+      pack_kernel<<<blocks(points, block), block, 0, stream>>>(w_, c.rhs, c.rhs_scale, g_);
+      NSB_LAUNCHED("pack_kernel");
+    }
+    for (int a = first; a >= 0 && a <= last; ++a) {
+      if (!transformed(a)) continue;
+      PassEnds<T> ends{g_};
+      if (fused && a == first) ends.rhs = c.rhs, ends.scale = c.rhs_scale;
+      if (fused && a == last && !tridiagonal_) ends.eig = eig_, ends.t[0] = t_[0], ends.t[1] = t_[1], ends.t[2] = t_[2];
+      transform(a, CUFFT_FORWARD, stream, block, ends, fused && a == 0 && t_[0] == AxisTransform::fourier);
+    }
+    if (tridiagonal_) {
+      const std::size_t lines = std::size_t(g_.nx) * g_.nz;
+      thomas_kernel<<<blocks(lines, 128), 128, 0, stream>>>(w_, scratch_, eig_, rows_, g_, t_[0], t_[2],
+                                                           faces_.face[1][0] == PoissonFace::neumann);
+      NSB_LAUNCHED("thomas_kernel");
+    } else if (!fused) {
+      divide_kernel<<<blocks(points, block), block, 0, stream>>>(w_, spectrum, g_);
+      NSB_LAUNCHED("divide_kernel");
+    }
+    for (int a = last; a >= first && a >= 0; --a) {
+      if (!transformed(a)) continue;
+      PassEnds<T> ends{g_};
+      if (fused && a == first) ends.p = c.p, ends.scale = T(scale);
+      transform(a, CUFFT_INVERSE, stream, block, ends, fused && a == 0 && t_[0] == AxisTransform::fourier);
+    }
+    if (!fused) {
+      unpack_kernel<<<blocks(points, block), block, 0, stream>>>(c.p, w_, T(scale), g_);
+      NSB_LAUNCHED("unpack_kernel");
+    }
+    for (int a = 0; a < 3; ++a) {
+      const std::size_t face = a == 0 ? std::size_t(g_.NY()) * g_.NZ() : a == 1 ? std::size_t(g_.NX()) * g_.NZ()
+                                                                                 : std::size_t(g_.NX()) * g_.NY();
+      ghost_axis_kernel<<<blocks(face, block), block, 0, stream>>>(c.p, g_, a, faces_.face[a][0], faces_.face[a][1]);
+      NSB_LAUNCHED("ghost_axis_kernel");
+    }
+  }
+
+ private:
+  void build() {
+    const std::size_t points = g_.interior_points();
+    if (points >= (std::size_t(1) << 32))
+      throw std::invalid_argument("poisson fft: a grid of 2^32 points or more (" + std::to_string(points) +
+                                  ") is past the variants' 32-bit point index");
+    const int len[3] = {g_.nx, g_.ny, g_.nz};
+    const double h[3] = {g_.dx(), g_.dy(), g_.dz()};
+    std::vector<T> eig;
+    for (int a = 0; a < 3; ++a) {
+      t_[a] = axis_transform(faces_, a, nullptr);
+      for (int s = 0; s < len[a]; ++s) eig.push_back(T(axis_eigenvalue(t_[a], s, len[a], h[a])));
+    }
+    w_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: spectral array"));
+    e_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: line array"));
+    eig_ = static_cast<T*>(device::alloc(eig.size() * sizeof(T), "poisson fft: eigenvalues"));
+    device::copy_to_device(eig_, eig.data(), eig.size() * sizeof(T));
+    if (tridiagonal_) {
+      std::vector<T> rows(3 * std::size_t(g_.ny));
+      for (int j = 0; j < g_.ny; ++j) {
+        const TridiagonalRow r = tridiagonal_row(j, g_.ny, h[1], faces_.face[1][0], faces_.face[1][1]);
+        rows[j] = T(r.lower), rows[g_.ny + j] = T(r.diag), rows[2 * g_.ny + j] = T(r.upper);
+      }
+      rows_ = static_cast<T*>(device::alloc(rows.size() * sizeof(T), "poisson fft2_tridiag: rows"));
+      device::copy_to_device(rows_, rows.data(), rows.size() * sizeof(T));
+      scratch_ = static_cast<T*>(device::alloc(points * sizeof(T), "poisson fft2_tridiag: Thomas scratch"));
+    }
+    for (int a = 0; a < 3; ++a) {
+      if (!transformed(a)) continue;
+      int n = len[a];
+      cufft_check(cufftPlanMany(&plan_[a], 1, &n, &n, 1, n, &n, 1, n, CufftOf<T>::type, int(points / n)), "cufftPlanMany");
+      planned_[a] = true;
+    }
+  }
+  void release() {
+    for (int a = 0; a < 3; ++a)
+      if (planned_[a]) cufftDestroy(plan_[a]), planned_[a] = false;
+    for (void* b : {(void*)w_, (void*)e_, (void*)eig_, (void*)rows_, (void*)scratch_})
+      if (b) device::free(b);
+    w_ = e_ = nullptr, eig_ = rows_ = scratch_ = nullptr;
+  }
+
+  // Axes of one cell are the identity (every transform of length 1 is): skipped. The tridiagonal
+  // variant solves y instead of transforming it.
+  bool transformed(int a) const {
+    const int len[3] = {g_.nx, g_.ny, g_.nz};
+    return len[a] > 1 && !(tridiagonal_ && a == 1);
+  }
+  static unsigned blocks(std::size_t work, int block) {
+    const std::size_t b = (work + block - 1) / block;
+    return unsigned(b < 65535u * 32u ? b : 65535u * 32u);  // grid-stride loops cover the rest
+  }
+  // One axis's transform. In place: a periodic x, whose lines are already contiguous in W, transformed
+  // there by cuFFT with no gather or scatter (the fused variants); the pass ends then run as their own
+  // kernels (pack before, divide or unpack after).
+  void transform(int a, int direction, cudaStream_t stream, int block, const PassEnds<T>& ends, bool in_place) {
+    const AxisGeometry geo{{g_.nx, g_.ny, g_.nz}, a, t_[a], g_.interior_points()};
+    const unsigned grid = blocks(geo.points, block);
+    if (in_place) {
+      if (ends.rhs) pack_kernel<<<grid, block, 0, stream>>>(w_, ends.rhs, ends.scale, g_);
+      NSB_LAUNCHED("pack_kernel");
+      cufft_check(cufftSetStream(plan_[a], stream), "cufftSetStream");
+      cufft_check(CufftOf<T>::exec(plan_[a], w_, direction), "cufftExec");
+      if (ends.eig) divide_kernel<<<grid, block, 0, stream>>>(w_, Spectrum<T>{ends.eig, {ends.t[0], ends.t[1], ends.t[2]}, g_.nx, g_.ny}, g_);
+      if (ends.p) unpack_kernel<<<grid, block, 0, stream>>>(ends.p, w_, ends.scale, g_);
+      NSB_LAUNCHED("divide_kernel or unpack_kernel");
+      return;
+    }
+    if (direction == CUFFT_FORWARD) forward_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo, ends);
+    else inverse_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo);
+    NSB_LAUNCHED("gather_kernel");
+    cufft_check(cufftSetStream(plan_[a], stream), "cufftSetStream");
+    cufft_check(CufftOf<T>::exec(plan_[a], e_, direction), "cufftExec");
+    if (direction == CUFFT_FORWARD) forward_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo, ends);
+    else inverse_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo, ends);
+    NSB_LAUNCHED("scatter_kernel");
+  }
+
+  Grid g_;
+  PoissonFaces faces_;
+  bool tridiagonal_;
+  AxisTransform t_[3] = {};
+  cufftHandle plan_[3] = {0, 0, 0};
+  bool planned_[3] = {false, false, false};  // (a handle's value says nothing of whether it was made)
+  Complex<T>* w_ = nullptr;
+  Complex<T>* e_ = nullptr;
+  T* eig_ = nullptr;
+  T* rows_ = nullptr;
+  T* scratch_ = nullptr;
+};
+
+// The call's spectral state: built on the first call for its grid and faces, kept in the workspace.
+template <class T>
+void solve_spectral(const PoissonDirectCall<T>& c, const char* variant, bool tridiagonal, bool fused) {
+  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal); !why.empty()) throw std::invalid_argument(why);
+  if (!c.workspace) throw std::logic_error(std::string(variant) + ": the call carries no workspace");
+  const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces);
+  auto* state = dynamic_cast<SpectralLines<T>*>(c.workspace->state.get());
+  if (!state || state->key != key) {
+    c.workspace->state.reset();  // the old plans and buffers first: two 512^3 sets may not fit
+    auto fresh = std::make_unique<SpectralLines<T>>(c, tridiagonal);
+    fresh->key = key;
+    state = fresh.get();
+    c.workspace->state = std::move(fresh);
+  }
+  state->solve(c, fused);
+}
+
+// The kernels of a variant, for its register report.
+inline std::vector<KernelRef> spectral_kernels(bool tridiagonal) {
+  std::vector<KernelRef> k = {
+      {"forward_gather_kernel<float>", (const void*)&forward_gather_kernel<float>, 4},
+      {"forward_gather_kernel<double>", (const void*)&forward_gather_kernel<double>, 8},
+      {"forward_scatter_kernel<float>", (const void*)&forward_scatter_kernel<float>, 4},
+      {"forward_scatter_kernel<double>", (const void*)&forward_scatter_kernel<double>, 8},
+      {"inverse_gather_kernel<float>", (const void*)&inverse_gather_kernel<float>, 4},
+      {"inverse_gather_kernel<double>", (const void*)&inverse_gather_kernel<double>, 8},
+      {"inverse_scatter_kernel<float>", (const void*)&inverse_scatter_kernel<float>, 4},
+      {"inverse_scatter_kernel<double>", (const void*)&inverse_scatter_kernel<double>, 8}};
+  if (tridiagonal) {
+    k.push_back({"thomas_kernel<float>", (const void*)&thomas_kernel<float>, 4});
+    k.push_back({"thomas_kernel<double>", (const void*)&thomas_kernel<double>, 8});
+  } else {
+    k.push_back({"divide_kernel<float>", (const void*)&divide_kernel<float>, 4});
+    k.push_back({"divide_kernel<double>", (const void*)&divide_kernel<double>, 8});
+  }
+  return k;
+}
+
+}  // namespace nsb
