@@ -105,14 +105,14 @@ class Multigrid final : public PoissonMethod<T> {
     return r;
   }
 
-  // The modelled bytes of one cycle on `fine`, without running anything.
-  double count_cycle_bytes(const Grid& fine, bool singular) {
+  // The modelled bytes and the kernels of one cycle on `fine`, without running anything.
+  MgCycleCost count_cycle(const Grid& fine, const PoissonFaces& faces) {
     count_only_ = true;
-    singular_ = singular;
+    set_faces(faces);
     build_levels(mg_levels(fine));
-    bytes_ = 0;
+    bytes_ = 0, kernels_ = 0;
     cycle(0, o_.cycle);
-    return bytes_;
+    return {bytes_ / mg_jacobi_model(fine, eb).bytes, kernels_};
   }
 
  private:
@@ -138,8 +138,7 @@ class Multigrid final : public PoissonMethod<T> {
     const bool same = !levels_.empty() && grid(0).nx == eq.grid.nx && grid(0).ny == eq.grid.ny &&
                       grid(0).nz == eq.grid.nz && exec_.backend == eq.exec.backend;
     exec_ = eq.exec;
-    singular_ = eq.faces.singular();
-    faces_ = eq.faces;
+    set_faces(eq.faces);
     if (same) return;
     gpu_ = eq.exec.backend == Backend::cuda;
     build_levels(mg_levels(eq.grid));
@@ -156,6 +155,13 @@ class Multigrid final : public PoissonMethod<T> {
       const auto chosen = s_.kernels.find(kStageIds[s]);
       stage_[s] = resolve_stage_choice(kStageIds[s], eq.exec.backend, chosen == s_.kernels.end() ? "" : chosen->second);
     }
+  }
+  void set_faces(const PoissonFaces& f) {
+    faces_ = f;
+    singular_ = f.singular();
+    periodic_ = false;
+    for (const auto& axis : f.face)
+      for (PoissonFace face : axis) periodic_ = periodic_ || face == PoissonFace::periodic;
   }
   void build_levels(const std::vector<Grid>& grids) {
     levels_.clear();
@@ -185,10 +191,13 @@ class Multigrid final : public PoissonMethod<T> {
         run_jacobi(l);
         run_ghosts(l);
       } else {
-        for (int colour = 0; colour < 2; ++colour) {
-          run_rbgs(l, colour);
-          run_ghosts(l);
-        }
+        // A neumann or dirichlet ghost copies the cell next to it and only that cell reads it, so
+        // the black half-sweep needs no fresh ghosts (the red cells' ghosts are read by red cells
+        // only); a periodic ghost copies the far side, which the other colour reads: refresh it.
+        run_rbgs(l, 0);
+        if (periodic_) run_ghosts(l);
+        run_rbgs(l, 1);
+        run_ghosts(l);
       }
     }
   }
@@ -197,6 +206,7 @@ class Multigrid final : public PoissonMethod<T> {
   template <class Call>
   void run(Stage s, Call& c, const WorkModel& m) {
     bytes_ += m.bytes;
+    kernels_ += s == sums ? 2 : 1;  // the two-pass sums launch two kernels (CPU variants: loops)
     if (count_only_) return;
     c.tuning = stage_[s].tuning;
     c.exec = exec_;
@@ -277,6 +287,7 @@ class Multigrid final : public PoissonMethod<T> {
     const Level& L = levels_[std::size_t(l)];
     const std::size_t n = L.grid.padded_points();
     bytes_ += double(n) * eb;
+    kernels_ += 1;  // a memset
     if (count_only_) return;
     if (gpu_) device::fill_bytes(L.e(), 0, n * sizeof(T), exec_.stream);
     else std::fill(L.e(), L.e() + n, T(0));
@@ -292,11 +303,12 @@ class Multigrid final : public PoissonMethod<T> {
   std::string name_;
   std::vector<Level> levels_;
   PoissonFaces faces_;
-  bool singular_ = false, gpu_ = false, count_only_ = false;
+  bool singular_ = false, periodic_ = false, gpu_ = false, count_only_ = false;
   Exec exec_;
   ResolvedStage stage_[kStages];
   Buffer<double> sums_, partials_;
   double bytes_ = 0;
+  int kernels_ = 0;
 };
 
 template <class T>
@@ -323,10 +335,8 @@ const PoissonMethodRegistrar reg_f_wj{{"mg_f_wj", "geometric multigrid, F(2,2)-c
 
 }  // namespace
 
-double mg_cycle_sweep_equivalents(const Grid& fine, const MgOptions& o, bool singular) {
-  PoissonSettings s;
-  Multigrid<double> m(s, o, "mg");
-  return m.count_cycle_bytes(fine, singular) / mg_jacobi_model(fine, 8).bytes;
+MgCycleCost mg_cycle_cost(const Grid& fine, const MgOptions& o, const PoissonFaces& faces) {
+  return Multigrid<double>(PoissonSettings{}, o, "mg").count_cycle(fine, faces);
 }
 
 }  // namespace nsb

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "grid.hpp"
+#include "poisson/poisson.hpp"
 
 namespace nsb {
 
@@ -44,8 +45,14 @@ std::vector<Grid> mg_levels(const Grid& fine);
 // enough for about 1e-8 on it (a sweep reduces the smoothest error by about 1 - pi^2 / n^2).
 int mg_coarse_sweeps(const Grid& coarsest);
 
-// Modelled bytes of one cycle over those of one fine-grid Jacobi sweep (3 words a point): the cycle's
-// cost in "fine-grid Jacobi-sweep equivalents", counted by running the cycle's code without kernels.
-double mg_cycle_sweep_equivalents(const Grid& fine, const MgOptions& o, bool singular);
+// The cost of one cycle, counted by running the cycle's code without kernels: its modelled bytes over
+// those of one fine-grid Jacobi sweep (3 words a point), the cycle's cost in "fine-grid Jacobi-sweep
+// equivalents" by the byte model, and the kernels it launches (the coarse levels' cost on a GPU is
+// their launch latency, which the byte model does not see).
+struct MgCycleCost {
+  double sweep_equivalents = 0;
+  int kernels = 0;
+};
+MgCycleCost mg_cycle_cost(const Grid& fine, const MgOptions& o, const PoissonFaces& faces);
 
 }  // namespace nsb
