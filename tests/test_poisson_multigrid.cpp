@@ -208,6 +208,25 @@ TEST(Multigrid, SerialAndOpenMPAreBitwiseEqual) {
   EXPECT_EQ(a.p, b.p);
 }
 
+// Float: a tolerance below 4 epsilons is refused; one above it that roundoff does not let the
+// residual reach (a smooth solution: about 0.2 eps n^2) stops the cycles when the residual stalls
+// instead of running them all.
+TEST(Multigrid, FloatRefusesAnUnreachableToleranceAndStopsWhenTheResidualStalls) {
+  const Grid g = cube(32);
+  const PoissonFaces neumann = all_faces(PoissonFace::neumann);
+  const ManufacturedPoisson<float> m = manufactured_poisson<float>(g, neumann);
+  try {
+    solve<float>("mg", g, neumann, m.rhs, to_tolerance(1e-8));
+    ADD_FAILURE() << "a float tolerance of 1e-8 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("below what a float residual can show"), std::string::npos) << e.what();
+  }
+  const Solved<float> s = solve<float>("mg", g, neumann, m.rhs, to_tolerance(1e-6, 40));
+  EXPECT_GT(s.report.relative_residual, 1e-6);  // the float floor of this smooth solution (~1e-5)
+  EXPECT_LT(s.report.relative_residual, 1e-4);
+  EXPECT_LT(s.report.iterations, 15);  // stopped at the stall, not at the cap of 40
+}
+
 TEST(Multigrid, FloatReachesOneInAHundredThousand) {
   const Grid g = cube(32);
   const std::vector<float> rhs = random_rhs<float>(g, 5);
