@@ -154,11 +154,13 @@ class Multigrid final : public PoissonMethod<T> {
   // grid, faces or backend change).
   void prepare(const PoissonEquation<T>& eq) {
     const double eps = std::numeric_limits<T>::epsilon();
-    if (s_.tolerance > 0 && s_.tolerance < 4 * eps)
-      throw std::invalid_argument("multigrid (--poisson " + name_ + "): a tolerance of " + std::to_string(s_.tolerance) +
-                                  " is below what a " + (sizeof(T) == 4 ? "float" : "double") +
-                                  " residual can show (4 epsilons, " + std::to_string(4 * eps) + ")" +
-                                  (sizeof(T) == 4 ? "; use double, or a tolerance of at least 1e-5 for smooth solutions" : ""));
+    if (s_.tolerance > 0 && s_.tolerance < 4 * eps) {
+      char text[256];
+      std::snprintf(text, sizeof text, "a tolerance of %.3g is below what a %s residual can show (4 epsilons, %.2g)%s",
+                    s_.tolerance, sizeof(T) == 4 ? "float" : "double", 4 * eps,
+                    sizeof(T) == 4 ? "; use double, or a tolerance of at least 1e-5 for smooth solutions" : "");
+      throw std::invalid_argument("multigrid (--poisson " + name_ + "): " + text);
+    }
     if (eq.decomposed)
       throw std::invalid_argument("multigrid (--poisson " + name_ + ") runs on one rank; this equation is a rank's slab of a "
                                   "decomposed grid: run it on one rank, or use --poisson jacobi");
