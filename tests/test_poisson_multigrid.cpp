@@ -303,6 +303,13 @@ void gpu_matches_cpu(double tol) {
       const auto gpu_tol = solve<T>(method, g, faces, rhs, to_tolerance(sizeof(T) == 4 ? 1e-5 : 1e-8), Backend::cuda);
       EXPECT_LE(std::abs(cpu_tol.report.iterations - gpu_tol.report.iterations), sizeof(T) == 4 ? 1 : 0) << method;
       EXPECT_LE(gpu_tol.report.relative_residual, sizeof(T) == 4 ? 1e-5 : 1e-8) << method;
+      // The other red-black variant, picked through the settings as a recipe or --stage would.
+      PoissonSettings packed = s;
+      packed.kernels["poisson/mg_rbgs"] = "global_colour_packed:bx64_by4_sz8";
+      const auto gpu_packed = solve<T>(method, g, faces, rhs, packed, Backend::cuda, T(2));
+      double worst_packed = 0;
+      for (std::size_t n = 0; n < cpu.p.size(); ++n) worst_packed = std::max(worst_packed, double(std::abs(cpu.p[n] - gpu_packed.p[n])));
+      EXPECT_LE(worst_packed, tol * largest) << method << " with global_colour_packed";
     }
 }
 TEST(MultigridGpu, DoubleMatchesTheCpuReference) { gpu_matches_cpu<double>(1e-11); }
