@@ -84,12 +84,14 @@ __global__ void pcr_block_kernel(TridiagArgs<T> q, BlockShape shape) {
   const int systems = min(shape.systems, q.l.batch - first_system);
   const std::size_t base = std::size_t(first_system) * std::size_t(n);  // contiguous layout: systems back to back
   const int values = systems * n;
+  // Unrolled so that several rows' loads are in flight per thread (the block waits for all of them).
+#pragma unroll 4
   for (int i = int(threadIdx.x); i < values; i += int(blockDim.x))
     cur.set(i, TridiagRow<T>{q.a[base + i], q.b[base + i], q.c[base + i], q.x[base + i]});
   __syncthreads();
 
   const int g = int(threadIdx.x) / shape.group, r = int(threadIdx.x) % shape.group;
-  const TridiagRow<T> identity{T(kIdentityRow.a), T(kIdentityRow.b), T(kIdentityRow.c), T(kIdentityRow.d)};
+  const TridiagRow<T> identity{T(0), T(1), T(0), T(0)};  // the rows beyond the system's ends
   for (int stride = 1; stride < shape.pcr_limit; stride *= 2) {  // uniform over the block
     if (g < systems)
       for (int j = r; j < n; j += shape.group) {

@@ -70,8 +70,6 @@ struct TridiagRow {
   T a, b, c, d;
 };
 
-inline constexpr TridiagRow<double> kIdentityRow{0, 1, 0, 0};
-
 // 12 flops.
 template <class T>
 NSB_TRIDIAG_HD TridiagRow<T> pcr_combine(TridiagRow<T> lo, TridiagRow<T> row, TridiagRow<T> hi) {

@@ -12,6 +12,7 @@ void run(const TridiagCall<T>& c) {
   check_tridiag_call(c);
   const TridiagLayout& l = c.layout;
   if (l.inner != 1) throw std::invalid_argument("tridiag: gtsv2StridedBatch needs contiguous systems");
+  if (l.n < 3) throw std::invalid_argument("tridiag: gtsv2StridedBatch needs at least 3 unknowns a system");
   const cusparseHandle_t h = cusparse_handle(static_cast<cudaStream_t>(c.exec.stream));
   size_t bytes = 0;
   cusparse_check(gtsv2_strided_buffer(h, l.n, c.a, c.b, c.c, c.x, l.batch, l.n, &bytes), "gtsv2StridedBatch_bufferSizeExt");

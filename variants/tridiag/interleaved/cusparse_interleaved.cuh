@@ -14,6 +14,7 @@ void run_cusparse_interleaved(const TridiagCall<T>& c) {
   check_tridiag_call(c);
   const TridiagLayout& l = c.layout;
   if (l.inner != l.batch) throw std::invalid_argument("tridiag: gtsvInterleavedBatch needs interleaved systems");
+  if (l.n < 3) throw std::invalid_argument("tridiag: gtsvInterleavedBatch needs at least 3 unknowns a system");
   const cudaStream_t stream = static_cast<cudaStream_t>(c.exec.stream);
   const cusparseHandle_t h = cusparse_handle(stream);
   const std::size_t values = l.points();
