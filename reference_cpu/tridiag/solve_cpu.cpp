@@ -24,7 +24,8 @@ void solve(const TridiagCall<T>& c) {
   const int threads = c.exec.threads > 0 ? c.exec.threads : omp_get_max_threads();
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
   for (int s = 0; s < l.batch; ++s) {
-    if (c.ranks > 1) pdd_system(l, s, c.ranks, c.a, c.b, c.c, c.x, PddScratch<T>{z, w, cp});
+    if (c.ranks > 1 && c.ppt) ppt_system(l, s, c.ranks, c.a, c.b, c.c, c.x, PddScratch<T>{z, w, cp});
+    else if (c.ranks > 1) pdd_system(l, s, c.ranks, c.a, c.b, c.c, c.x, PddScratch<T>{z, w, cp});
     else if (c.cyclic) cyclic_system(l, s, c.a, c.b, c.c, c.x, cp, z);
     else thomas_system(l, s, c.a, c.b, c.c, c.x, cp);
   }
@@ -37,7 +38,7 @@ void register_cpu(const char* stage) {
     v.name = backend_name(b);
     v.backend = b;
     const std::string id = stage;
-    v.tags = {{"method", id == "tridiag/cyclic" ? "sherman_morrison" : id == "tridiag/pdd" ? "pdd" : "thomas"}};
+    v.tags = {{"method", id == "tridiag/cyclic" ? "sherman_morrison" : id == "tridiag/pdd" ? "pdd" : id == "tridiag/ppt" ? "ppt" : "thomas"}};
     v.status = "reference";
     v.run_float = &solve<float>;
     v.run_double = &solve<double>;
@@ -46,7 +47,7 @@ void register_cpu(const char* stage) {
 }
 
 const bool registered = [] {
-  for (const char* stage : {"tridiag/contiguous", "tridiag/interleaved", "tridiag/cyclic", "tridiag/pdd"}) register_cpu(stage);
+  for (const char* stage : {"tridiag/contiguous", "tridiag/interleaved", "tridiag/cyclic", "tridiag/lines_y", "tridiag/pdd", "tridiag/ppt"}) register_cpu(stage);
   return true;
 }();
 

@@ -33,7 +33,8 @@ OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
 FAMILY = "tridiag"
 FAMILY_VARIANTS = {"contiguous": ["pcr_thomas_shared", "thomas_thread"], "interleaved": ["thomas_thread"],
-                   "cyclic": ["thomas_thread"], "pdd": ["pdd_thread"]}
+                   "lines_y": ["thomas_thread"], "cyclic": ["thomas_thread"], "pdd": ["pdd_thread"],
+                   "ppt": ["ppt_thread"]}
 FAMILY_FRACTIONS = [0.85, 0.5]
 COPY_BANDWIDTH = 4e12  # as machine() says
 
@@ -130,7 +131,7 @@ def family_rows(o):
     word = 4 if o.get("precision", "double") == "float" else 8
     model = 5 * word * points(o["grid"])
     rows = []
-    for workload in (["p2", "p4"] if kind == "pdd" else [""]):
+    for workload in (["p2", "p4"] if kind in ("pdd", "ppt") else [""]):
         for k, name in enumerate(FAMILY_VARIANTS[kind]):
             frac = FAMILY_FRACTIONS[k]
             med = model / (frac * COPY_BANDWIDTH)
@@ -195,7 +196,7 @@ def listing():
                                             else {"": FLOPS_PER_POINT[s]}),
                         "tuning_axes": [], "tag_vocabulary": {}} for s in STAGE_ORDER]
             + [{"id": f"{FAMILY}/{k}", "solver": FAMILY, "name": k, "reads": [], "writes": [],
-                "workloads": ["p2", "p4"] if k == "pdd" else [""], "flops_per_point": {}, "tuning_axes": ["b"],
+                "workloads": ["p2", "p4"] if k in ("pdd", "ppt") else [""], "flops_per_point": {}, "tuning_axes": ["b"],
                 "tag_vocabulary": {}} for k in FAMILY_VARIANTS],
             "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
                           "tunings": TUNINGS, "status": ""} for s, n in VARIANTS]

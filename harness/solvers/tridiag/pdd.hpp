@@ -3,9 +3,8 @@
 // reference PDD's error is measured against besides Thomas. Formulas: tridiag/pdd_formulas.hpp.
 #pragma once
 
-#include <cmath>
 #include <stdexcept>
-#include <utility>
+#include <string>
 #include <vector>
 
 #include "tridiag/pdd_formulas.hpp"
@@ -51,49 +50,15 @@ void pdd_system(const TridiagLayout& l, int s, int p, const T* a, const T* b, co
   correct_blocks(l, s, p, y, x, t);
 }
 
-// Dense Gaussian elimination with partial pivoting, in place (the reduced system is 2(p-1) unknowns;
-// its permuted form Zbar is tridiagonal but not diagonally dominant, so it needs pivoting).
-template <class T>
-std::vector<T> dense_solve_pivoting(std::vector<std::vector<T>> A, std::vector<T> rhs) {
-  const std::size_t q = rhs.size();
-  for (std::size_t k = 0; k < q; ++k) {
-    std::size_t piv = k;
-    for (std::size_t r = k + 1; r < q; ++r)
-      if (std::abs(A[r][k]) > std::abs(A[piv][k])) piv = r;
-    std::swap(A[k], A[piv]), std::swap(rhs[k], rhs[piv]);
-    for (std::size_t r = k + 1; r < q; ++r) {
-      const T f = A[r][k] / A[k][k];
-      for (std::size_t cc = k; cc < q; ++cc) A[r][cc] -= f * A[k][cc];
-      rhs[r] -= f * rhs[k];
-    }
-  }
-  for (std::size_t k = q; k-- > 0;) {
-    T sum = rhs[k];
-    for (std::size_t cc = k + 1; cc < q; ++cc) sum -= A[k][cc] * rhs[cc];
-    rhs[k] = sum / A[k][k];
-  }
-  return rhs;
-}
-
-// PPT: the whole reduced system Z y = E^T x~ (Eq. 7; what the all-gather gives every rank): row 2i
-// picks the last unknown of block i, row 2i+1 the first of block i+1.
+// PPT: the whole reduced system (pdd_formulas.hpp), solved with partial pivoting, then the correction.
 template <class T>
 void ppt_system(const TridiagLayout& l, int s, int p, const T* a, const T* b, const T* c, T* x, PddScratch<T> t) {
+  if (p > kPptMaxRanks) throw std::invalid_argument("PPT: at most " + std::to_string(kPptMaxRanks) + " blocks");
   pdd_local_solves(l, s, p, a, b, c, x, t);
-  const std::size_t q = std::size_t(2 * (p - 1));
-  std::vector<std::vector<T>> Z(q, std::vector<T>(q, T(0)));
-  std::vector<T> rhs(q);
-  for (int i = 0; i + 1 < p; ++i) {
-    const std::size_t r0 = std::size_t(2 * i), r1 = r0 + 1;
-    const std::size_t m = l.index(s, pdd_block_start(l.n, p, i + 1) - 1), f = l.index(s, pdd_block_start(l.n, p, i + 1));
-    Z[r0][r0] = 1, Z[r1][r1] = 1;
-    if (i > 0) Z[r0][r0 - 2] = t.v[m];  // v_m^(i) y_{2i-1}
-    Z[r0][r0 + 1] = t.w[m];             // w_m^(i) y_{2i+2}
-    Z[r1][r0] = t.v[f];                 // v_1^(i+1) y_{2i+1}
-    if (i + 2 < p) Z[r1][r1 + 2] = t.w[f];  // w_1^(i+1) y_{2i+4}
-    rhs[r0] = x[m], rhs[r1] = x[f];
-  }
-  correct_blocks(l, s, p, dense_solve_pivoting(std::move(Z), std::move(rhs)), x, t);
+  PptReduced<T> r;
+  ppt_build_reduced(r, l, s, p, x, t.v, t.w);
+  ppt_solve_reduced(r);
+  correct_blocks(l, s, p, std::vector<T>(r.y, r.y + r.q), x, t);
 }
 
 }  // namespace nsb

@@ -71,4 +71,78 @@ NSB_TRIDIAG_HD T pdd_correct(T xt, T v, T w, T y_above, T y_below) {
 // the correction (4); the interface solves are O(p) a system.
 inline constexpr double kPddFlopsPerPoint = 23;
 
+// PPT (Eqs. 9-11): the whole reduced system Z y = E^T x~ of one line, 2(p-1) unknowns (what the
+// all-gather hands every rank). Row 2i picks the last unknown of block i, row 2i+1 the first of block
+// i+1 (0-based; y[k] is the paper's y_{k+1}):
+//   row 2i:   v_m^(i) y[2i-2] + y[2i] + w_m^(i) y[2i+1]          = x~_m^(i)
+//   row 2i+1: v_1^(i+1) y[2i] + y[2i+1] + w_1^(i+1) y[2i+3]      = x~_1^(i+1)
+// Its permuted form Zbar is tridiagonal but not diagonally dominant (tiny entries on the diagonal), so
+// it is solved densely with partial pivoting: q <= 2 (kPptMaxRanks - 1) unknowns, on the stack.
+inline constexpr int kPptMaxRanks = 8;
+inline constexpr int kPptMaxUnknowns = 2 * (kPptMaxRanks - 1);
+
+template <class T>
+struct PptReduced {
+  T z[kPptMaxUnknowns][kPptMaxUnknowns];
+  T y[kPptMaxUnknowns];  // the right-hand side E^T x~, then the solution
+  int q;
+};
+
+// Interface i's four couplings and two right-hand sides (from block i's last row m, block i+1's first f).
+template <class T>
+NSB_TRIDIAG_HD void ppt_set_interface(PptReduced<T>& r, int i, int p, T v_m, T w_m, T xt_m, T v_1, T w_1, T xt_1) {
+  const int r0 = 2 * i, r1 = r0 + 1;
+  r.z[r0][r0] = T(1), r.z[r1][r1] = T(1);
+  if (i > 0) r.z[r0][r0 - 2] = v_m;
+  r.z[r0][r0 + 1] = w_m;
+  r.z[r1][r0] = v_1;
+  if (i + 2 < p) r.z[r1][r1 + 2] = w_1;
+  r.y[r0] = xt_m, r.y[r1] = xt_1;
+}
+
+// Gaussian elimination with partial pivoting, in place (y becomes the solution).
+template <class T>
+NSB_TRIDIAG_HD void ppt_solve_reduced(PptReduced<T>& r) {
+  const int q = r.q;
+  for (int k = 0; k < q; ++k) {
+    int piv = k;
+    for (int i = k + 1; i < q; ++i)
+      if ((r.z[i][k] < T(0) ? -r.z[i][k] : r.z[i][k]) > (r.z[piv][k] < T(0) ? -r.z[piv][k] : r.z[piv][k])) piv = i;
+    if (piv != k) {
+      for (int cc = 0; cc < q; ++cc) {
+        const T t = r.z[k][cc];
+        r.z[k][cc] = r.z[piv][cc], r.z[piv][cc] = t;
+      }
+      const T t = r.y[k];
+      r.y[k] = r.y[piv], r.y[piv] = t;
+    }
+    for (int i = k + 1; i < q; ++i) {
+      const T f = r.z[i][k] / r.z[k][k];
+      for (int cc = k; cc < q; ++cc) r.z[i][cc] -= f * r.z[k][cc];
+      r.y[i] -= f * r.y[k];
+    }
+  }
+  for (int k = q - 1; k >= 0; --k) {
+    T sum = r.y[k];
+    for (int cc = k + 1; cc < q; ++cc) sum -= r.z[k][cc] * r.y[cc];
+    r.y[k] = sum / r.z[k][k];
+  }
+}
+
+// The reduced system of line s: blocks' boundary values read in place, zeros elsewhere.
+template <class T>
+NSB_TRIDIAG_HD void ppt_build_reduced(PptReduced<T>& r, const TridiagLayout& l, int s, int p, const T* x, const T* v,
+                                      const T* w) {
+  r.q = 2 * (p - 1);
+  for (int i = 0; i < r.q; ++i) {
+    r.y[i] = T(0);
+    for (int cc = 0; cc < r.q; ++cc) r.z[i][cc] = T(0);
+  }
+  for (int i = 0; i + 1 < p; ++i) {
+    const int boundary = pdd_block_start(l.n, p, i + 1);
+    const std::size_t m = l.index(s, boundary - 1), f = l.index(s, boundary);
+    ppt_set_interface(r, i, p, v[m], w[m], x[m], v[f], w[f], x[f]);
+  }
+}
+
 }  // namespace nsb

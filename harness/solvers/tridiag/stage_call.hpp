@@ -3,8 +3,11 @@
 //   tridiag/contiguous   each system one run of n values (TridiagLayout::inner = 1)
 //   tridiag/interleaved  unknown j of all systems one run (inner = batch)
 //   tridiag/cyclic       interleaved and periodic (a_0, c_{n-1} are the corner couplings)
-//   tridiag/pdd          interleaved, each system split into `ranks` blocks of rows solved by PDD
+//   tridiag/lines_y      the lines along y of an x-fastest nx x ny x nz field (inner = nx): ADI-Y and
+//                        TDMA-C in place, without a transpose
+//   tridiag/pdd          lines along y, each system split into `ranks` blocks of rows solved by PDD
 //                        (tridiag/pdd_formulas.hpp): the approximation the paper's ADI-Y makes
+//   tridiag/ppt          the same split solved by PPT (exact): the paper's TDMA-C
 //
 // Every variant solves in place: x holds the right-hand sides on entry and the solutions on exit;
 // a, b, c are read only. `work` is scratch the caller owns (6 values a point plus kTridiagWorkSlack
@@ -32,7 +35,8 @@ struct TridiagCall {
   using value_type = T;
   TridiagLayout layout;
   bool cyclic = false;
-  int ranks = 1;  // tridiag/pdd: the blocks (virtual ranks) each system is split into
+  int ranks = 1;     // tridiag/pdd, tridiag/ppt: the blocks (virtual ranks) each system is split into
+  bool ppt = false;  // tridiag/ppt: the whole reduced system (exact), not PDD's 2x2 interface blocks
   const T* a = nullptr;  // sub-diagonal (a_0: the corner coupling when cyclic)
   const T* b = nullptr;  // main diagonal
   const T* c = nullptr;  // super-diagonal (c_{n-1}: the corner coupling when cyclic)
@@ -44,12 +48,13 @@ struct TridiagCall {
 };
 
 // The systems a fixture of stage kind `stage` builds on a generic tool's grid: nx*nz systems of ny
-// unknowns (a 512^3 grid is a 512^3-point batch), contiguous or interleaved as the kind says.
+// unknowns (a 512^3 grid is a 512^3-point batch), contiguous, interleaved, or the lines along y of the
+// x-fastest field itself (lines_y, pdd: inner = nx) as the kind says.
 inline TridiagLayout tridiag_fixture_layout(const std::string& stage, const Grid& g) {
   TridiagLayout l;
   l.n = g.ny;
   l.batch = g.nx * g.nz;
-  l.inner = stage == "contiguous" ? 1 : l.batch;
+  l.inner = stage == "contiguous" ? 1 : (stage == "lines_y" || stage == "pdd" || stage == "ppt") ? g.nx : l.batch;
   return l;
 }
 

@@ -19,10 +19,13 @@ namespace nsb {
 namespace {
 
 // tridiag/pdd's workloads name the blocks a system is split into: "p2", "p4".
-int ranks_of(const FixtureSpec& s) { return s.stage == "pdd" ? std::stoi(s.workload.substr(1)) : 1; }
+int ranks_of(const FixtureSpec& s) {
+  return s.stage == "pdd" || s.stage == "ppt" ? std::stoi(s.workload.substr(1)) : 1;
+}
 
 double flops_per_point(const std::string& stage) {
-  return stage == "cyclic" ? kCyclicFlopsPerPoint : stage == "pdd" ? kPddFlopsPerPoint : kThomasFlopsPerPoint;
+  return stage == "cyclic" ? kCyclicFlopsPerPoint : (stage == "pdd" || stage == "ppt") ? kPddFlopsPerPoint
+                                                                                        : kThomasFlopsPerPoint;
 }
 
 // Diagonally dominant random systems in place (tridiag/systems.hpp), and a call wired to them.
@@ -40,6 +43,7 @@ class TridiagFixture final : public StageFixture<T> {
     call_.layout = layout_;
     call_.cyclic = cyclic_;
     call_.ranks = ranks_of(s);
+    call_.ppt = s.stage == "ppt";
     call_.a = a_.get(), call_.b = b_.get(), call_.c = c_.get(), call_.x = x_.get();
     call_.work = work_.get(), call_.work_bytes = work_.size() * sizeof(T);
     call_.exec = Exec{s.backend, 0, stream_, nullptr, 0};
@@ -84,7 +88,7 @@ StageKind tridiag_kind(const std::string& name, const std::string& summary, cons
   k.writes = {"x"};
   k.tuning_axes = {"b"};
   k.tag_vocabulary = {{"memory", {"global", "shared", "library"}},
-                      {"method", {"thomas", "pcr", "pcr_thomas", "cr_pcr", "lu_pivoting", "sherman_morrison", "pdd"}},
+                      {"method", {"thomas", "pcr", "pcr_thomas", "cr_pcr", "lu_pivoting", "sherman_morrison", "pdd", "ppt"}},
                       {"mapping", {"thread_per_system", "thread_per_block_of_rows", "block_per_system", "library"}}};
   // A solve's rounding error grows with the condition number and the length of the recurrences; the
   // fixture's matrices are dominant by at least 0.5 a row (condition number below ~10), so the methods
@@ -106,14 +110,16 @@ const StageKindRegistrar cyclic{tridiag_kind(
     "cyclic", "x = A^-1 x for nx*nz periodic tridiagonal systems of ny unknowns, interleaved (the z sweep)",
     "thomas_thread")};
 
-// PDD on p virtual ranks (workload pP): every block's local solves, the 2x2 interface solves, the
-// correction; the GPU variant against the CPU one (the same approximation). Blocks need 2 unknowns, so
-// grids thinner than 8 in y are made 8 tall.
-StageKind pdd_kind() {
-  StageKind k = tridiag_kind("pdd",
-                             "x ~ A^-1 x for nx*nz tridiagonal systems of ny unknowns (interleaved), each split into p "
-                             "blocks solved by PDD (Ha, Park & You Algorithm 1; workload pP)",
-                             "pdd_thread");
+const StageKindRegistrar lines_y{tridiag_kind(
+    "lines_y", "x = A^-1 x along every y line of an x-fastest nx x ny x nz field (the paper's ADI-Y, TDMA-C)",
+    "thomas_thread")};
+
+// PDD and PPT on p virtual ranks (workload pP): every block's local solves, the reduced system (PDD:
+// its 2x2 interface blocks; PPT: all of it), the correction; the GPU variants against the CPU ones (the
+// same method). Blocks need 2 unknowns, so grids thinner than 8 in y are made 8 tall. Flops: those of
+// the unknowns (the reduced systems' O(p^3) a line are not counted).
+StageKind split_kind(const std::string& name, const std::string& summary, const std::string& default_variant) {
+  StageKind k = tridiag_kind(name, summary, default_variant);
   k.workloads = {"p2", "p4"};
   k.verify_grid = [](const Grid& g) {
     Grid t = g;
@@ -122,7 +128,14 @@ StageKind pdd_kind() {
   };
   return k;
 }
-const StageKindRegistrar pdd{pdd_kind()};
+const StageKindRegistrar pdd{split_kind(
+    "pdd", "x ~ A^-1 x along every y line of an nx x ny x nz field, each line split into p blocks solved by PDD "
+           "(Ha, Park & You Algorithm 1; workload pP)",
+    "pdd_thread")};
+const StageKindRegistrar ppt{split_kind(
+    "ppt", "x = A^-1 x along every y line of an nx x ny x nz field, each line split into p blocks solved by PPT "
+           "(the whole reduced system; workload pP)",
+    "ppt_thread")};
 
 }  // namespace
 }  // namespace nsb

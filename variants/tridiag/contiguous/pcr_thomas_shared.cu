@@ -11,7 +11,7 @@ const Registrar reg{Variant{
     .name = "pcr_thomas_shared",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"method", "pcr_thomas"}, {"mapping", "block_per_system"}},
-    .tunings = {parse_tuning("b64"), parse_tuning("b32"), parse_tuning("b128")},
+    .tunings = {parse_tuning("b64"), parse_tuning("b32"), parse_tuning("b128"), parse_tuning("b256")},
     .status = "candidate best: PCR-Thomas hybrid, whole system on chip",
     .run_float = &run_block_per_system<float, false>,
     .run_double = &run_block_per_system<double, false>,
