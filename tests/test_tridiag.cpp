@@ -91,6 +91,54 @@ TEST(Tridiag, SerialAndOpenMpReferencesAgreeBitForBit) {
   }
 }
 
+// The PCR step and the PCR-then-Thomas split of the shared-memory variants (variants/tridiag/
+// block_per_system.cuh), run here the way a block runs them: every row of a step from the previous
+// step's rows (ping-pong), identity rows beyond the ends, then Thomas on each residue class mod S.
+std::vector<double> pcr_then_thomas(const std::vector<TridiagRow<double>>& system, int stop_distance) {
+  const int n = int(system.size());
+  std::vector<TridiagRow<double>> cur = system, nxt(system.size());
+  const TridiagRow<double> identity{0, 1, 0, 0};
+  for (int stride = 1; stride < stop_distance; stride *= 2) {
+    for (int j = 0; j < n; ++j)
+      nxt[std::size_t(j)] = pcr_combine(j >= stride ? cur[std::size_t(j - stride)] : identity, cur[std::size_t(j)],
+                                        j + stride < n ? cur[std::size_t(j + stride)] : identity);
+    std::swap(cur, nxt);
+  }
+  std::vector<double> x(system.size());
+  const int S = std::min(stop_distance, n);
+  for (int r = 0; r < S; ++r) {  // Thomas on rows r, r + S, ...: a system of their own
+    const TridiagLayout sub{(n - r + S - 1) / S, 1, 1};
+    std::vector<double> a, b, c, d, cp(sub.points());
+    for (int j = r; j < n; j += S) {
+      const TridiagRow<double>& row = cur[std::size_t(j)];
+      a.push_back(row.a), b.push_back(row.b), c.push_back(row.c), d.push_back(row.d);
+    }
+    thomas_system(sub, 0, a.data(), b.data(), c.data(), d.data(), cp.data());
+    for (int j = r, k = 0; j < n; j += S, ++k) x[std::size_t(j)] = d[std::size_t(k)];
+  }
+  return x;
+}
+
+TEST(Tridiag, PcrAndPcrThenThomasSolveLikeThomas) {
+  for (int n : {1, 3, 23, 64, 100, 512}) {
+    const TridiagLayout l{n, 1, 1};
+    const RandomSystems<double> sys = random_systems<double>(l, false, 5);
+    std::vector<double> exact = sys.d, cp(l.points());
+    thomas_system(l, 0, sys.a.data(), sys.b.data(), sys.c.data(), exact.data(), cp.data());
+    std::vector<TridiagRow<double>> rows;
+    for (std::size_t j = 0; j < std::size_t(n); ++j) rows.push_back({sys.a[j], sys.b[j], sys.c[j], sys.d[j]});
+    int pow2 = 1;
+    while (pow2 < n) pow2 *= 2;
+    for (int stop : {1, 4, 32, pow2}) {  // 1: Thomas alone; pow2: PCR to the end
+      const std::vector<double> x = pcr_then_thomas(rows, stop);
+      EXPECT_LE(tridiag_residual(l, false, sys.a, sys.b, sys.c, sys.d, x), 16 * eps<double>()) << "n " << n << " S " << stop;
+      double diff = 0;
+      for (std::size_t j = 0; j < x.size(); ++j) diff = std::max(diff, std::abs(x[j] - exact[j]));
+      EXPECT_LE(diff, 1e-14) << "n " << n << " S " << stop;
+    }
+  }
+}
+
 // ----------------------------------------------------------------------------------- PDD and PPT
 
 // PDD and PPT on one system split into p blocks, against Thomas: the error relative to Thomas's
