@@ -25,6 +25,32 @@ bool stage_matches(const std::string& filter, const std::string& solver, const s
   return filter.empty() || filter == stage || filter == solver + "/" + stage;
 }
 
+// One stage kind and its variants (those with tag tk=tv where a tag is asked for).
+void print_kind(const StageKind* k, const std::string& tk, const std::string& tv) {
+  std::printf("\n  stage %s: %s\n    reads:", k->id().c_str(), k->summary.c_str());
+  for (const std::string& f : k->reads) std::printf(" %s", f.c_str());
+  std::printf("; writes:");
+  for (const std::string& f : k->writes) std::printf(" %s", f.c_str());
+  std::printf("; flops per point:");
+  for (const std::string& w : k->workloads) std::printf(" %.0f%s%s", k->flops_per_point(w), w.empty() ? "" : " ", w.c_str());
+  std::printf("\n");
+  for (const Variant* v : Registry::instance().of_stage(k->id())) {
+    if (!tk.empty() && (!v->tags.count(tk) || v->tags.at(tk) != tv)) continue;
+    std::printf("    %-44s %-10s", v->id().c_str(), backend_name(v->backend));
+    for (auto& [key, val] : v->tags) std::printf(" %s=%s", key.c_str(), val.c_str());
+    if (v->determinism != Determinism::deterministic) std::printf(" [order-dependent]");
+    if (v->synchronizes) std::printf(" [synchronizes]");
+    if (!v->aliases.empty()) {
+      std::printf("\n        formerly:");
+      for (const std::string& a : v->aliases) std::printf(" %s", a.c_str());
+    }
+    if (!v->status.empty()) std::printf("\n        status: %s", v->status.c_str());
+    std::printf("\n        tunings:");
+    for (const Tuning& t : v->tunings) std::printf(" %s", t.name.c_str());
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 nlohmann::json list_json() {
@@ -82,31 +108,8 @@ void print_list(const std::string& stage, const std::string& tag) {
     std::printf("solver %s: %s\n  cases:", s.name.c_str(), s.description.c_str());
     for (const std::string& c : s.cases) std::printf(" %s", c.c_str());
     std::printf("\n");
-    for (const StageKind* k : StageKindRegistry::instance().of_solver(s.name)) {
-      if (!stage_matches(stage, k->solver, k->name)) continue;
-      std::printf("\n  stage %s: %s\n    reads:", k->id().c_str(), k->summary.c_str());
-      for (const std::string& f : k->reads) std::printf(" %s", f.c_str());
-      std::printf("; writes:");
-      for (const std::string& f : k->writes) std::printf(" %s", f.c_str());
-      std::printf("; flops per point:");
-      for (const std::string& w : k->workloads) std::printf(" %.0f%s%s", k->flops_per_point(w), w.empty() ? "" : " ", w.c_str());
-      std::printf("\n");
-      for (const Variant* v : Registry::instance().of_stage(k->id())) {
-        if (!tk.empty() && (!v->tags.count(tk) || v->tags.at(tk) != tv)) continue;
-        std::printf("    %-44s %-10s", v->id().c_str(), backend_name(v->backend));
-        for (auto& [key, val] : v->tags) std::printf(" %s=%s", key.c_str(), val.c_str());
-        if (v->determinism != Determinism::deterministic) std::printf(" [order-dependent]");
-        if (v->synchronizes) std::printf(" [synchronizes]");
-        if (!v->aliases.empty()) {
-          std::printf("\n        formerly:");
-          for (const std::string& a : v->aliases) std::printf(" %s", a.c_str());
-        }
-        if (!v->status.empty()) std::printf("\n        status: %s", v->status.c_str());
-        std::printf("\n        tunings:");
-        for (const Tuning& t : v->tunings) std::printf(" %s", t.name.c_str());
-        std::printf("\n");
-      }
-    }
+    for (const StageKind* k : StageKindRegistry::instance().of_solver(s.name))
+      if (stage_matches(stage, k->solver, k->name)) print_kind(k, tk, tv);
     std::printf("\n  recipes:\n");
     for (const Recipe& r : builtin_recipes())
       if (r.solver == s.name)
@@ -114,6 +117,13 @@ void print_list(const std::string& stage, const std::string& tag) {
                     r.description.c_str());
     std::printf("\n");
   }
+  // Stage families shared by solvers (e.g. tridiag/*): stage kinds whose solver name is no SolverDef.
+  for (const StageKind& k : StageKindRegistry::instance().all())
+    if (!SolverRegistry::instance().find(k.solver) && stage != "halo" && stage_matches(stage, k.solver, k.name)) {
+      std::printf("stage family %s:", k.solver.c_str());
+      print_kind(&k, tk, tv);
+      std::printf("\n");
+    }
   if (stage.empty() || stage == "halo") {
     std::printf("halo exchange variants, shared by the solvers (--halo NAME[:TUNING] with --ranks N or under mpirun):\n");
     for (const HaloVariant& v : HaloRegistry::instance().all()) {

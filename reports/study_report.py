@@ -21,6 +21,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import ha  # noqa: E402
 import report_page  # noqa: E402
 import report_plots as plots  # noqa: E402
 import scaling_model  # noqa: E402
@@ -620,6 +621,7 @@ BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_co
             "speedup": speedup, "scaling": scaling, "block_shapes": block_shapes, "registers": registers,
             "bandwidth": bandwidth, "roofline": roofline, "regression": regression, "wave_speedup": wave_speedup}
 BUILDERS.update(validation_report.BUILDERS)  # each paper's or topic's module adds its own builders
+BUILDERS.update(ha.BUILDERS)  # Ha, Park & You (studies/ha/)
 
 
 # ---------------------------------------------------------------- the report

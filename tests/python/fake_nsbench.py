@@ -29,6 +29,14 @@ CASES = ["cavity", "channel", "taylor_green"]
 WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["standing_wave"],
         "recipes": ["cpu-serial", "cpu-omp", "thibault-shared", "global", "best"]}
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
+# The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages
+# --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
+FAMILY = "tridiag"
+FAMILY_VARIANTS = {"contiguous": ["pcr_thomas_shared", "thomas_thread"], "interleaved": ["thomas_thread"],
+                   "lines_y": ["thomas_thread"], "cyclic": ["thomas_thread"], "pdd": ["pdd_thread"],
+                   "ppt": ["ppt_thread"]}
+FAMILY_FRACTIONS = [0.85, 0.5]
+COPY_BANDWIDTH = 4e12  # as machine() says
 
 
 def vid(stage, name):
@@ -117,8 +125,29 @@ def run(o):
     }
 
 
+def family_rows(o):
+    """tridiag rows: 5 words an unknown; variant k at FAMILY_FRACTIONS[k] of the copy bandwidth."""
+    kind = o["stage"].split("/")[1]
+    word = 4 if o.get("precision", "double") == "float" else 8
+    model = 5 * word * points(o["grid"])
+    rows = []
+    for workload in (["p2", "p4"] if kind in ("pdd", "ppt") else [""]):
+        for k, name in enumerate(FAMILY_VARIANTS[kind]):
+            frac = FAMILY_FRACTIONS[k]
+            med = model / (frac * COPY_BANDWIDTH)
+            rows.append({"solver": FAMILY, "stage": kind, "variant": f"{FAMILY}/{kind}/{name}", "tuning": "b64",
+                         "scheme": workload, "median_s": med, "model_bytes": model, "model_flops": 0,
+                         "bytes_per_second": model / med, "flops_per_second": 0, "fraction_of_copy_bandwidth": frac})
+    return rows
+
+
 def stages(o):
     nx, ny, nz = (int(x) for x in o["grid"].split("x"))
+    if str(o.get("stage", "")).startswith(FAMILY + "/"):
+        return {"schema": "nsbench.stages/2", "timestamp": "2026-11-22T00:00:00Z", "grid": {"nx": nx, "ny": ny, "nz": nz},
+                "precision": o.get("precision", "double"),
+                "machine": machine(),
+                "build": build(), "rows": family_rows(o)}
     rows = []
     for stage, name in VARIANTS:
         for i, tuning in enumerate(TUNINGS):
@@ -154,7 +183,10 @@ def listing():
     if OLD:
         return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"])),
                 "cases": CASES + WAVE["cases"], "with_cuda": True, "with_mpi": True,
-                "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]}
+                "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
+                # the family named with its solver, so every study (studies/ha/ too) loads under both schemas
+                + [{"solver": FAMILY, "stage": k, "name": n, "tunings": ["b64"]}
+                   for k, names in FAMILY_VARIANTS.items() for n in names]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
                          "recipes": RECIPES}, WAVE],
@@ -162,9 +194,14 @@ def listing():
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
                                             else {"": FLOPS_PER_POINT[s]}),
-                        "tuning_axes": [], "tag_vocabulary": {}} for s in STAGE_ORDER],
+                        "tuning_axes": [], "tag_vocabulary": {}} for s in STAGE_ORDER]
+            + [{"id": f"{FAMILY}/{k}", "solver": FAMILY, "name": k, "reads": [], "writes": [],
+                "workloads": ["p2", "p4"] if k in ("pdd", "ppt") else [""], "flops_per_point": {}, "tuning_axes": ["b"],
+                "tag_vocabulary": {}} for k in FAMILY_VARIANTS],
             "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
-                          "tunings": TUNINGS, "status": ""} for s, n in VARIANTS],
+                          "tunings": TUNINGS, "status": ""} for s, n in VARIANTS]
+            + [{"id": f"{FAMILY}/{k}/{n}", "solver": FAMILY, "stage": k, "name": n, "backend": "cuda", "tags": {},
+                "tunings": ["b64"], "status": ""} for k, names in FAMILY_VARIANTS.items() for n in names],
             "halo": halo,
             "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES]
             + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]],

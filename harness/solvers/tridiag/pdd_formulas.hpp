@@ -1,0 +1,148 @@
+// The parallel diagonal dominant (PDD) algorithm of Sun (1995) as Ha, Park & You use it for ADI-Y (their
+// Sec. 3.2, Eqs. 5-8, Algorithm 1), written once for the CPU reference and the GPU variant.
+//
+// A system of n unknowns is split into p blocks of rows (rank r holds rows [start_r, start_{r+1})).
+// Each block solves, with its corner couplings cut (a at its first row, c at its last set to 0):
+//   Eq. (5)  A_r x~ = d_r
+//   Eq. (6)  A_r v = a_first e_1 (the coupling to the block above), A_r w = c_last e_m (to the block below)
+// PDD keeps, of the reduced system Z y = E^T x~ (Eq. 7), only the 2x2 block of each interface r|r+1:
+//   [ 1          w_m^(r) ] [ y_{2r+1} ]   [ x~_m^(r)   ]
+//   [ v_1^(r+1)  1       ] [ y_{2r+2} ] = [ x~_1^(r+1) ]
+// (what it drops, v_m^(r) and w_1^(r+1), decays across a block when A is diagonally dominant), and
+// corrects, Eq. (8):  x^(r) = x~^(r) - v^(r) y_{2r-1} - w^(r) y_{2r+2}, with y_{-1} = y_{2p} = 0.
+// PPT keeps all of Z (tridiag/pdd.hpp, the CPU reference): exact, at the price of an all-gather.
+#pragma once
+
+#include "tridiag/formulas.hpp"
+
+namespace nsb {
+
+// First row of block r of p over n rows (uneven remainders spread over the blocks).
+NSB_TRIDIAG_HD int pdd_block_start(int n, int p, int r) {
+  return int((long long)(r) * n / p);
+}
+
+// Eqs. (5)-(6) on rows [j0, j1) of system s: x~ over x, v and w in their arrays, c' in cp. One forward
+// sweep for the three right-hand sides (they share the matrix, as in the paper's batched gtsv call).
+template <class T>
+NSB_TRIDIAG_HD void pdd_local_solve(const TridiagLayout& l, int s, int j0, int j1, const T* a, const T* b, const T* c,
+                                    T* x, T* v, T* w, T* cp) {
+  const std::size_t first = l.index(s, j0), last = l.index(s, j1 - 1);
+  const T a_first = j0 > 0 ? a[first] : T(0), c_last = j1 < l.n ? c[last] : T(0);
+  ThomasRow<T> rx{T(0), T(0)}, rv{T(0), T(0)}, rw{T(0), T(0)};
+  std::size_t p = first;
+  for (int j = j0; j < j1; ++j, p += l.stride()) {
+    const T aj = j == j0 ? T(0) : a[p], cj = j == j1 - 1 ? T(0) : c[p];
+    rx = thomas_forward(aj, b[p], cj, x[p], rx);
+    rv = thomas_forward(aj, b[p], cj, j == j0 ? a_first : T(0), rv);
+    rw = thomas_forward(aj, b[p], cj, j == j1 - 1 ? c_last : T(0), rw);
+    cp[p] = rx.cp, x[p] = rx.dp, v[p] = rv.dp, w[p] = rw.dp;
+  }
+  T nx = x[last], nv = v[last], nw = w[last];
+  p = last;
+  for (int j = j1 - 2; j >= j0; --j) {
+    p -= l.stride();
+    nx = x[p] = thomas_back(ThomasRow<T>{cp[p], x[p]}, nx);
+    nv = v[p] = thomas_back(ThomasRow<T>{cp[p], v[p]}, nv);
+    nw = w[p] = thomas_back(ThomasRow<T>{cp[p], w[p]}, nw);
+  }
+}
+
+// Eq. (7) with PDD's 2x2 block of interface r|r+1, by the closed-form inverse (Algorithm 1, Step 5):
+// from x~_m^(r), w_m^(r) (rank r) and x~_1^(r+1), v_1^(r+1) (received from rank r+1). 9 flops.
+template <class T>
+struct PddPair {
+  T lo, hi;  // y_{2r+1} (multiplies v of block r+1), y_{2r+2} (multiplies w of block r)
+};
+template <class T>
+NSB_TRIDIAG_HD PddPair<T> pdd_interface(T xt_m, T w_m, T xt_1, T v_1) {
+  const T inv = T(1) / (T(1) - w_m * v_1);
+  return {(xt_m - w_m * xt_1) * inv, (xt_1 - v_1 * xt_m) * inv};
+}
+
+// Eq. (8), one unknown of block r: y_above = y_{2r-1} (0 on the first block), y_below = y_{2r+2}
+// (0 on the last). 4 flops.
+template <class T>
+NSB_TRIDIAG_HD T pdd_correct(T xt, T v, T w, T y_above, T y_below) {
+  return xt - v * y_above - w * y_below;
+}
+
+// Flops per unknown: the three-right-hand-side Thomas (pivot 3, c' 1, three d' 9; three back 6) and
+// the correction (4); the interface solves are O(p) a system.
+inline constexpr double kPddFlopsPerPoint = 23;
+
+// PPT (Eqs. 9-11): the whole reduced system Z y = E^T x~ of one line, 2(p-1) unknowns (what the
+// all-gather hands every rank). Row 2i picks the last unknown of block i, row 2i+1 the first of block
+// i+1 (0-based; y[k] is the paper's y_{k+1}):
+//   row 2i:   v_m^(i) y[2i-2] + y[2i] + w_m^(i) y[2i+1]          = x~_m^(i)
+//   row 2i+1: v_1^(i+1) y[2i] + y[2i+1] + w_1^(i+1) y[2i+3]      = x~_1^(i+1)
+// Its permuted form Zbar is tridiagonal but not diagonally dominant (tiny entries on the diagonal), so
+// it is solved densely with partial pivoting: q <= 2 (kPptMaxRanks - 1) unknowns, on the stack.
+inline constexpr int kPptMaxRanks = 8;
+inline constexpr int kPptMaxUnknowns = 2 * (kPptMaxRanks - 1);
+
+template <class T>
+struct PptReduced {
+  T z[kPptMaxUnknowns][kPptMaxUnknowns];
+  T y[kPptMaxUnknowns];  // the right-hand side E^T x~, then the solution
+  int q;
+};
+
+// Interface i's four couplings and two right-hand sides (from block i's last row m, block i+1's first f).
+template <class T>
+NSB_TRIDIAG_HD void ppt_set_interface(PptReduced<T>& r, int i, int p, T v_m, T w_m, T xt_m, T v_1, T w_1, T xt_1) {
+  const int r0 = 2 * i, r1 = r0 + 1;
+  r.z[r0][r0] = T(1), r.z[r1][r1] = T(1);
+  if (i > 0) r.z[r0][r0 - 2] = v_m;
+  r.z[r0][r0 + 1] = w_m;
+  r.z[r1][r0] = v_1;
+  if (i + 2 < p) r.z[r1][r1 + 2] = w_1;
+  r.y[r0] = xt_m, r.y[r1] = xt_1;
+}
+
+// Gaussian elimination with partial pivoting, in place (y becomes the solution).
+template <class T>
+NSB_TRIDIAG_HD void ppt_solve_reduced(PptReduced<T>& r) {
+  const int q = r.q;
+  for (int k = 0; k < q; ++k) {
+    int piv = k;
+    for (int i = k + 1; i < q; ++i)
+      if ((r.z[i][k] < T(0) ? -r.z[i][k] : r.z[i][k]) > (r.z[piv][k] < T(0) ? -r.z[piv][k] : r.z[piv][k])) piv = i;
+    if (piv != k) {
+      for (int cc = 0; cc < q; ++cc) {
+        const T t = r.z[k][cc];
+        r.z[k][cc] = r.z[piv][cc], r.z[piv][cc] = t;
+      }
+      const T t = r.y[k];
+      r.y[k] = r.y[piv], r.y[piv] = t;
+    }
+    for (int i = k + 1; i < q; ++i) {
+      const T f = r.z[i][k] / r.z[k][k];
+      for (int cc = k; cc < q; ++cc) r.z[i][cc] -= f * r.z[k][cc];
+      r.y[i] -= f * r.y[k];
+    }
+  }
+  for (int k = q - 1; k >= 0; --k) {
+    T sum = r.y[k];
+    for (int cc = k + 1; cc < q; ++cc) sum -= r.z[k][cc] * r.y[cc];
+    r.y[k] = sum / r.z[k][k];
+  }
+}
+
+// The reduced system of line s: blocks' boundary values read in place, zeros elsewhere.
+template <class T>
+NSB_TRIDIAG_HD void ppt_build_reduced(PptReduced<T>& r, const TridiagLayout& l, int s, int p, const T* x, const T* v,
+                                      const T* w) {
+  r.q = 2 * (p - 1);
+  for (int i = 0; i < r.q; ++i) {
+    r.y[i] = T(0);
+    for (int cc = 0; cc < r.q; ++cc) r.z[i][cc] = T(0);
+  }
+  for (int i = 0; i + 1 < p; ++i) {
+    const int boundary = pdd_block_start(l.n, p, i + 1);
+    const std::size_t m = l.index(s, boundary - 1), f = l.index(s, boundary);
+    ppt_set_interface(r, i, p, v[m], w[m], x[m], v[f], w[f], x[f]);
+  }
+}
+
+}  // namespace nsb
