@@ -21,6 +21,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import liu2019  # noqa: E402
 import report_page  # noqa: E402
 import report_plots as plots  # noqa: E402
 import scaling_model  # noqa: E402
@@ -618,6 +619,7 @@ def regression(s, study, results, paper, out, all_results):
 BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_compare": recipe_compare,
             "speedup": speedup, "scaling": scaling, "block_shapes": block_shapes, "registers": registers,
             "bandwidth": bandwidth, "roofline": roofline, "regression": regression, "wave_speedup": wave_speedup}
+BUILDERS.update(liu2019.BUILDERS)  # noqa: E305 (Liu, Wu, Kao & Sheu 2019: the IMLE solver's figures)
 
 
 # ---------------------------------------------------------------- the report
