@@ -34,9 +34,12 @@
 #include "grid.hpp"
 
 // Full unrolling of the fixed-size loops below, so that a register store is indexed by constants
-// (device) and the host loops are flattened alike.
+// (device) and the CPU reference's loops are flattened alike (g++; nvcc's host pass knows neither
+// pragma in host-device code, and its host code runs no MLS).
 #if defined(__CUDA_ARCH__)
 #define NSB_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define NSB_UNROLL
 #elif defined(__GNUC__) && !defined(__clang__)
 #define NSB_UNROLL _Pragma("GCC unroll 16")
 #else
