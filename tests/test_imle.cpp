@@ -13,6 +13,7 @@
 #include "fields.hpp"
 #include "imle/ccd_call.hpp"
 #include "imle/mls_call.hpp"
+#include "imle/point_call.hpp"
 #include "stage_kind.hpp"
 
 namespace nsb {
@@ -178,8 +179,53 @@ TEST(ImleMls, PaperBatchCounts) {
   }
 }
 
+// ------------------------------------------------------------------------------------ pointwise stages
+
+// The wide divergence of a linear field (u, v, w) = (a x, b y, c z), walls included (their boundary
+// points h/2 away: a linear field is differenced exactly at any spacing), is a + b + c at every cell.
+TEST(ImlePoint, PpeRhsOfALinearFieldIsItsDivergence) {
+  const Grid g{6, 5, 4, 0.6, 1.0, 0.2};
+  const double slope[3] = {1.5, -0.25, 2.0};
+  std::vector<std::vector<double>> vel(3, std::vector<double>(g.padded_points(), 0.0));
+  std::vector<double> rhs(g.padded_points(), 9.0);
+  const auto position = [](int q, int n, double h) { return q == 0 ? 0.0 : q == n + 1 ? n * h : (q - 0.5) * h; };
+  for (int k = 0; k <= g.nz + 1; ++k)
+    for (int j = 0; j <= g.ny + 1; ++j)
+      for (int i = 0; i <= g.nx + 1; ++i) {
+        const std::size_t n = g.idx(i, j, k);
+        vel[0][n] = slope[0] * position(i, g.nx, g.dx());
+        vel[1][n] = slope[1] * position(j, g.ny, g.dy());
+        vel[2][n] = slope[2] * position(k, g.nz, g.dz());
+      }
+  ImlePointCall<double> c;
+  c.grid = g, c.zr = ZRange::interior(g);
+  for (int a = 0; a < 3; ++a) c.in[a] = vel[a].data();
+  c.out[0] = rhs.data();
+  Registry::instance().get("imle/ppe_rhs", "cpu_serial").fn<ImlePointCall<double>>()(c);
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) EXPECT_NEAR(rhs[g.idx(i, j, k)], 3.25, 1e-12) << i << " " << j << " " << k;
+  EXPECT_EQ(rhs[g.idx(0, 1, 1)], 9.0);
+}
+
+TEST(ImlePoint, SerialEqualsOpenMp) {
+  for (const char* stage : {"imle/predict", "imle/move", "imle/ppe_rhs", "imle/correct"}) {
+    const StageKind& kind = StageKindRegistry::instance().get(stage);
+    const Variant& serial = Registry::instance().get(stage, "cpu_serial");
+    const Variant& omp = Registry::instance().get(stage, "cpu_omp");
+    FixtureSpec s{kind.name, Grid{11, 5, 9, 1.1, 0.5, 0.9}, Backend::cpu_serial, "", 3, true};
+    const auto a = kind.fixture<double>()(s), b = kind.fixture<double>()(s), untouched = kind.fixture<double>()(s);
+    a->run(serial, serial.tunings.front());
+    b->run(omp, omp.tunings.front());
+    EXPECT_EQ(a->arrays(), b->arrays()) << stage;
+    EXPECT_NE(a->arrays(), untouched->arrays()) << stage;  // it wrote something
+  }
+}
+
 TEST(ImleModels, FlopCounts) {
-  std::printf("flops a cell: CC-CCD %.0f (one axis), MLS %.0f\n", ccd_flops_per_point(), mls_flops_per_point());
+  std::printf("flops a cell: CC-CCD %.0f (one axis), MLS %.0f, predict %.0f, move %.0f, ppe_rhs %.0f, correct %.0f\n",
+              ccd_flops_per_point(), mls_flops_per_point(), imle_point_flops(ImlePoint::predict),
+              imle_point_flops(ImlePoint::move), imle_point_flops(ImlePoint::ppe_rhs), imle_point_flops(ImlePoint::correct));
   EXPECT_GT(ccd_flops_per_point(), 20);
   EXPECT_GT(mls_flops_per_point(), 27 * 130);  // at least the 85 multiply-adds of each of 27 points
 }
@@ -238,6 +284,15 @@ TEST(ImleGpu, EveryMlsVariantMatchesTheCpuReference) {
     expect_variants_match_reference<double>("imle/mls", g);
     expect_variants_match_reference<float>("imle/mls", g);
   }
+}
+
+TEST(ImleGpu, EveryPointwiseVariantMatchesTheCpuReference) {
+  NSB_NEEDS_GPU();
+  for (const Grid& g : {Grid{37, 23, 19, 3.7, 2.3, 1.9}, Grid{45, 3, 29, 4.5, 0.3, 2.9}})
+    for (const char* stage : {"imle/predict", "imle/move", "imle/ppe_rhs", "imle/correct"}) {
+      expect_variants_match_reference<double>(stage, g);
+      expect_variants_match_reference<float>(stage, g);
+    }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "imle/ccd_formulas.hpp"
 #include "imle/mls_formulas.hpp"
+#include "imle/point_formulas.hpp"
 
 namespace nsb {
 namespace {
@@ -64,6 +65,23 @@ double mls_flops_per_point() {
                            {1.0, 1.0, 1.0},
                            1 / kMlsSupport};
   return double(count([&] { mls_cell(a, 2, 2, 2); }));
+}
+
+// An interior point of a 3^3 grid.
+double imle_point_flops(ImlePoint s) {
+  const Grid g{3, 3, 3, 3.0, 3.0, 3.0};
+  std::vector<Counted> in(g.padded_points(), Counted(1.0)), out(g.padded_points());
+  const ImlePointArgs<Counted> a{g, {in.data(), in.data(), in.data(), in.data()}, {out.data(), out.data(), out.data()},
+                                 0.5, {1.0, 1.0, 1.0}};
+  const std::size_t n = g.idx(2, 2, 2);
+  return double(count([&] {
+    switch (s) {
+      case ImlePoint::predict: imle_point<ImlePoint::predict>(a, 2, 2, 2, n); break;
+      case ImlePoint::move: imle_point<ImlePoint::move>(a, 2, 2, 2, n); break;
+      case ImlePoint::ppe_rhs: imle_point<ImlePoint::ppe_rhs>(a, 2, 2, 2, n); break;
+      case ImlePoint::correct: imle_point<ImlePoint::correct>(a, 2, 2, 2, n); break;
+    }
+  }));
 }
 
 }  // namespace nsb
