@@ -1,7 +1,7 @@
 // The IMLE solver's CC-CCD stage call: what every variant of imle/ccd receives (imle/stages.cpp).
 //
 //   imle/ccd   reads phi (interior cells and, along `axis`, the two ghosts of every line: wall value or
-//              wall derivative, ccd_formulas.hpp), writes d1 = dphi/daxis and d2 = d2phi/daxis2 at the
+//              the mirror value of the wall derivative, ccd_formulas.hpp), writes d1 = dphi/daxis and d2 = d2phi/daxis2 at the
 //              interior cells of every line along `axis`; nothing else (ghosts stay).
 //
 // Lines along x and y cover the z-levels zr; lines along z cross every z-level (zr must be the

@@ -25,8 +25,10 @@
 //                b_n + 8/9 a_{n-1} + 1/3 b_{n-1}   = 8/9 g
 // The boundary closures are exact for polynomials of degree 2 (checked in tests/test_imle.cpp), the
 // interior rows to degree 6 (sixth order). The ghost of a line holds what its boundary rule needs: the
-// wall value (Dirichlet; the paper's "boundary points" on the faces, h/2 from the first centre) or the
-// wall derivative along +axis (Neumann).
+// wall value (Dirichlet; the paper's "boundary points" on the faces, h/2 from the first centre), or for
+// Neumann a mirror value that gives the wall derivative as g = h phi'_wall = phi_1 - ghost (first cell)
+// and ghost - phi_n (last cell): the Poisson family's Neumann ghost rule (ghost = its neighbour) is then
+// dp/dn = 0, so the gradient of a pressure a Poisson method returns is taken as it comes.
 //
 // Solve: block Thomas without pivoting (the paper's block LU). Row i reads A_i x_{i-1} + B_i x_i +
 // C_i x_{i+1} = r_i; the factor keeps per row L_i = A_i Bp_{i-1}^-1, Bp_i^-1 (Bp_i = B_i - L_i C_{i-1})
@@ -100,16 +102,15 @@ inline std::vector<double> ccd_factor(int n, CcdBc bc) {
 }
 
 // The scaled right-hand side (r0, r1) of row `row` of n from the three values around its cell (padded
-// line positions row, row+1, row+2: the first and last rows read the ghost). h_ghost = h for Neumann
-// (g = h phi'), unused for Dirichlet.
+// line positions row, row+1, row+2: the first and last rows read the ghost).
 template <class T>
-NSB_HD inline void ccd_rhs(int row, int n, CcdBc bc, T phi_m, T phi_0, T phi_p, T h, T& r0, T& r1) {
+NSB_HD inline void ccd_rhs(int row, int n, CcdBc bc, T phi_m, T phi_0, T phi_p, T& r0, T& r1) {
   if (row == 0) {
     if (bc == CcdBc::dirichlet) {
       r0 = T(-16.0 / 27) * phi_m - phi_0 + T(43.0 / 27) * phi_p;
       r1 = T(32.0 / 9) * phi_m - T(6) * phi_0 + T(22.0 / 9) * phi_p;
     } else {
-      const T g = h * phi_m;
+      const T g = phi_0 - phi_m;  // h phi'_L
       r0 = T(4.0 / 27) * g - T(2) * (phi_0 - phi_p);
       r1 = T(-8.0 / 9) * g;
     }
@@ -118,7 +119,7 @@ NSB_HD inline void ccd_rhs(int row, int n, CcdBc bc, T phi_m, T phi_0, T phi_p, 
       r0 = T(16.0 / 27) * phi_p + phi_0 - T(43.0 / 27) * phi_m;
       r1 = T(32.0 / 9) * phi_p - T(6) * phi_0 + T(22.0 / 9) * phi_m;
     } else {
-      const T g = h * phi_p;
+      const T g = phi_p - phi_0;  // h phi'_R
       r0 = T(4.0 / 27) * g + T(2) * (phi_0 - phi_m);
       r1 = T(8.0 / 9) * g;
     }
@@ -157,7 +158,7 @@ NSB_HD inline void ccd_solve_line(const T* phi, T* d1, T* d2, std::ptrdiff_t str
   for (int row = 0; row < n; ++row) {
     const T phi_p = phi[(row + 2) * stride];
     T r0, r1;
-    ccd_rhs(row, n, bc, phi_m, phi_0, phi_p, h, r0, r1);
+    ccd_rhs(row, n, bc, phi_m, phi_0, phi_p, r0, r1);
     ccd_forward(factor + row * kCcdFactorWords, r0, r1, y0, y1);
     d1[(row + 1) * stride] = y0, d2[(row + 1) * stride] = y1;
     phi_m = phi_0, phi_0 = phi_p;

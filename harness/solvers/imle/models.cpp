@@ -44,7 +44,7 @@ double ccd_flops_per_point() {
   const Counted factor[kCcdFactorWords] = {};
   return double(count([&] {
     Counted r0, r1, y0 = 0.0, y1 = 0.0, x0 = 0.0, x1 = 0.0;
-    ccd_rhs<Counted>(1, 5, CcdBc::dirichlet, 1.0, 2.0, 3.0, 0.1, r0, r1);
+    ccd_rhs<Counted>(1, 5, CcdBc::dirichlet, 1.0, 2.0, 3.0, r0, r1);
     ccd_forward<Counted>(factor, r0, r1, y0, y1);
     ccd_backward<Counted>(factor, y0, y1, x0, x1);
     x0 = x0 * 10.0, x1 = x1 * 100.0;

@@ -98,8 +98,9 @@ StageKind ccd_kind() {
                       {"traversal", {"thread_per_line", "transposed"}}};
   k.default_gpu_variant = "line_thread_1d";
   // Rounding of a recurrence: the GPU contracts multiply-adds, which the substitution carries along the
-  // line (measured differences stay below this; tests/test_imle.cpp).
-  k.tolerance_ulps = 256;
+  // line (contracting, so the differences stay a few roundoffs; not yet measured on a GPU: the GPU test
+  // prints them).
+  k.tolerance_ulps = 1024;
   k.flops_per_point = [](const std::string&) { return ccd_flops_per_point(); };
   set_fixture<CcdFixture>(k);
   return k;
