@@ -235,6 +235,10 @@ int run_main(int argc, char** argv) {
   stages->add_option("--tuning", so.tuning, "only this tuning (e.g. for a profiler run of one kernel)");
   stages->add_option("--samples", so.samples, "timed calls per variant x tuning")->capture_default_str();
   stages->add_option("--warmup", so.warmup, "untimed calls first")->capture_default_str();
+  stages->add_option("--backend", so.backend, "cuda (GPU variants) | cpu_serial | cpu_omp (CPU variants, steady_clock)")
+      ->capture_default_str();
+  stages->add_option("--threads", so.threads, "OpenMP threads of cpu_omp variants (0 = OpenMP's default)")
+      ->capture_default_str();
   stages->add_option("--json", so.json_path, "write every row with raw samples (schema nsbench.stages/2)");
   bool stages_force = false;
   stages->add_flag("--force", stages_force, "let --json replace an existing file");

@@ -1,6 +1,11 @@
 #include "stage_bench.hpp"
 
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "device.hpp"
@@ -14,25 +19,34 @@ namespace nsb {
 namespace {
 
 bool selected(const StageBenchOptions& o, const Variant& v) {
-  return v.backend == Backend::cuda && (o.solver.empty() || o.solver == v.solver()) &&
+  return v.backend == parse_backend(o.backend) && (o.solver.empty() || o.solver == v.solver()) &&
          (o.stage.empty() || o.stage == v.stage_name() || o.stage == v.stage) && (o.variant.empty() || v.answers_to(o.variant));
 }
 
 // One variant x tuning on a fixture: warm-up, then `samples` event-timed calls.
 template <class T>
 nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, const StageBenchOptions& o,
-                        device::EventPool& ev, double copy_bandwidth) {
+                        device::EventPool* ev, double copy_bandwidth) {
   void* const stream = fx.stream();
+  const bool gpu = v.backend == Backend::cuda;
   for (int w = 0; w < o.warmup; ++w) fx.run(v, t);
+  std::vector<double> secs(std::size_t(o.samples));
   for (int s = 0; s < o.samples; ++s) {
     NvtxRange range(v.id().c_str());  // an ncu --nvtx-include filter picks exactly this variant's calls
-    ev.record_start(s, stream);
-    fx.run(v, t);
-    ev.record_stop(s, stream);
+    if (gpu) {
+      ev->record_start(s, stream);
+      fx.run(v, t);
+      ev->record_stop(s, stream);
+    } else {  // a CPU variant returns when its work is done
+      const auto start = std::chrono::steady_clock::now();
+      fx.run(v, t);
+      secs[std::size_t(s)] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
   }
-  std::vector<double> secs(std::size_t(o.samples));
-  for (int s = 0; s < o.samples; ++s) secs[std::size_t(s)] = ev.elapsed_seconds(s);
-  device::stream_sync(stream);
+  if (gpu) {
+    for (int s = 0; s < o.samples; ++s) secs[std::size_t(s)] = ev->elapsed_seconds(s);
+    device::stream_sync(stream);
+  }
   const Summary sm = summarize(secs);
   const WorkModel m = fx.model();
   nlohmann::json row;
@@ -55,14 +69,25 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
   result["command_line"] = o.command_line;
   result["machine"] = machine_metadata(1);
   result["build"] = build_metadata();
-  const device::CopyBandwidth copy = device::measure_copy_bandwidth();
-  result["machine"]["gpu"]["copy_bandwidth"] = {{"bytes_per_second", copy.bytes_per_second},
-                                                {"median_s", copy.median_s}, {"samples", copy.samples}};
+  const Backend backend = parse_backend(o.backend);
+  result["backend"] = o.backend;
+  // CPU rows: no copy bandwidth of a GPU to compare with (NaN, written as null).
+  device::CopyBandwidth copy{};
+  copy.bytes_per_second = std::nan("");
+  if (backend == Backend::cuda) {
+    copy = device::measure_copy_bandwidth();
+    result["machine"]["gpu"]["copy_bandwidth"] = {{"bytes_per_second", copy.bytes_per_second},
+                                                  {"median_s", copy.median_s}, {"samples", copy.samples}};
+  } else {
+    if (backend == Backend::cpu_omp && o.threads > 0) omp_set_num_threads(o.threads);
+    result["threads"] = backend == Backend::cpu_omp ? omp_get_max_threads() : 1;
+  }
   result["grid"] = {{"nx", g.nx}, {"ny", g.ny}, {"nz", g.nz}};
   result["precision"] = sizeof(T) == 4 ? "float" : "double";
 
   nlohmann::json rows = nlohmann::json::array();
-  device::EventPool ev(o.samples);
+  std::optional<device::EventPool> ev;  // the GPU's events (none on a CPU run: a build without CUDA has none)
+  if (backend == Backend::cuda) ev.emplace(std::size_t(o.samples));
   for (const StageKind& k : StageKindRegistry::instance().all()) {
     std::vector<const Variant*> variants;
     for (const Variant* v : Registry::instance().of_stage(k.id()))
@@ -71,14 +96,14 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
     const Grid kg = k.verify_grid ? k.verify_grid(g) : g;
     // One fixture at a time per kind and workload (a 512^3 double fixture alone can be 12 GiB).
     for (const std::string& workload : k.workloads) {
-      const auto fx = k.fixture<T>()(FixtureSpec{k.name, kg, Backend::cuda, workload, 1000, false});
+      const auto fx = k.fixture<T>()(FixtureSpec{k.name, kg, backend == Backend::cuda ? Backend::cuda : Backend::cpu_serial, workload, 1000, false});
       for (const Variant* v : variants)
         for (const Tuning& t : v->tunings) {
           if (!o.tuning.empty() && o.tuning != t.name) continue;
           nlohmann::json row = {{"solver", k.solver}, {"stage", k.name}, {"variant", v->id()}, {"tuning", t.name},
                                 {"tags", v->tags}, {"scheme", workload}};
           try {
-            row.update(time_one(*fx, *v, t, o, ev, copy.bytes_per_second));
+            row.update(time_one(*fx, *v, t, o, ev ? &*ev : nullptr, copy.bytes_per_second));
             const int regs = row["kernels"].empty() ? -1 : row["kernels"][0]["registers"].get<int>();
             std::printf("%-12s %-46s %-20s %-5s %10.2f us  IQR %7.2f  %8.1f GB/s  %5.1f%% of copy  regs %d\n",
                         k.name.c_str(), v->id().c_str(), t.name.c_str(), workload.c_str(),
@@ -88,7 +113,7 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
           } catch (const std::exception& e) {
             row["error"] = e.what();
             std::printf("%-12s %-46s %-20s ERROR %s\n", k.name.c_str(), v->id().c_str(), t.name.c_str(), e.what());
-            device::stream_sync(fx->stream());
+            if (backend == Backend::cuda) device::stream_sync(fx->stream());
           }
           std::fflush(stdout);
           rows.push_back(row);
@@ -103,10 +128,12 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
 }  // namespace
 
 nlohmann::json bench_stages(const StageBenchOptions& o) {
-  if (device::count() == 0) throw std::runtime_error("nsbench stages needs a GPU: " + device::unavailable_reason());
+  const Backend backend = parse_backend(o.backend);
+  if (backend == Backend::cuda && device::count() == 0)
+    throw std::runtime_error("nsbench stages needs a GPU: " + device::unavailable_reason());
   if (o.samples < 3) throw std::runtime_error("--samples must be at least 3");
-  std::printf("stage benchmark: grid %dx%dx%d, %s, %d samples after %d warm-up calls per variant x tuning\n",
-              o.grid.nx, o.grid.ny, o.grid.nz, o.precision.c_str(), o.samples, o.warmup);
+  std::printf("stage benchmark (%s): grid %dx%dx%d, %s, %d samples after %d warm-up calls per variant x tuning\n",
+              backend_name(backend), o.grid.nx, o.grid.ny, o.grid.nz, o.precision.c_str(), o.samples, o.warmup);
   if (o.precision == "float") return bench_typed<float>(o);
   if (o.precision == "double") return bench_typed<double>(o);
   throw std::runtime_error("unknown precision '" + o.precision + "'");

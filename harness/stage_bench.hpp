@@ -1,4 +1,4 @@
-// `nsbench stages`: every GPU stage variant x tuning timed on its own, on its stage kind's fixture
+// `nsbench stages`: every GPU stage variant x tuning timed on its own (or, with --backend, every CPU one), on its stage kind's fixture
 // (random fields of a given grid): CUDA events around each call, warm-up, median and IQR over many
 // samples, the modelled bytes and flops turned into GB/s and GFLOPS, the fraction of this GPU's
 // measured copy bandwidth, and the kernels' registers. This is the per-variant table behind the recipes.
@@ -17,6 +17,10 @@ struct StageBenchOptions {
   std::string precision = "float";
   std::string solver, stage, variant, tuning;  // filters ("" = all); stage: "pressure" or "projection/pressure"
   int samples = 30, warmup = 3;
+  // Which variants: "cuda" (the GPU ones, event-timed) or a CPU backend, "cpu_serial" or "cpu_omp"
+  // (steady_clock; cpu_omp on `threads` threads, 0 = OpenMP's default), for CPU-thread studies.
+  std::string backend = "cuda";
+  int threads = 0;
   std::string json_path;
   std::string command_line;
 };

@@ -22,6 +22,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 import ha  # noqa: E402
+import liu2019  # noqa: E402
 import report_page  # noqa: E402
 import report_plots as plots  # noqa: E402
 import scaling_model  # noqa: E402
@@ -622,6 +623,7 @@ BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_co
             "bandwidth": bandwidth, "roofline": roofline, "regression": regression, "wave_speedup": wave_speedup}
 BUILDERS.update(validation_report.BUILDERS)  # each paper's or topic's module adds its own builders
 BUILDERS.update(ha.BUILDERS)  # Ha, Park & You (studies/ha/)
+BUILDERS.update(liu2019.BUILDERS)  # noqa: E305 (Liu, Wu, Kao & Sheu 2019: the IMLE solver's figures)
 
 
 # ---------------------------------------------------------------- the report

@@ -43,12 +43,13 @@ OPTIONS = {
     "run": {"case", "grid", "re", "dt", "safety", "gamma", "scheme", "backend", "threads", "precision", "recipe",
             "stage", "steps", "warmup", "jacobi-iterations", "jacobi-tol", "check-every", "launch", "ranks", "halo",
             "no-check", "until-steady", "steady-tol"},
-    "stages": {"grid", "precision", "stage", "variant", "tuning", "samples", "warmup"},
+    "stages": {"grid", "precision", "stage", "variant", "tuning", "samples", "warmup", "backend", "threads", "solver"},
     "bandwidth": {"samples", "max-mib"},
 }
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
            "bandwidth", "roofline", "regression", "wave_speedup", "validation"}
 REPORTS |= {"tridiag_bandwidth"}  # reports/ha.py
+REPORTS |= {"liu_cpu_threads", "liu_stage_speedup"}  # reports/liu2019.py
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
 
 

@@ -1,0 +1,141 @@
+"""Report sections of Liu, Wu, Kao & Sheu 2019 (the IMLE solver): Fig. 6 (each stage on one CPU thread vs
+all threads) and Fig. 7 (each stage's speedup over one CPU thread, one GPU), from `nsbench stages` results
+(CPU rows: --backend cpu_serial / cpu_omp). The paper prints no numbers for either figure; its claims are
+in studies/liu2019/paper/fig6.csv and fig7.csv and stand beside the measured numbers.
+
+A stage's time: MLS is one call (every cell, u, v and w); CC-CCD is reported as the three Dirichlet axes
+summed (one velocity component's Laplacian, the diffusion step does three) and the three Neumann axes
+summed (the pressure gradient of the correction)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+import report_plots as plots  # noqa: E402
+from common import fmt, variant_name  # noqa: E402
+
+PAPER_KERNEL = {"ccd": "line_thread_1d", "mls": "two_phase_global"}  # the paper's GPU kernels (Secs. 3.2, 3.3)
+PARTS = [("CC-CCD u (x+y+z, Dirichlet)", "ccd", ["x_dirichlet", "y_dirichlet", "z_dirichlet"]),
+         ("CC-CCD p (x+y+z, Neumann)", "ccd", ["x_neumann", "y_neumann", "z_neumann"]),
+         ("MLS", "mls", [""])]
+PAPER_SUBROUTINE = {"ccd": "CC-CCD", "mls": "MLS"}
+
+
+def imle_rows(results):
+    """Every timed imle row, with its result's grid, backend, threads and GPU record."""
+    out = []
+    for r in results.values():
+        if not common.is_schema(r, "stages"):
+            continue
+        g = r["grid"]
+        for row in r.get("rows", []):
+            if "median_s" in row and row.get("solver") == "imle":
+                out.append(dict(row, _grid=f"{g['nx']}x{g['ny']}x{g['nz']}", _backend=r.get("backend", "cuda"),
+                                _threads=r.get("threads"), _gpu=(r.get("machine") or {}).get("gpu") or {},
+                                _precision=r.get("precision")))
+    return out
+
+
+def best_by_variant(rows, stage, workloads):
+    """{variant name: (seconds, {workload: best row})}: each workload's fastest tuning, summed over the workloads;
+    variants missing a workload are left out."""
+    best = {}
+    for row in rows:
+        if row["stage"] != stage or row.get("scheme", "") not in workloads:
+            continue
+        per = best.setdefault(variant_name(row["variant"]), {})
+        w = row.get("scheme", "")
+        if w not in per or row["median_s"] < per[w]["median_s"]:
+            per[w] = row
+    return {v: (sum(r["median_s"] for r in per.values()), per) for v, per in best.items() if len(per) == len(workloads)}
+
+
+def cpu_seconds(rows, grid, backend, stage, workloads):
+    sel = [r for r in rows if r["_grid"] == grid and r["_backend"] == backend]
+    return best_by_variant(sel, stage, workloads).get(backend, (None, None))[0]
+
+
+def claim(paper, subroutine, key="subroutine"):
+    return next((p.get("claim", "") for p in paper if p.get(key) == subroutine), "")
+
+
+def liu_cpu_threads(s, study, results, paper, out, all_results):
+    rows = imle_rows(results)
+    grids = sorted({r["_grid"] for r in rows if r["_backend"] != "cuda"}, key=lambda g: int(g.split("x")[0]))
+    threads = max((r["_threads"] or 0 for r in rows if r["_backend"] == "cpu_omp"), default=0)
+    table, bars = [], {}
+    for grid in grids:
+        for label, stage, workloads in PARTS:
+            one = cpu_seconds(rows, grid, "cpu_serial", stage, workloads)
+            many = cpu_seconds(rows, grid, "cpu_omp", stage, workloads)
+            speedup = one / many if one and many else None
+            table.append([grid, label, fmt(one * 1e3 if one else None), fmt(many * 1e3 if many else None),
+                          fmt(speedup), threads or "-", claim(paper, PAPER_SUBROUTINE[stage])])
+            if speedup:
+                bars.setdefault(label, []).append((grid, speedup))
+    s.table(["grid (cells)", "stage", "1 thread ms", f"{threads or 'all'} threads ms", "speedup", "ideal",
+             "paper (12 threads, text only)"], table)
+    s.p(f"Paper, all stages: {claim(paper, 'all')}. CG is the Poisson family's and is not in this study yet.")
+    if bars:
+        fig, ax = plots.figure(6.5, 3.2)
+        labels = list(bars)
+        for k, label in enumerate(labels):
+            ax.bar([i + 0.25 * (k - 1) for i in range(len(bars[label]))], [v for _, v in bars[label]], 0.25, label=label)
+        ax.set_xticks(range(len(grids)), grids)
+        if threads:
+            ax.axhline(threads, color="k", lw=0.8, ls="--", label=f"ideal ({threads} threads)")
+        plots.finish(ax, "grid (cells)", "speedup over 1 thread", "Fig. 6 here: CPU threads per IMLE stage", log_x=False)
+        plots.save(fig, out, "liu2019_fig6.png")
+        s.fig("liu2019_fig6.png", "Speedup of all OpenMP threads over one thread, per stage (double precision)")
+
+
+def fp64_peak(gpu):
+    from study_report import peak_flops  # the report's table of FMA units per SM (imported late: no cycle)
+    return peak_flops(gpu).get("double")
+
+
+def liu_stage_speedup(s, study, results, paper, out, all_results):
+    rows = imle_rows(results)
+    cpu_grids = sorted({r["_grid"] for r in rows if r["_backend"] != "cuda"})
+    table = []
+    for grid in cpu_grids:
+        gpu_rows = [r for r in rows if r["_grid"] == grid and r["_backend"] == "cuda"]
+        for label, stage, workloads in PARTS:
+            one = cpu_seconds(rows, grid, "cpu_serial", stage, workloads)
+            many = cpu_seconds(rows, grid, "cpu_omp", stage, workloads)
+            gpu = best_by_variant(gpu_rows, stage, workloads)
+            paper_t = gpu.get(PAPER_KERNEL[stage], (None,))[0]
+            best_v = min(gpu, key=lambda v: gpu[v][0]) if gpu else None
+
+            def over_one(t):
+                return fmt(one / t) if one and t else "-"
+            table.append([grid, label, fmt(one * 1e3 if one else None), over_one(many),
+                          over_one(paper_t), f"{over_one(gpu[best_v][0])} ({best_v})" if best_v else "-",
+                          "not measured (needs the IMLE solver on z-slabs)"])
+    s.table(["grid (cells)", "stage", "1 thread ms", "all threads", f"1 GPU, paper kernel", "1 GPU, fastest variant",
+             "2 GPUs (3-4 modelled)"], table)
+    s.p("Paper (text only): " + "; ".join(f"{p['subroutine']} {p['config']}: {p['claim']}" for p in paper))
+    # The targets: each stage's best variant at the largest GPU grid, against the copy bandwidth (CC-CCD) and
+    # the FP64 peak (MLS: 6500 flops against 72 bytes a cell, arithmetic-bound on any GPU).
+    gpu_rows = [r for r in rows if r["_backend"] == "cuda"]
+    if not gpu_rows:
+        return
+    big = max({r["_grid"] for r in gpu_rows}, key=lambda g: int(g.split("x")[0]))
+    target = []
+    for r in sorted((r for r in gpu_rows if r["_grid"] == big), key=lambda r: (r["stage"], r.get("scheme", ""), r["median_s"])):
+        key = (r["stage"], r.get("scheme", ""), variant_name(r["variant"]))
+        if any(t[0] == key for t in target):
+            continue  # the best tuning only
+        peak = fp64_peak(r["_gpu"]) if r.get("_precision") == "double" else None
+        target.append((key, [r["stage"], r.get("scheme", "") or "-", variant_name(r["variant"]), r["tuning"],
+                             fmt(r["median_s"] * 1e3), fmt(r["bytes_per_second"] * 1e-9),
+                             fmt(100 * r["fraction_of_copy_bandwidth"]) if r.get("fraction_of_copy_bandwidth") else "-",
+                             fmt(r["flops_per_second"] * 1e-9),
+                             fmt(100 * r["flops_per_second"] / peak) if peak else "-"]))
+    s.p(f"Targets at {big} (issue 22: CC-CCD and MLS at >= 70% of the copy bandwidth by their byte models, or, where "
+        "a stage is arithmetic-bound, its fraction of the FP64 peak): each variant's best tuning.")
+    s.table(["stage", "workload", "variant", "tuning", "ms", "GB/s (model)", "% of copy", "GFLOP/s", "% of FP64 peak"],
+            [t[1] for t in target])
+
+
+BUILDERS = {"liu_cpu_threads": liu_cpu_threads, "liu_stage_speedup": liu_stage_speedup}

@@ -1,0 +1,392 @@
+// The IMLE solver's stages (Liu, Wu, Kao & Sheu 2019): CC-CCD exact for quadratics with either
+// boundary rule and sixth order inside, MLS exact for quadratics, serial = OpenMP, the paper's batch
+// counts; on a GPU (skipped without one), every imle/ccd and imle/mls variant against the CPU reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include "device.hpp"
+#include "fields.hpp"
+#include "imle/ccd_call.hpp"
+#include "imle/imle_step.hpp"
+#include "imle/mls_call.hpp"
+#include "imle/point_call.hpp"
+#include "stage_kind.hpp"
+
+namespace nsb {
+namespace {
+
+// ------------------------------------------------------------------------------------------- CC-CCD
+
+struct LineError {
+  double d1_all = 0, d2_all = 0;        // max error over every cell
+};
+
+// One line of n cells on [0, 1]: phi at the centres, the ghosts set by the boundary rule from the
+// exact f, f', f''; errors of the solve against f' and f''.
+LineError line_error(int n, CcdBc bc, const std::function<double(double)>& f, const std::function<double(double)>& df,
+                     const std::function<double(double)>& d2f) {
+  const double h = 1.0 / n;
+  std::vector<double> phi(n + 2), d1(n + 2, 7.0), d2(n + 2, 7.0);
+  for (int p = 1; p <= n; ++p) phi[p] = f((p - 0.5) * h);
+  phi[0] = bc == CcdBc::dirichlet ? f(0) : phi[1] - h * df(0);  // Neumann: the mirror value of f'(0)
+  phi[n + 1] = bc == CcdBc::dirichlet ? f(1) : phi[n] + h * df(1);
+  const std::vector<double> factor = ccd_factor(n, bc);
+  ccd_solve_line(phi.data(), d1.data(), d2.data(), 1, n, bc, factor.data(), h);
+  EXPECT_EQ(d1[0], 7.0);  // ghosts untouched
+  EXPECT_EQ(d2[n + 1], 7.0);
+  LineError e;
+  for (int p = 1; p <= n; ++p) {
+    const double x = (p - 0.5) * h;
+    const double e1 = std::abs(d1[p] - df(x)), e2 = std::abs(d2[p] - d2f(x));
+    e.d1_all = std::max(e.d1_all, e1), e.d2_all = std::max(e.d2_all, e2);
+  }
+  return e;
+}
+
+TEST(ImleCcd, ExactForQuadraticsWithEitherBoundaryRule) {
+  const auto f = [](double x) { return 0.7 - 1.3 * x + 2.1 * x * x; };
+  const auto df = [](double x) { return -1.3 + 4.2 * x; };
+  const auto d2f = [](double) { return 4.2; };
+  for (CcdBc bc : {CcdBc::dirichlet, CcdBc::neumann})
+    for (int n : {3, 4, 9, 32}) {
+      const LineError e = line_error(n, bc, f, df, d2f);
+      EXPECT_LT(e.d1_all, 1e-11) << ccd_bc_name(bc) << " n=" << n;
+      EXPECT_LT(e.d2_all, 1e-9) << ccd_bc_name(bc) << " n=" << n;
+    }
+}
+
+// Sixth order of the interior rows: a Gaussian bump that is flat (to 1e-11) at both walls, so the
+// closures see nothing to get wrong and the whole line converges at the interior order. Then sin(3x +
+// 0.4), whose closures err: they are exact to degree 2, so the line converges at third order (d2) and
+// fourth (d1), their error decaying geometrically into the line.
+TEST(ImleCcd, SixthOrderInsideThirdOrderAtTheWalls) {
+  const auto g = [](double x) { return std::exp(-std::pow((x - 0.5) / 0.1, 2)); };
+  const auto dg = [&](double x) { return -2 * (x - 0.5) / 0.01 * g(x); };
+  const auto d2g = [&](double x) { return (4 * std::pow((x - 0.5) / 0.01, 2) - 2 / 0.01) * g(x); };
+  const auto f = [](double x) { return std::sin(3 * x + 0.4); };
+  const auto df = [](double x) { return 3 * std::cos(3 * x + 0.4); };
+  const auto d2f = [](double x) { return -9 * std::sin(3 * x + 0.4); };
+  for (CcdBc bc : {CcdBc::dirichlet, CcdBc::neumann}) {
+    double order1 = 0, order2 = 0;
+    for (int n : {32, 64}) {
+      const LineError coarse = line_error(n, bc, g, dg, d2g), fine = line_error(2 * n, bc, g, dg, d2g);
+      order1 = std::log2(coarse.d1_all / fine.d1_all), order2 = std::log2(coarse.d2_all / fine.d2_all);
+      std::printf("CC-CCD %s, Gaussian bump, n = %d -> %d: d1 order %.2f (max error %.2e), d2 order %.2f (%.2e)\n",
+                  ccd_bc_name(bc), n, 2 * n, order1, fine.d1_all, order2, fine.d2_all);
+    }
+    EXPECT_GT(order1, 5.5) << ccd_bc_name(bc);
+    EXPECT_GT(order2, 5.5) << ccd_bc_name(bc);
+    const LineError coarse = line_error(32, bc, f, df, d2f), fine = line_error(64, bc, f, df, d2f);
+    const double wall1 = std::log2(coarse.d1_all / fine.d1_all), wall2 = std::log2(coarse.d2_all / fine.d2_all);
+    std::printf("CC-CCD %s, sin(3x + 0.4), n = 32 -> 64: whole line d1 order %.2f (%.2e), d2 order %.2f (%.2e)\n",
+                ccd_bc_name(bc), wall1, fine.d1_all, wall2, fine.d2_all);
+    EXPECT_GT(wall1, 3.8) << ccd_bc_name(bc);
+    EXPECT_GT(wall2, 2.8) << ccd_bc_name(bc);
+  }
+}
+
+// The stage on a 3D grid: each axis's lines, serial = OpenMP bit for bit, and the derivative of a
+// smooth field right in the middle of the box.
+TEST(ImleCcd, StageSerialEqualsOpenMpOnEveryAxis) {
+  const StageKind& kind = StageKindRegistry::instance().get("imle/ccd");
+  const Variant& serial = Registry::instance().get("imle/ccd", "cpu_serial");
+  const Variant& omp = Registry::instance().get("imle/ccd", "cpu_omp");
+  for (const std::string& w : kind.workloads) {
+    FixtureSpec s{"ccd", Grid{13, 11, 9, 1.3, 1.1, 0.9}, Backend::cpu_serial, w, 5, true};
+    const auto a = kind.fixture<double>()(s), b = kind.fixture<double>()(s);
+    a->run(serial, serial.tunings.front());
+    b->run(omp, omp.tunings.front());
+    EXPECT_EQ(a->arrays(), b->arrays()) << w;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- MLS
+
+// A quadratic of the position, per component.
+double quadratic(int c, double x, double y, double z) {
+  return 0.3 + c + (0.5 - c) * x + 1.1 * y - 0.7 * z + 0.9 * x * x - 0.4 * x * y + (0.2 + c) * x * z + 1.7 * y * y +
+         0.6 * y * z - 1.2 * z * z;
+}
+
+// Particles displaced at random by up to 3/8 of a cell carry a quadratic of their position, the
+// boundary points of the wall where they lie: MLS with a quadratic basis returns the quadratic at
+// every cell centre (to roundoff), the wall cells included.
+TEST(ImleMls, ReproducesAQuadraticExactly) {
+  const Grid g{9, 7, 8, 0.9, 1.4, 0.8};
+  const double h[3] = {g.dx(), g.dy(), g.dz()};
+  const int n[3] = {g.nx, g.ny, g.nz};
+  std::vector<std::vector<double>> disp(3), value(3), out(3, std::vector<double>(g.padded_points(), -5.0));
+  for (int a = 0; a < 3; ++a) {
+    disp[a] = random_values<double>(g.padded_points(), 10 + a);
+    for (double& d : disp[a]) d *= 0.25 * h[a];
+    value[a].assign(g.padded_points(), 0.0);
+  }
+  const auto coordinate = [&](int a, int q, std::size_t at) {  // position of point q along axis a
+    if (q == 0) return 0.0;
+    if (q == n[a] + 1) return n[a] * h[a];
+    return (q - 0.5) * h[a] + disp[a][at];
+  };
+  for (int k = 0; k <= g.nz + 1; ++k)
+    for (int j = 0; j <= g.ny + 1; ++j)
+      for (int i = 0; i <= g.nx + 1; ++i) {
+        const std::size_t at = g.idx(i, j, k);
+        const bool particle = i >= 1 && i <= g.nx && j >= 1 && j <= g.ny && k >= 1 && k <= g.nz;
+        const double x = particle ? coordinate(0, i, at) : (i == 0 ? 0 : i == g.nx + 1 ? g.lx : (i - 0.5) * h[0]);
+        const double y = particle ? coordinate(1, j, at) : (j == 0 ? 0 : j == g.ny + 1 ? g.ly : (j - 0.5) * h[1]);
+        const double z = particle ? coordinate(2, k, at) : (k == 0 ? 0 : k == g.nz + 1 ? g.lz : (k - 0.5) * h[2]);
+        for (int c = 0; c < 3; ++c) value[c][at] = quadratic(c, x, y, z);
+      }
+  MlsCall<double> call;
+  call.grid = g, call.zr = ZRange::interior(g);
+  for (int c = 0; c < 3; ++c) call.disp[c] = disp[c].data(), call.value[c] = value[c].data(), call.out[c] = out[c].data();
+  call.exec.backend = Backend::cpu_serial;
+  const Variant& serial = Registry::instance().get("imle/mls", "cpu_serial");
+  serial.fn<MlsCall<double>>()(call);
+  double worst = 0;
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i)
+        for (int c = 0; c < 3; ++c)
+          worst = std::max(worst, std::abs(out[c][g.idx(i, j, k)] - quadratic(c, (i - 0.5) * h[0], (j - 0.5) * h[1], (k - 0.5) * h[2])));
+  std::printf("MLS of a quadratic: largest error at the cell centres %.2e\n", worst);
+  EXPECT_LT(worst, 1e-11);
+  EXPECT_EQ(out[0][g.idx(0, 1, 1)], -5.0);  // ghosts untouched
+}
+
+TEST(ImleMls, SerialEqualsOpenMp) {
+  const StageKind& kind = StageKindRegistry::instance().get("imle/mls");
+  const Variant& serial = Registry::instance().get("imle/mls", "cpu_serial");
+  const Variant& omp = Registry::instance().get("imle/mls", "cpu_omp");
+  FixtureSpec s{"mls", Grid{11, 5, 9, 1.1, 0.5, 0.9}, Backend::cpu_serial, "", 3, true};
+  const auto a = kind.fixture<double>()(s), b = kind.fixture<double>()(s);
+  a->run(serial, serial.tunings.front());
+  b->run(omp, omp.tunings.front());
+  EXPECT_EQ(a->arrays(), b->arrays());
+}
+
+// Sec. 3.3: floor(levels * plane bytes / 2^31) + 1 batches; the notes derive 1, 1, 2, 3 for nc = 80,
+// 100, 150, 200 from the paper's 800 nc^3 bytes of matrices. The packed systems here (85 words a cell
+// against the paper's 130) give the same counts.
+TEST(ImleMls, PaperBatchCounts) {
+  const int nc[] = {80, 100, 150, 200}, expected[] = {1, 1, 2, 3};
+  for (int i = 0; i < 4; ++i) {
+    const Grid g{nc[i], nc[i], nc[i]};
+    EXPECT_EQ(mls_batches(g, ZRange::interior(g), 8, kMlsPaperBatchCap), expected[i]) << nc[i];
+  }
+}
+
+// ------------------------------------------------------------------------------------ pointwise stages
+
+// The wide divergence of a linear field (u, v, w) = (a x, b y, c z), walls included (their boundary
+// points h/2 away: a linear field is differenced exactly at any spacing), is a + b + c at every cell.
+TEST(ImlePoint, PpeRhsOfALinearFieldIsItsDivergence) {
+  const Grid g{6, 5, 4, 0.6, 1.0, 0.2};
+  const double slope[3] = {1.5, -0.25, 2.0};
+  std::vector<std::vector<double>> vel(3, std::vector<double>(g.padded_points(), 0.0));
+  std::vector<double> rhs(g.padded_points(), 9.0);
+  const auto position = [](int q, int n, double h) { return q == 0 ? 0.0 : q == n + 1 ? n * h : (q - 0.5) * h; };
+  for (int k = 0; k <= g.nz + 1; ++k)
+    for (int j = 0; j <= g.ny + 1; ++j)
+      for (int i = 0; i <= g.nx + 1; ++i) {
+        const std::size_t n = g.idx(i, j, k);
+        vel[0][n] = slope[0] * position(i, g.nx, g.dx());
+        vel[1][n] = slope[1] * position(j, g.ny, g.dy());
+        vel[2][n] = slope[2] * position(k, g.nz, g.dz());
+      }
+  ImlePointCall<double> c;
+  c.grid = g, c.zr = ZRange::interior(g);
+  for (int a = 0; a < 3; ++a) c.in[a] = vel[a].data();
+  c.out[0] = rhs.data();
+  Registry::instance().get("imle/ppe_rhs", "cpu_serial").fn<ImlePointCall<double>>()(c);
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) EXPECT_NEAR(rhs[g.idx(i, j, k)], 3.25, 1e-12) << i << " " << j << " " << k;
+  EXPECT_EQ(rhs[g.idx(0, 1, 1)], 9.0);
+}
+
+TEST(ImlePoint, SerialEqualsOpenMp) {
+  for (const char* stage : {"imle/predict", "imle/move", "imle/ppe_rhs", "imle/correct"}) {
+    const StageKind& kind = StageKindRegistry::instance().get(stage);
+    const Variant& serial = Registry::instance().get(stage, "cpu_serial");
+    const Variant& omp = Registry::instance().get(stage, "cpu_omp");
+    FixtureSpec s{kind.name, Grid{11, 5, 9, 1.1, 0.5, 0.9}, Backend::cpu_serial, "", 3, true};
+    const auto a = kind.fixture<double>()(s), b = kind.fixture<double>()(s), untouched = kind.fixture<double>()(s);
+    a->run(serial, serial.tunings.front());
+    b->run(omp, omp.tunings.front());
+    EXPECT_EQ(a->arrays(), b->arrays()) << stage;
+    EXPECT_NE(a->arrays(), untouched->arrays()) << stage;  // it wrote something
+  }
+}
+
+// ------------------------------------------------------------------------------------------ the step
+
+// A Poisson method that leaves p as it is (zero here): the step's stages without a pressure solve,
+// until the family's CG is merged.
+class LeavesPressure final : public PoissonMethod<double> {
+ public:
+  PoissonReport solve(PoissonSystem<double>& s) override {
+    (void)s.equation();
+    return {};
+  }
+};
+
+// Every field of the step on the host, u = fu(z), v = fv(z), w = 0 at every cell centre and boundary
+// point, p = 0; one step with the CPU references.
+void shear_step(FieldSet<double>& f, const Grid& g, const std::function<double(double)>& fu,
+                const std::function<double(double)>& fv, double dt, double nu, double* rhs_max) {
+  for (const std::string& name : imle_field_names()) f.add(name);
+  for (int k = 0; k <= g.nz + 1; ++k) {
+    const double z = k == 0 ? 0 : k == g.nz + 1 ? g.lz : (k - 0.5) * g.dz();
+    for (int j = 0; j <= g.ny + 1; ++j)
+      for (int i = 0; i <= g.nx + 1; ++i)
+        for (const char* name : {"u", "u_star", "u_interp"}) f[name][g.idx(i, j, k)] = fu(z);
+    for (int j = 0; j <= g.ny + 1; ++j)
+      for (int i = 0; i <= g.nx + 1; ++i)
+        for (const char* name : {"v", "v_star", "v_interp"}) f[name][g.idx(i, j, k)] = fv(z);
+  }
+  ImleKernels k;
+  const auto serial = [](const char* stage) { return ImleKernels::Choice{&Registry::instance().get(stage, "cpu_serial"), Tuning{}}; };
+  k.ccd = serial("imle/ccd"), k.predict = serial("imle/predict"), k.move = serial("imle/move");
+  k.mls = serial("imle/mls"), k.ppe_rhs = serial("imle/ppe_rhs"), k.correct = serial("imle/correct");
+  LeavesPressure pressure;
+  std::vector<int> opened;
+  ImleStep<double> step(g, {dt, nu, 1.0}, f, k, Exec{Backend::cpu_serial, 1, nullptr, nullptr, 0}, pressure,
+                        [&](int section, bool begin) {
+                          if (begin) {
+                            opened.push_back(section);
+                          } else {
+                            EXPECT_EQ(opened.back(), section);
+                            opened.pop_back();
+                          }
+                        });
+  step.step();
+  EXPECT_TRUE(opened.empty());
+  *rhs_max = 0;
+  for (int kk = 1; kk <= g.nz; ++kk)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) *rhs_max = std::max(*rhs_max, std::abs(f["rhs"][g.idx(i, j, kk)]));
+}
+
+// Couette flow, u and v linear in z between walls moving with it: a steady Stokes solution that every
+// stage keeps exactly (CC-CCD: no diffusion; particles move in x and y, along which nothing varies, so
+// MLS returns what they carry; the divergence is zero, so p = 0 solves the PPE).
+TEST(ImleStep, CouetteFlowIsSteady) {
+  const Grid g{7, 6, 8, 0.7, 0.6, 0.8};
+  const auto fu = [](double z) { return 0.3 + 0.8 * z; };
+  const auto fv = [](double z) { return 0.4 - 0.5 * z; };
+  double rhs_max = 1;
+  FieldSet<double> f(g.padded_points(), false);
+  shear_step(f, g, fu, fv, 0.01, 0.1, &rhs_max);
+  EXPECT_LT(rhs_max, 1e-12);
+  double worst = 0;
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) {
+        const std::size_t n = g.idx(i, j, k);
+        const double z = (k - 0.5) * g.dz();
+        worst = std::max({worst, std::abs(f["u"][n] - fu(z)), std::abs(f["v"][n] - fv(z)), std::abs(f["w"][n])});
+      }
+  EXPECT_LT(worst, 1e-12);
+}
+
+// A parabolic shear flow diffuses by dt nu u'' (predict's coefficient); cells whose 27 MLS points are all
+// particles (not next to a wall, whose boundary points keep their value) see it exactly, p held at 0.
+TEST(ImleStep, ParabolicShearDiffusesByDtNuTimesTheCurvature) {
+  const Grid g{6, 6, 9, 0.6, 0.6, 0.9};
+  const auto fu = [](double z) { return 0.3 + 0.8 * z + 1.1 * z * z; };
+  const auto fv = [](double z) { return 0.4 - 0.5 * z + 0.7 * z * z; };
+  const double dt = 0.01, nu = 0.1;
+  double rhs_max = 0;
+  FieldSet<double> f(g.padded_points(), false);
+  shear_step(f, g, fu, fv, dt, nu, &rhs_max);
+  double worst = 0;
+  for (int k = 2; k < g.nz; ++k)
+    for (int j = 2; j < g.ny; ++j)
+      for (int i = 2; i < g.nx; ++i) {
+        const std::size_t n = g.idx(i, j, k);
+        const double z = (k - 0.5) * g.dz();
+        worst = std::max({worst, std::abs(f["u"][n] - (fu(z) + dt * nu * 2.2)), std::abs(f["v"][n] - (fv(z) + dt * nu * 1.4))});
+      }
+  EXPECT_LT(worst, 1e-12);
+}
+
+TEST(ImleModels, FlopCounts) {
+  std::printf("flops a cell: CC-CCD %.0f (one axis), MLS %.0f, predict %.0f, move %.0f, ppe_rhs %.0f, correct %.0f\n",
+              ccd_flops_per_point(), mls_flops_per_point(), imle_point_flops(ImlePoint::predict),
+              imle_point_flops(ImlePoint::move), imle_point_flops(ImlePoint::ppe_rhs), imle_point_flops(ImlePoint::correct));
+  EXPECT_GT(ccd_flops_per_point(), 20);
+  EXPECT_GT(mls_flops_per_point(), 27 * 130);  // at least the 85 multiply-adds of each of 27 points
+}
+
+// ---------------------------------------------------------------------------------------------- GPU
+
+#define NSB_NEEDS_GPU() \
+  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
+
+template <class T>
+double fixture_difference(const StageFixture<T>& got, const StageFixture<T>& ref) {
+  double diff = 0, scale = 0;
+  const auto a = got.arrays(), b = ref.arrays();
+  for (std::size_t f = 0; f < b.size(); ++f)
+    for (std::size_t n = 0; n < b[f].second.size(); ++n) {
+      diff = std::max(diff, std::abs(double(a[f].second[n]) - double(b[f].second[n])));
+      scale = std::max(scale, std::abs(double(b[f].second[n])));
+    }
+  return diff / scale;
+}
+
+template <class T>
+void expect_variants_match_reference(const std::string& stage, const Grid& g) {
+  const StageKind& kind = StageKindRegistry::instance().get(stage);
+  const Variant& reference = Registry::instance().get(stage, "cpu_serial");
+  for (const std::string& w : kind.workloads) {
+    FixtureSpec spec{kind.name, g, Backend::cpu_serial, w, 11, true};
+    const auto cpu = kind.fixture<T>()(spec);
+    cpu->run(reference, reference.tunings.front());
+    spec.backend = Backend::cuda;
+    for (const Variant* v : Registry::instance().of_stage(stage)) {
+      if (v->backend != Backend::cuda) continue;
+      for (const Tuning& t : v->tunings) {
+        const auto gpu = kind.fixture<T>()(spec);
+        gpu->run(*v, t);
+        const double d = fixture_difference(*gpu, *cpu);
+        std::printf("%s:%s %s %dx%dx%d elem %zu: max rel diff %.2e\n", v->id().c_str(), t.name.c_str(), w.c_str(),
+                    g.nx, g.ny, g.nz, sizeof(T), d);
+        EXPECT_LE(d, kind.tolerance<T>()) << v->id() << ":" << t.name << " " << w;
+      }
+    }
+  }
+}
+
+TEST(ImleGpu, EveryCcdVariantMatchesTheCpuReference) {
+  NSB_NEEDS_GPU();
+  for (const Grid& g : {Grid{37, 23, 19, 3.7, 2.3, 1.9}, Grid{64, 33, 5, 1.0, 0.5, 0.1}}) {
+    expect_variants_match_reference<double>("imle/ccd", g);
+    expect_variants_match_reference<float>("imle/ccd", g);
+  }
+}
+
+TEST(ImleGpu, EveryMlsVariantMatchesTheCpuReference) {
+  NSB_NEEDS_GPU();
+  for (const Grid& g : {Grid{37, 23, 19, 3.7, 2.3, 1.9}, Grid{45, 3, 29, 4.5, 0.3, 2.9}}) {
+    expect_variants_match_reference<double>("imle/mls", g);
+    expect_variants_match_reference<float>("imle/mls", g);
+  }
+}
+
+TEST(ImleGpu, EveryPointwiseVariantMatchesTheCpuReference) {
+  NSB_NEEDS_GPU();
+  for (const Grid& g : {Grid{37, 23, 19, 3.7, 2.3, 1.9}, Grid{45, 3, 29, 4.5, 0.3, 2.9}})
+    for (const char* stage : {"imle/predict", "imle/move", "imle/ppe_rhs", "imle/correct"}) {
+      expect_variants_match_reference<double>(stage, g);
+      expect_variants_match_reference<float>(stage, g);
+    }
+}
+
+}  // namespace
+}  // namespace nsb
