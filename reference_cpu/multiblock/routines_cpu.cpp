@@ -61,7 +61,8 @@ double reduce_nodes(const MbCall<T>& c, const Value& value, const Better& better
     for (int j = 1; j <= n; ++j)
       for (int i = 1; i <= n; ++i) {
         const T v = value(mb_idx(c.grid, c.blocks[q], i, j));
-        if (better(v, best)) best = v;
+        if (v != v || better(v, best)) best = v;  // NaN wins (as the GPU reductions): a blow-up shows
+        if (best != best) return double(best);
       }
   return double(best);
 }

@@ -69,6 +69,29 @@ void mb_boundary_conditions(const MbMesh& m, const MbArrays<T>& a) {
   }
 }
 
+template <class T>
+HostState<T> mb_initial_state(const MbMesh& m) {
+  const std::size_t np = m.grid.padded_points();
+  HostState<T> s{m.grid, {}, 0, 0};
+  MbArrays<T> a{};
+  const int state[] = {kRho, kRu, kRv, kE, kRk, kRw, kTs};
+  for (int f : state) s.fields.emplace_back(kMbFieldNames[f], std::vector<T>(np, T(0)));
+  for (int f : state) a.f[f] = s.field(kMbFieldNames[f]).data();
+  for (int b = 0; b < kMbBlocks; ++b)
+    for (int j = 0; j <= m.n + 1; ++j)
+      for (int i = 0; i <= m.n + 1; ++i) {
+        const std::size_t n = mb_idx(m.grid, b, i, j);
+        if (mb_is_fluid(b))
+          for (int v = kRho; v <= kRw; ++v) a.f[v][n] = T(mb_free_stream(v));
+        else
+          a.f[kTs][n] = T(mbc::t_solid_initial);
+      }
+  mb_boundary_conditions(m, a);
+  return s;
+}
+
+template HostState<float> mb_initial_state<float>(const MbMesh&);
+template HostState<double> mb_initial_state<double>(const MbMesh&);
 template void mb_interface_sum<float>(const MbMesh&, const MbArrays<float>&);
 template void mb_interface_sum<double>(const MbMesh&, const MbArrays<double>&);
 template void mb_boundary_conditions<float>(const MbMesh&, const MbArrays<float>&);

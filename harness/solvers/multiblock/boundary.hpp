@@ -18,6 +18,7 @@
 
 #include "multiblock/formulas.hpp"
 #include "multiblock/mesh.hpp"
+#include "solver.hpp"
 
 namespace nsb {
 
@@ -34,5 +35,11 @@ void mb_interface_sum(const MbMesh& m, const MbArrays<T>& a);
 // Boundary conditions, then shared-node copies from their owner, then ghosts (unknowns and T).
 template <class T>
 void mb_boundary_conditions(const MbMesh& m, const MbArrays<T>& a);
+
+// The initial state: the free stream in the fluid, the solid at t_solid_initial, then the boundary
+// conditions (so the wall, interface and ghosts are consistent from the first iteration). Fields by
+// name: rho .. rho_omega, temperature.
+template <class T>
+HostState<T> mb_initial_state(const MbMesh& m);
 
 }  // namespace nsb

@@ -56,13 +56,15 @@ inline constexpr double sutherland = 110.4 / 288.15 * t_inf;  // Sutherland's S 
 inline constexpr double mu_inf = mach / reynolds;          // rho_inf |u_inf| D / Re, D = 1
 inline constexpr double beta_star = 0.09, beta = 0.075, alpha = 5.0 / 9.0, sigma_star = 0.5, sigma_d = 0.125;
 inline constexpr double c_des = 0.65;                        // stated (Sec. II)
-inline constexpr double k_floor = 1e-12, omega_floor = 1e-12;
 inline constexpr double cfl = 0.4;                           // local time step
 inline constexpr double kappa2 = 0.25, kappa4 = 1.0 / 64;  // smoothing: pressure-switched 2nd, 4th differences
 inline constexpr double kappa_trb = 1.0 / 64;               // smthtrb: fourth differences only
 inline constexpr double solid_fourier = 0.25;               // conjugatep: explicit step, per direction
 inline constexpr double k_inf = 1e-6 * mach * mach, omega_inf = 10 * mach;  // free-stream turbulence
-inline constexpr double omega_wall = 1e3;                   // wall omega (the paper gives none)
+// Floors of k and omega wherever they divide or are divided (and the update's clip): the explicit sources
+// are stiff, and an omega near 0 makes sigma_d rho / omega blow up.
+inline constexpr double k_floor = 1e-3 * k_inf, omega_floor = 1e-2 * omega_inf;
+inline constexpr double omega_wall = 10 * omega_inf;       // wall omega (the paper gives none; kept moderate: the sources are explicit)
 inline constexpr double t_solid_initial = 1.2 * t_inf;      // a heated cylinder
 }  // namespace mbc
 
@@ -330,7 +332,8 @@ NSB_HD inline void conjugatep_point(const MbArrays<T>& a, std::size_t n, std::pt
   a.f[kResT][n] = T(mbc::solid_fourier) * (g11 * t_xixi + g22 * t_etaeta) / (g11 + g22);
 }
 
-// update: the node's change. Fluid: U += res / vol (each unknown); solid: T += res_T.
+// update: the node's change. Fluid: U += res / vol (each unknown), then rho k and rho omega clipped to
+// their floors (the usual positivity clip of explicit two-equation models); solid: T += res_T.
 template <class T>
 NSB_HD inline void update_point(const MbArrays<T>& a, std::size_t n, bool fluid) {
   if (!fluid) {
@@ -339,6 +342,9 @@ NSB_HD inline void update_point(const MbArrays<T>& a, std::size_t n, bool fluid)
   }
   const T inv_vol = T(1) / a.f[kVol][n];
   for (int v = 0; v < 6; ++v) a.f[kRho + v][n] = a.f[kRho + v][n] + a.f[kRes0 + v][n] * inv_vol;
+  const T rho = a.f[kRho][n];
+  a.f[kRk][n] = mb_max(a.f[kRk][n], rho * T(mbc::k_floor));
+  a.f[kRw][n] = mb_max(a.f[kRw][n], rho * T(mbc::omega_floor));
 }
 
 // The convergence measure of a node (the residual's max-reduction): |change of rho| = |res_rho| / vol.

@@ -181,7 +181,7 @@ void set_metrics_and_volumes(MbMesh& m) {
         const double jac = x_xi * y_eta - x_eta * y_xi;
         if (!(std::abs(jac) > 0)) throw std::logic_error("multiblock mesh: a node with a zero Jacobian");
         m.xi_x[n] = y_eta / jac, m.xi_y[n] = -x_eta / jac, m.eta_x[n] = -y_xi / jac, m.eta_y[n] = x_xi / jac;
-        m.hlen[n] = std::sqrt(std::abs(jac));
+        m.hlen[n] = 1 / std::sqrt(m.xi_x[n] * m.xi_x[n] + m.xi_y[n] * m.xi_y[n] + m.eta_x[n] * m.eta_x[n] + m.eta_y[n] * m.eta_y[n]);
       }
   for (int b = 0; b < kMbBlocks; ++b)
     for (int j = 1; j < m.n; ++j)

@@ -71,7 +71,7 @@ struct MbMesh {
   // linearly extrapolated across a physical boundary.
   std::vector<double> x, y;
   std::vector<double> xi_x, xi_y, eta_x, eta_y;  // node metrics from central differences
-  std::vector<double> hlen;  // sqrt(|Jacobian|): the node's length scale (time step, DES filter width)
+  std::vector<double> hlen;  // 1 / sqrt(|grad xi|^2 + |grad eta|^2): below the node's smaller spacing (time step, DES filter width)
   std::vector<double> vol;   // node control volume: sum of |cell area| / 4 over the cells around it,
                              // over every block that shares the node
   // Nodes that several blocks hold (point-matched faces and corners): each group lists the padded
