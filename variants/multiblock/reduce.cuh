@@ -9,6 +9,7 @@
 // min and max are exact in any order, so both are deterministic and equal the CPU bit for bit.
 #pragma once
 
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -112,23 +113,22 @@ void mb_reduce_tree(const MbCall<T>& c) {
 
 template <class R, class T>
 void mb_reduce_host_search(const MbCall<T>& c) {
-  const std::size_t plane = std::size_t(c.grid.NX()) * c.grid.NY();
-  thread_local std::vector<T> host;  // a rank's own (threads driver)
-  host.resize(plane * std::size(R::kFields));
+  const std::size_t plane = std::size_t(c.grid.NX()) * c.grid.NY(), padded = c.grid.padded_points();
+  thread_local std::vector<T> host;  // a rank's own (threads driver): whole padded arrays, the listed blocks filled
+  host.resize(padded * std::size(R::kFields));
   MbArrays<T> view{};
-  T best = mb_identity<R, T>();
+  for (std::size_t f = 0; f < std::size(R::kFields); ++f) view.f[R::kFields[f]] = host.data() + f * padded;
   for (int q = 0; q < c.nblocks; ++q) {
     const std::size_t first = mb_idx(c.grid, c.blocks[q], 0, 0);
-    for (std::size_t f = 0; f < std::size(R::kFields); ++f) {
-      const int field = R::kFields[f];
-      NSB_CUDA(cudaMemcpyAsync(host.data() + f * plane, c.a.f[field] + first, plane * sizeof(T), cudaMemcpyDeviceToHost,
+    for (int field : R::kFields)
+      NSB_CUDA(cudaMemcpyAsync(view.f[field] + first, c.a.f[field] + first, plane * sizeof(T), cudaMemcpyDeviceToHost,
                                stream_of(c.exec)));
-      view.f[field] = host.data() + f * plane - first;  // so that view.f[field][n] is node n of this block
-    }
-    NSB_CUDA(cudaStreamSynchronize(stream_of(c.exec)));
+  }
+  NSB_CUDA(cudaStreamSynchronize(stream_of(c.exec)));
+  T best = mb_identity<R, T>();
+  for (int q = 0; q < c.nblocks; ++q)
     for (int j = 1; j <= c.grid.nx; ++j)
       for (int i = 1; i <= c.grid.nx; ++i) best = mb_combine<R>(best, R::value(view, mb_idx(c.grid, c.blocks[q], i, j)));
-  }
   *c.scalar = double(best);
 }
 

@@ -18,9 +18,11 @@ double mb_free_stream(int v) {
 
 template <class T>
 void mb_interface_sum(const MbMesh& m, const MbArrays<T>& a) {
+  const std::size_t plane = std::size_t(m.grid.NX()) * m.grid.NY();
   for (int v = kRes0; v <= kRes5; ++v) {
     T* f = a.f[v];
     for (const auto& grp : m.shared) {
+      if (!mb_is_fluid(int(grp[0] / plane) - 1)) continue;  // the changes are the fluid's (solid groups: solid only)
       T sum = 0;
       for (std::uint32_t c : grp) sum += f[c];
       for (std::uint32_t c : grp) f[c] = sum;

@@ -27,8 +27,9 @@ inline constexpr double kMbSolidConductivityRatio = 10;
 // Free-stream value of unknown v (kRho..kRw).
 double mb_free_stream(int v);
 
-// res_v of every copy of a shared node <- the sum over its copies (v = kRes0..kRes5): the partial
+// res_v of every copy of a shared fluid node <- the sum over its copies (v = kRes0..kRes5): the partial
 // changes each block's cells scattered to its copy, so a node on an interface gets every cell around it.
+// (Fluid and solid blocks share no block face: their interface is the wall, a boundary condition.)
 template <class T>
 void mb_interface_sum(const MbMesh& m, const MbArrays<T>& a);
 

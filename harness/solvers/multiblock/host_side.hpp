@@ -37,15 +37,16 @@ class MbHostStore {
     side_.staging_device = staging_device_.get();
     staging_host_.assign(staging, T(0));
     side_.staging_pageable = &staging_host_;
+    side_.staging_elems = staging;
   }
   MbHostSide<T>* side() { return &side_; }
 
  private:
-  MbHostSide<T> side_;
   std::unique_ptr<FieldSet<T>> mirror_;
   Buffer<std::uint32_t> edge_, bc_;
   Buffer<T> staging_device_;
   std::vector<T> staging_host_;
+  MbHostSide<T> side_;  // last: destroyed first, so its deleters unregister the mirror before it is freed
 };
 
 }  // namespace nsb

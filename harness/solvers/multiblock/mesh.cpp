@@ -1,5 +1,6 @@
 #include "multiblock/mesh.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <numeric>
@@ -93,6 +94,7 @@ void set_shared_nodes(MbMesh& m) {
     while (parent[a] != a) a = parent[a] = parent[parent[a]];
     return a;
   };
+  std::vector<std::uint32_t> touched;  // the face nodes (groups form among them only)
   for (int b = 0; b < kMbBlocks; ++b)
     for (int f = 0; f < 4; ++f) {
       const MbFaceLink& l = m.links[b][f];
@@ -101,15 +103,23 @@ void set_shared_nodes(MbMesh& m) {
         int i, j, i2, j2;
         face_node(m.n, f, k, 0, i, j);
         face_node(m.n, l.face, l.reversed ? m.n - 1 - k : k, 0, i2, j2);
-        const std::uint32_t a = root(std::uint32_t(mb_idx(g, b, i + 1, j + 1)));
-        const std::uint32_t c = root(std::uint32_t(mb_idx(g, l.block, i2 + 1, j2 + 1)));
+        const auto p = std::uint32_t(mb_idx(g, b, i + 1, j + 1)), q = std::uint32_t(mb_idx(g, l.block, i2 + 1, j2 + 1));
+        touched.push_back(p), touched.push_back(q);
+        const std::uint32_t a = root(p), c = root(q);
         parent[std::max(a, c)] = std::min(a, c);  // the lowest index (lowest block) is the root: the owner
       }
     }
-  std::vector<std::vector<std::uint32_t>> groups(g.padded_points());
-  for (std::uint32_t p = 0; p < parent.size(); ++p) groups[root(p)].push_back(p);
-  for (auto& grp : groups)
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_root;  // (root, node), nodes ascending in a group
+  for (std::uint32_t p : touched) by_root.emplace_back(root(p), p);
+  std::sort(by_root.begin(), by_root.end());
+  for (std::size_t k = 0; k < by_root.size();) {
+    std::vector<std::uint32_t> grp;
+    const std::uint32_t r = by_root[k].first;
+    for (; k < by_root.size() && by_root[k].first == r; ++k) grp.push_back(by_root[k].second);
     if (grp.size() > 1) m.shared.push_back(std::move(grp));
+  }
 }
 
 void set_ghost_maps(MbMesh& m) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,11 @@ struct MbHostSide {
   const std::uint32_t* bc_band_device = nullptr;
   T* staging_device = nullptr;  // max band size x fields
   std::vector<T>* staging_pageable = nullptr;
+  std::size_t staging_elems = 0;
+  // Made by the variants that want them on first use, freed with the host side (the deleters undo them):
+  // page-locked staging (cudaMallocHost), and the host arrays page-locked in place (cudaHostRegister).
   T* staging_pinned = nullptr;
-  bool registered = false;      // the host arrays are page-locked (cudaHostRegister), for the registered variants
+  std::shared_ptr<void> pinned_owner, registration;
 };
 
 template <class T>

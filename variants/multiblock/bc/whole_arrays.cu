@@ -4,7 +4,7 @@
 namespace nsb {
 namespace {
 
-const Registrar reg{mb_host_routine_variant<MbStage::bc, false>("the paper's naive copies (Fig. 5 baseline): whole arrays down and up, pageable, synchronous")};
+const Registrar reg{mb_host_routine_variant<MbStage::bc, false, MbHostMemory::pageable>("the paper's naive copies (Fig. 5 baseline): whole arrays down and up, pageable, synchronous")};
 
 }  // namespace
 }  // namespace nsb

@@ -4,7 +4,7 @@
 namespace nsb {
 namespace {
 
-const Registrar reg{mb_host_routine_variant<MbStage::ifsum, true>("the paper's choice (Sec. IV.C, Fig. 5): only the boundary bands, packed into one host buffer")};
+const Registrar reg{mb_host_routine_variant<MbStage::ifsum, true, MbHostMemory::pageable>("the paper's choice (Sec. IV.C, Fig. 5): only the boundary bands, packed into one host buffer")};
 
 }  // namespace
 }  // namespace nsb
