@@ -63,7 +63,7 @@ __device__ inline T mb_block_combine(T v, T* shared) {
 
 template <class R, class T>
 __global__ void mb_reduce_pass1(MbArrays<T> a, Grid g, MbBlockList list, long long total, double* partials) {
-  extern __shared__ unsigned char mb_reduce_shared[];
+  extern __shared__ __align__(16) unsigned char mb_reduce_shared[];
   T* shared = reinterpret_cast<T*>(mb_reduce_shared);
   const long long per_block = (long long)g.nx * g.nx;
   auto at = [&](long long m) {
@@ -79,7 +79,7 @@ __global__ void mb_reduce_pass1(MbArrays<T> a, Grid g, MbBlockList list, long lo
 
 template <class R>
 __global__ void mb_reduce_pass2(const double* partials, int count, double* result) {
-  extern __shared__ unsigned char mb_reduce_shared[];
+  extern __shared__ __align__(16) unsigned char mb_reduce_shared[];
   double* shared = reinterpret_cast<double*>(mb_reduce_shared);
   double v = mb_identity<R, double>();
   for (int m = int(threadIdx.x); m < count; m += int(blockDim.x)) v = mb_combine<R>(v, partials[m]);

@@ -17,7 +17,7 @@ class MbHostStore {
   // `device_fields`: the arrays the stages run on (host arrays for a CPU run, whose host side is themselves).
   MbHostStore(const MbMesh& mesh, const FieldSet<T>& device_fields, const std::vector<int>& blocks) {
     side_.mesh = &mesh;
-    side_.edge_band = mb_boundary_band(mesh, blocks, 1);
+    side_.edge_band = mb_boundary_band(mesh, mb_blocks_of(blocks, MbStage::ifsum), 1);  // fluid: the sums are theirs
     side_.bc_band = mb_boundary_band(mesh, blocks, 3);
     if (!device_fields.on_device()) {
       for (int f = 0; f < kMbFieldCount; ++f)
