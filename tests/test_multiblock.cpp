@@ -207,6 +207,20 @@ TEST(Multiblock, LoopRunsAndSerialEqualsOpenMp) {
   EXPECT_GT(serial.front(), 0);  // the wall and the heated solid start the flow changing
 }
 
+// The byte models the report divides by: every field read once and written once per node of the stage's blocks.
+TEST(Multiblock, ByteModels) {
+  const MbMesh m = make_mb_mesh(kN);
+  std::vector<int> all(kMbBlocks);
+  for (int b = 0; b < kMbBlocks; ++b) all[std::size_t(b)] = b;
+  const double node = double(kN) * kN;
+  EXPECT_EQ(mb_work_model(MbStage::lamvis, m, all, 8).bytes, 9 * 8 * node * kMbFluidBlocks);    // 7 in, 2 out
+  EXPECT_EQ(mb_work_model(MbStage::conjugatep, m, all, 8).bytes, 6 * 8 * node * 5);            // 5 in, 1 out
+  EXPECT_EQ(mb_work_model(MbStage::flux, m, all, 8).bytes, 20 * 8 * node * kMbFluidBlocks);     // 16 in, 4 out
+  EXPECT_EQ(mb_work_model(MbStage::update, m, all, 4).bytes, (19 * kMbFluidBlocks + 3 * 5) * 4 * node);
+  EXPECT_EQ(mb_work_model(MbStage::flux, m, all, 8).points, double(kN - 1) * (kN - 1) * kMbFluidBlocks);  // cells
+  EXPECT_GT(mb_flops_per_point(MbStage::flux), mb_flops_per_point(MbStage::fluxtrb));
+}
+
 TEST(Multiblock, GridMustBeThirteenSquareBlocks) {
   CaseOptions o;
   o.name = "conjugate_cylinder";

@@ -69,7 +69,7 @@ Variant mb_pointwise_variant(const char* stage, const char* status) {
   v.stage = stage;
   v.name = "global_2d";
   v.backend = Backend::cuda;
-  v.tags = {{"cta", "2d"}};
+  v.tags = {{"memory", "global"}, {"cta", "2d"}};
   v.tunings = mb_block_shapes();
   v.status = status;
   v.run_float = StageFn(+[](const MbCall<float>& c) { mb_run_points<Point>(c, "multiblock global_2d"); });

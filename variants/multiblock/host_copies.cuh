@@ -124,7 +124,7 @@ Variant mb_host_routine_variant(const char* status) {
   v.stage = std::string("multiblock/") + kMbStageNames[int(S)];
   v.name = std::string(Band ? "boundary_band" : "whole_arrays") + (M == MbHostMemory::pageable ? "" : std::string("_") + memory[int(M)]);
   v.backend = Backend::cuda;
-  v.tags = {{"copy", Band ? "boundary_band" : "whole_arrays"}, {"host_memory", memory[int(M)]},
+  v.tags = {{"memory", "global"}, {"copy", Band ? "boundary_band" : "whole_arrays"}, {"host_memory", memory[int(M)]},
             {"sync", M == MbHostMemory::pinned ? "async" : "blocking"}};
   v.status = status;
   v.synchronizes = true;

@@ -138,7 +138,7 @@ Variant mb_reduce_variant(const char* stage, const char* status) {
   v.stage = stage;
   v.name = Tree ? "tree" : "host_search";
   v.backend = Backend::cuda;
-  v.tags = {{"reduce", v.name}};
+  v.tags = {{"memory", Tree ? "shared" : "global"}, {"reduce", v.name}};
   v.tunings = Tree ? tunings_2d({{256, 1}, {128, 1}, {512, 1}}, 0) : std::vector<Tuning>{};
   v.status = status;
   v.synchronizes = true;

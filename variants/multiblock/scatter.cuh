@@ -131,7 +131,7 @@ Variant mb_scatter_variant(const char* stage, const char* status) {
   v.stage = stage;
   v.name = names[int(S)];
   v.backend = Backend::cuda;
-  v.tags = {{"cta", "2d"}, {"scatter", v.name}};
+  v.tags = {{"memory", "global"}, {"cta", "2d"}, {"scatter", v.name}};
   v.tunings = mb_block_shapes();
   v.status = status;
   // Atomics add in whatever order the threads arrive; the others in a fixed order.

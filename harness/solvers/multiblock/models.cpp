@@ -122,6 +122,11 @@ WorkModel mb_work_model(MbStage s, const MbMesh& m, const std::vector<int>& bloc
     const double band = double(mb_boundary_band(m, mine, s == MbStage::ifsum ? 1 : 3).size());
     return {band, band * words * elem_bytes, band * mb_flops_per_point(s) * double(f.reads.size())};
   }
+  if (s == MbStage::update) {  // fluid nodes: 6 unknowns, 6 changes and vol in, 6 out; solid: T and res_T in, T out
+    double fluid = 0, solid = 0;
+    for (int b : mine) (mb_is_fluid(b) ? fluid : solid) += double(m.n) * m.n;
+    return {fluid + solid, (19 * fluid + 3 * solid) * elem_bytes, fluid * mb_flops_per_point(s) + solid};
+  }
   const bool cells = s == MbStage::flux || s == MbStage::fluxtrb;
   const double per_block = cells ? double(m.n - 1) * (m.n - 1) : double(m.n) * m.n;
   const double nodes = double(m.n) * m.n * double(mine.size());

@@ -1,6 +1,6 @@
 // The multiblock stage kinds (one per routine of Kemal, Davis & Owens 2015, plus the solver's update,
 // reductions and CPU-side routines) and the one fixture they share: a 13-block mesh of n x n nodes
-// (n = the grid's nx: `nsbench stages --grid 1033x1033x13`, verify's odd grids give 37 and 45) with only
+// (mb_fixture_grid: `nsbench stages --grid 1033x1033x13` is 1033; verify's odd grids give 39 and 47) with only
 // the fields the routine reads and writes allocated (as the paper's per-routine tests, Sec. V.B), filled
 // with a valid random flow (positive density, pressure, k, omega, viscosities) and the mesh's geometry.
 #include <cmath>
@@ -136,6 +136,11 @@ class MbFixture final : public StageFixture<T> {
   void* stream_ = nullptr;
 };
 
+// The 13-block mesh a tool's grid stands for: NxNx13 is itself (`nsbench stages --grid 1033x1033x13`);
+// another grid gives blocks of nx nodes a side, two more where ny differs from nx, so that distinct grids
+// stay distinct (nsbench-micro's 256x32x256 and 256^3) and verify's odd ones stay odd (37x23x19 -> 39).
+Grid mb_fixture_grid(const Grid& g) { return mb_grid(g.nx + (g.ny == g.nx ? 0 : 2)); }
+
 StageKind kind(MbStage s, const char* summary, const char* default_gpu, double ulps) {
   StageKind k;
   k.solver = "multiblock";
@@ -145,7 +150,8 @@ StageKind kind(MbStage s, const char* summary, const char* default_gpu, double u
   for (int r : f.reads) k.reads.push_back(kMbFieldNames[r]);
   for (int w : f.writes) k.writes.push_back(kMbFieldNames[w]);
   k.tuning_axes = {"bx", "by"};
-  k.tag_vocabulary = {{"cta", {"2d", "1d"}},
+  k.tag_vocabulary = {{"memory", {"global", "shared"}},
+                      {"cta", {"2d", "1d"}},
                       {"scatter", {"atomic_fp64", "atomic_cas", "buffered", "gather"}},
                       {"reduce", {"tree", "host_search"}},
                       {"copy", {"whole_arrays", "boundary_band"}},
@@ -155,7 +161,7 @@ StageKind kind(MbStage s, const char* summary, const char* default_gpu, double u
   k.tolerance_ulps = ulps;
   k.scalar_output = s == MbStage::dtmin || s == MbStage::resmax;
   k.flops_per_point = [s](const std::string&) { return mb_flops_per_point(s); };
-  k.verify_grid = [](const Grid& g) { return mb_grid(g.nx); };
+  k.verify_grid = mb_fixture_grid;
   set_fixture<MbFixture>(k);
   return k;
 }
