@@ -31,6 +31,7 @@ from common import fmt, variant_id, variant_name  # noqa: E402
 from report_page import Section, verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
 import validation_report  # noqa: E402
+import kemal_report  # noqa: E402
 
 
 def read_csv(study):
@@ -624,6 +625,7 @@ BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_co
 BUILDERS.update(validation_report.BUILDERS)  # each paper's or topic's module adds its own builders
 BUILDERS.update(ha.BUILDERS)  # Ha, Park & You (studies/ha/)
 BUILDERS.update(liu2019.BUILDERS)  # noqa: E305 (Liu, Wu, Kao & Sheu 2019: the IMLE solver's figures)
+BUILDERS.update(kemal_report.BUILDERS)
 
 
 # ---------------------------------------------------------------- the report

@@ -50,6 +50,7 @@ REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling"
            "bandwidth", "roofline", "regression", "wave_speedup", "validation"}
 REPORTS |= {"tridiag_bandwidth"}  # reports/ha.py
 REPORTS |= {"liu_cpu_threads", "liu_stage_speedup"}  # reports/liu2019.py
+REPORTS |= {"kemal_techniques", "kemal_routines"}  # reports/kemal_report.py
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
 
 

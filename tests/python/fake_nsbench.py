@@ -28,6 +28,11 @@ CASES = ["cavity", "channel", "taylor_green"]
 # step times and checks alone).
 WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["standing_wave"],
         "recipes": ["cpu-serial", "cpu-omp", "thibault-shared", "global", "best"]}
+# The multiblock solver (Kemal 2015), listed only, as the wave.
+MULTIBLOCK = {"name": "multiblock", "description": "fake", "cases": ["conjugate_cylinder"],
+              "stages": ["conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux", "fluxtrb", "ifsum",
+                         "smthp", "smthtrb", "update", "resmax", "bc"],
+              "recipes": ["cpu-serial", "cpu-omp", "kemal", "kemal-host-search", "kemal-naive", "modern"]}
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages
 # --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
@@ -181,15 +186,16 @@ def listing():
     halo = [{"name": h, "backend": "cuda", "driver": "mpi" if h.startswith("mpi") else "threads", "tags": {},
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
-        return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"])),
-                "cases": CASES + WAVE["cases"], "with_cuda": True, "with_mpi": True,
+        return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"])),
+                "cases": CASES + WAVE["cases"] + MULTIBLOCK["cases"], "with_cuda": True, "with_mpi": True,
                 "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
                 # the family named with its solver, so every study (studies/ha/ too) loads under both schemas
                 + [{"solver": FAMILY, "stage": k, "name": n, "tunings": ["b64"]}
-                   for k, names in FAMILY_VARIANTS.items() for n in names]}
+                   for k, names in FAMILY_VARIANTS.items() for n in names]
+                + [{"solver": "multiblock", "stage": s, "name": "global_2d", "tunings": ["bx32_by4"]} for s in MULTIBLOCK["stages"]]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
-                         "recipes": RECIPES}, WAVE],
+                         "recipes": RECIPES}, WAVE, MULTIBLOCK],
             "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
@@ -201,11 +207,15 @@ def listing():
             "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
                           "tunings": TUNINGS, "status": ""} for s, n in VARIANTS]
             + [{"id": f"{FAMILY}/{k}/{n}", "solver": FAMILY, "stage": k, "name": n, "backend": "cuda", "tags": {},
-                "tunings": ["b64"], "status": ""} for k, names in FAMILY_VARIANTS.items() for n in names],
+                "tunings": ["b64"], "status": ""} for k, names in FAMILY_VARIANTS.items() for n in names]
+            + [{"id": f"multiblock/{s}/global_2d", "solver": "multiblock", "stage": s, "name": "global_2d", "backend": "cuda",
+                "tags": {}, "tunings": ["bx32_by4"], "status": ""} for s in MULTIBLOCK["stages"]],
             "halo": halo,
             "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES]
-            + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]],
-            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"}]}
+            + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]]
+            + [{"name": r, "solver": "multiblock", "description": ""} for r in MULTIBLOCK["recipes"]],
+            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"},
+                                                                       {"name": "conjugate_cylinder", "solver": "multiblock"}]}
 
 
 def main():

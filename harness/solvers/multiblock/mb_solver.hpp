@@ -1,0 +1,199 @@
+// The multi-block solver of Kemal, Davis & Owens (2015), one iteration of its loop (Fig. 1, notes
+// Sec. 1.4), on the 13-block conjugate cylinder (mesh.hpp). A REPRESENTATIVE solver (formulas.hpp):
+//
+//   conjugatep    solid blocks: res_T                                  GPU (the paper's first routine)
+//   lamvis        fluid: mu, mu_t                                      GPU
+//   deltatp       fluid: local dt                                      GPU
+//   dtmin         min of dt (reported; steady runs march local steps)  GPU reduction
+//   stressp       fluid: stresses, heat flux                           GPU
+//   stresstrb     fluid: k, omega diffusion fluxes and sources         GPU
+//   zero          res = 0 (the scatter adds)                           (solver)
+//   flux          fluid cells -> res of rho, rho u, rho v, E           GPU, 4-corner scatter
+//   fluxtrb       fluid cells -> res of rho k, rho omega               GPU, 4-corner scatter
+//   ifsum         interface nodes: res summed over the blocks sharing  CPU (boundary copies)
+//   smthp         fluid: smoothing of the mean flow, res +=            GPU (smthp/smthu)
+//   smthtrb       fluid: smoothing of k, omega, res +=                 GPU
+//   update        U += res / vol (fluid), T += res_T (solid)           GPU
+//   resmax        max |res_rho| / vol: the convergence residual        GPU reduction
+//   bc            boundary conditions, shared-node copies, ghosts      CPU (boundary copies)
+//
+// Not done (docs/solvers/kemal.md): the CPU multigrid (Ni 1982) and the MPI ranks with the paper's
+// block-to-rank assignment (mesh.hpp computes it; the run refuses --ranks).
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "fields.hpp"
+#include "multiblock/boundary.hpp"
+#include "multiblock/host_side.hpp"
+#include "multiblock/stage_call.hpp"
+#include "nvtx.hpp"
+#include "solver.hpp"
+
+namespace nsb {
+
+inline constexpr int kMbZeroSection = int(MbStage::count);  // after the stage sections
+inline std::vector<std::string> mb_sections() {
+  std::vector<std::string> s(std::begin(kMbStageNames), std::end(kMbStageNames));
+  s.push_back("zero");
+  return s;
+}
+// The state that defines a run (the rest is geometry or recomputed each iteration).
+inline constexpr int kMbStateFields[] = {kRho, kRu, kRv, kE, kRk, kRw, kTs};
+
+template <class T>
+class MbSolver final : public Solver<T> {
+ public:
+  MbSolver(std::shared_ptr<const MbMesh> mesh, const ResolvedRecipe& r, const SolverOptions& o)
+      : mesh_(std::move(mesh)), recipe_(r), fields_(mesh_->grid.padded_points(), r.backend == Backend::cuda) {
+    for (int f = 0; f < kMbFieldCount; ++f) arrays_.f[f] = fields_.add(kMbFieldNames[f]);
+    gpu_ = r.backend == Backend::cuda;
+    if (gpu_) {
+      stream_ = device::stream_create();
+      scratch_ = Buffer<double>(std::size_t(1) << 19, true, "multiblock reduction partials");
+    }
+    for (int b = 0; b < kMbBlocks; ++b) blocks_.push_back(b);
+    store_ = std::make_unique<MbHostStore<T>>(*mesh_, fields_, blocks_);
+    for (int s = 0; s < int(MbStage::count); ++s) {
+      const ResolvedStage& st = recipe_[kMbStageNames[s]];
+      MbCall<T>& c = calls_[s];
+      stage_[s] = &st;
+      c.grid = mesh_->grid;
+      c.a = arrays_;
+      for (int b : mb_blocks_of(blocks_, MbStage(s))) c.blocks[c.nblocks++] = b;
+      c.tuning = st.tuning;
+      c.exec = Exec{r.backend, o.threads, stream_, scratch_.get(), scratch_.size() * sizeof(double)};
+      c.host = store_->side();
+    }
+    calls_[int(MbStage::dtmin)].scalar = &dt_min_;
+    calls_[int(MbStage::resmax)].scalar = &res_max_;
+    const std::vector<double>* geometry[] = {&mesh_->x, &mesh_->y, &mesh_->xi_x, &mesh_->xi_y,
+                                             &mesh_->eta_x, &mesh_->eta_y, &mesh_->hlen, &mesh_->vol};
+    for (int f = kX; f <= kVol; ++f) upload(f, *geometry[f - kX]);
+  }
+  ~MbSolver() override {
+    if (stream_) device::stream_destroy(stream_);
+  }
+  MbSolver(const MbSolver&) = delete;
+  MbSolver& operator=(const MbSolver&) = delete;
+
+  // Every field on the GPU, the staging and the reduction partials.
+  static std::size_t device_bytes(const Grid& g) { return (kMbFieldCount + 8) * g.padded_points() * sizeof(T) + (8u << 20); }
+
+  void load(const HostState<T>& s) override {
+    const std::vector<T> zero(mesh_->grid.padded_points(), T(0));
+    for (int f = 0; f < kX; ++f) fields_.upload(kMbFieldNames[f], zero);
+    for (int f = kMbScratch; f < kMbFieldCount; ++f) fields_.upload(kMbFieldNames[f], zero);
+    for (int f : kMbStateFields) fields_.upload(kMbFieldNames[f], s.field(kMbFieldNames[f]));
+    step_ = s.step;
+    history_.clear();
+    sync();
+  }
+  HostState<T> save() const override {
+    sync();
+    HostState<T> s{mesh_->grid, {}, step_, double(step_)};
+    for (int f : kMbStateFields) s.fields.emplace_back(kMbFieldNames[f], fields_.buffer(kMbFieldNames[f]).download());
+    return s;
+  }
+
+  void step() override {
+    if (timer_) timer_->set_step(step_);
+    NvtxRange step_range("step");
+    begin(kStepSection);
+    for (MbStage s : {MbStage::conjugatep, MbStage::lamvis, MbStage::deltatp, MbStage::dtmin, MbStage::stressp, MbStage::stresstrb})
+      run(s);
+    zero_changes();
+    for (MbStage s : {MbStage::flux, MbStage::fluxtrb, MbStage::ifsum, MbStage::smthp, MbStage::smthtrb, MbStage::update,
+                      MbStage::resmax, MbStage::bc})
+      run(s);
+    end(kStepSection);
+    history_.push_back(res_max_);
+    ++step_;
+  }
+
+  // The convergence history (max |change of rho| per iteration), the last dt_min, and how many
+  // iterations it took the residual to fall by a decade (0: it did not).
+  nlohmann::json final_checks() override {
+    sync();
+    nlohmann::json j;
+    j["residual_history"] = history_.size() <= 2000 ? history_ : std::vector<double>(history_.end() - 2000, history_.end());
+    j["residual_first"] = history_.empty() ? 0.0 : history_.front();
+    j["residual_last"] = history_.empty() ? 0.0 : history_.back();
+    j["dt_min"] = dt_min_;
+    return j;
+  }
+  WorkModel work_model(int section) const override {
+    if (section == kMbZeroSection) {
+      const double nodes = double(mesh_->n) * mesh_->n * kMbFluidBlocks;
+      return {nodes, 6 * nodes * sizeof(T), 0};
+    }
+    if (section < 0 || section >= int(MbStage::count)) return {};
+    return mb_work_model(MbStage(section), *mesh_, blocks_, int(sizeof(T)));
+  }
+  bool monitors_steady_state() const override { return true; }
+  double steady_change() override { return res_max_; }
+
+  void set_timer(SectionTimer* t) override { timer_ = t; }
+  int steps_per_graph() const override { return 1; }  // graph capture cannot hold the host routines (ifsum, bc)
+  void replayed(int steps) override { step_ += steps; }
+  int step_index() const override { return step_; }
+  double time() const override { return double(step_); }  // iterations: local time steps (steady)
+  void sync() const override {
+    if (stream_) device::stream_sync(stream_);
+  }
+  void* stream() const override { return stream_; }
+
+  // The residual history so far (tests).
+  const std::vector<double>& residual_history() const { return history_; }
+
+ private:
+  void upload(int f, const std::vector<double>& values) {
+    std::vector<T> v(values.size());
+    std::transform(values.begin(), values.end(), v.begin(), [](double x) { return T(x); });
+    fields_.upload(kMbFieldNames[f], v);
+  }
+  void run(MbStage s) {
+    const ResolvedStage& st = *stage_[int(s)];
+    NvtxRange range(st.variant->id().c_str());
+    begin(int(s));
+    st.variant->template fn<MbCall<T>>()(calls_[int(s)]);
+    end(int(s));
+  }
+  // res of the fluid unknowns and res_T to zero (res_T is rewritten by conjugatep; zeroed for clarity).
+  void zero_changes() {
+    begin(kMbZeroSection);
+    for (int f = kRes0; f <= kRes5; ++f) {
+      if (gpu_) device::fill_bytes(arrays_.f[f], 0, mesh_->grid.padded_points() * sizeof(T), stream_);
+      else std::fill(arrays_.f[f], arrays_.f[f] + mesh_->grid.padded_points(), T(0));
+    }
+    end(kMbZeroSection);
+  }
+  void begin(int section) {
+    if (timer_) timer_->begin(section);
+  }
+  void end(int section) {
+    if (timer_) timer_->end(section);
+  }
+
+  std::shared_ptr<const MbMesh> mesh_;
+  ResolvedRecipe recipe_;
+  FieldSet<T> fields_;
+  MbArrays<T> arrays_{};
+  bool gpu_ = false;
+  void* stream_ = nullptr;
+  Buffer<double> scratch_;
+  std::vector<int> blocks_;
+  std::unique_ptr<MbHostStore<T>> store_;
+  const ResolvedStage* stage_[int(MbStage::count)] = {};
+  MbCall<T> calls_[int(MbStage::count)];
+  double dt_min_ = 0, res_max_ = 0;
+  std::vector<double> history_;
+  SectionTimer* timer_ = nullptr;
+  int step_ = 0;
+};
+
+}  // namespace nsb

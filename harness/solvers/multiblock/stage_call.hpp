@@ -1,0 +1,84 @@
+// The multi-block solver's stage call: what every variant of every multiblock stage kind receives
+// (harness/solvers/multiblock/stages.cpp), and the work model of each kind.
+//
+// A call runs one routine on the blocks it lists, one launch (GPU) or one loop nest (CPU) per block, as
+// the paper does (Sec. II.B: "every kernel is launched once per domain block"):
+//   lamvis, deltatp, stressp, stresstrb, smthp, smthtrb  nodes of the fluid blocks (padded 1..N)
+//   flux, fluxtrb                                        cells of the fluid blocks, scattered to corners
+//   conjugatep                                           nodes of the solid blocks
+//   update                                               nodes of every listed block (fluid: U, solid: T)
+//   dtmin, resmax                                        reductions over the listed blocks' nodes -> *scalar
+//   ifsum, bc                                            the CPU-side routines (interface sums; boundary
+//                                                        conditions and ghost fill), on host arrays; a GPU
+//                                                        variant is how the data gets there and back
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grid.hpp"
+#include "multiblock/formulas.hpp"
+#include "multiblock/mesh.hpp"
+#include "stage.hpp"
+#include "stage_kind.hpp"
+
+namespace nsb {
+
+// Host-side state of the CPU routines: the mesh and a host copy of every field (for a CPU run these are
+// the solver's own arrays), plus staging buffers the GPU variants of ifsum and bc copy through.
+template <class T>
+struct MbHostSide {
+  const MbMesh* mesh = nullptr;
+  MbArrays<T> arrays{};  // host arrays, every field
+  // Boundary bands (mesh.hpp) of the call's blocks: rows = 1 (ifsum), rows = 3 (bc), on the host and
+  // (GPU runs) on the device; staging buffers for them, pinned where the variant asks (allocated lazily).
+  std::vector<std::uint32_t> edge_band, bc_band;
+  const std::uint32_t* edge_band_device = nullptr;
+  const std::uint32_t* bc_band_device = nullptr;
+  T* staging_device = nullptr;  // max band size x fields
+  std::vector<T>* staging_pageable = nullptr;
+  std::size_t staging_elems = 0;
+  // Made by the variants that want them on first use, freed with the host side (the deleters undo them):
+  // page-locked staging (cudaMallocHost), and the host arrays page-locked in place (cudaHostRegister).
+  T* staging_pinned = nullptr;
+  std::shared_ptr<void> pinned_owner, registration;
+};
+
+template <class T>
+struct MbCall {
+  using value_type = T;
+  Grid grid;  // mb_grid(n)
+  MbArrays<T> a{};
+  int blocks[kMbBlocks] = {};
+  int nblocks = 0;
+  double* scalar = nullptr;          // reductions: the result, on the host
+  MbHostSide<T>* host = nullptr;     // ifsum, bc
+  Tuning tuning;
+  Exec exec;
+};
+
+// The stage kinds, in the loop's order (Fig. 1 order of the GPU routines, then the solver's own).
+enum class MbStage : int { conjugatep, lamvis, deltatp, dtmin, stressp, stresstrb, flux, fluxtrb, ifsum, smthp, smthtrb, update, resmax, bc, count };
+inline constexpr const char* kMbStageNames[] = {"conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux",
+                                                "fluxtrb", "ifsum", "smthp", "smthtrb", "update", "resmax", "bc"};
+// Which blocks a stage runs on: solid (conjugatep), fluid and solid (update, bc), else fluid.
+inline bool mb_stage_on_fluid(MbStage s) { return s != MbStage::conjugatep; }
+inline bool mb_stage_on_solid(MbStage s) { return s == MbStage::conjugatep || s == MbStage::update || s == MbStage::bc; }
+// The fields a stage reads and writes (stage kinds declare them; the fixtures and the byte model use them).
+struct MbStageFields {
+  std::vector<int> reads, writes;
+};
+MbStageFields mb_stage_fields(MbStage s);
+// Flops per point (node or cell) of a stage's formulas, counted on an operation-counting number (models.cpp).
+double mb_flops_per_point(MbStage s);
+// The work of one call of stage s on the given blocks: each field read and written once per node
+// (res fields the scatter adds to count as read and written), flops per point from the formulas.
+// ifsum and bc count the bytes of their boundary bands, both ways.
+WorkModel mb_work_model(MbStage s, const MbMesh& m, const std::vector<int>& blocks, int elem_bytes);
+
+// Blocks of one kind, in order.
+std::vector<int> mb_blocks_of(const std::vector<int>& blocks, MbStage s);
+
+}  // namespace nsb

@@ -1,0 +1,252 @@
+// The multiblock solver (Kemal, Davis & Owens 2015; harness/solvers/multiblock/): its mesh and rank
+// assignment, free-stream preservation and conservation across block interfaces on the CPU, the whole
+// loop serial vs OpenMP, and (with a GPU) the loop's residual history GPU vs CPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include "device.hpp"
+#include "multiblock/boundary.hpp"
+#include "multiblock/mb_solver.hpp"
+#include "multiblock/stage_call.hpp"
+#include "recipe.hpp"
+#include "registry.hpp"
+
+namespace nsb {
+namespace {
+
+constexpr int kN = 17;
+
+std::unique_ptr<Problem> cylinder(int n) {
+  CaseOptions o;
+  o.name = "conjugate_cylinder";
+  o.nx = o.ny = n, o.nz = kMbBlocks;
+  return SolverRegistry::instance().of_case("conjugate_cylinder").make_problem(o);
+}
+
+// Host arrays of every field over a mesh, geometry filled in.
+struct HostFields {
+  std::vector<std::vector<double>> store;
+  MbArrays<double> a{};
+  explicit HostFields(const MbMesh& m) : store(kMbFieldCount, std::vector<double>(m.grid.padded_points(), 0.0)) {
+    for (int f = 0; f < kMbFieldCount; ++f) a.f[f] = store[std::size_t(f)].data();
+    const std::vector<double>* geometry[] = {&m.x, &m.y, &m.xi_x, &m.xi_y, &m.eta_x, &m.eta_y, &m.hlen, &m.vol};
+    for (int f = kX; f <= kVol; ++f) store[std::size_t(f)] = *geometry[f - kX];
+  }
+};
+
+void run_cpu(MbStage s, const MbMesh& m, HostFields& h, MbHostSide<double>* side = nullptr) {
+  MbCall<double> c;
+  c.grid = m.grid;
+  c.a = h.a;
+  std::vector<int> all(kMbBlocks);
+  for (int b = 0; b < kMbBlocks; ++b) all[std::size_t(b)] = b;
+  for (int b : mb_blocks_of(all, s)) c.blocks[c.nblocks++] = b;
+  c.host = side;
+  const Variant& v = Registry::instance().get(std::string("multiblock/") + kMbStageNames[int(s)], "cpu_serial");
+  v.fn<MbCall<double>>()(c);
+}
+
+TEST(Multiblock, RankAssignmentIsThePapers) {
+  // notes Sec. 1.3: floor(13 / P) consecutive blocks per rank, the remainder to the last.
+  EXPECT_EQ(mb_rank_blocks(4), (std::vector<std::vector<int>>{{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11, 12}}));
+  EXPECT_EQ(mb_rank_blocks(8).back(), (std::vector<int>{7, 8, 9, 10, 11, 12}));  // 1 fluid + 5 solid
+  for (int p = 1; p <= 8; ++p) {
+    const auto r = mb_rank_blocks(p);
+    ASSERT_EQ(int(r.size()), p);
+    for (int k = 0; k + 1 < p; ++k) EXPECT_EQ(int(r[std::size_t(k)].size()), kMbBlocks / p);
+  }
+  EXPECT_THROW(mb_rank_blocks(14), std::invalid_argument);
+}
+
+TEST(Multiblock, MeshIsPointMatchedAndCoversTheDisc) {
+  const MbMesh m = make_mb_mesh(kN);
+  // Every block face is linked both ways or is a physical boundary of the right blocks.
+  for (int b = 0; b < kMbBlocks; ++b)
+    for (int f = 0; f < 4; ++f) {
+      const MbFaceLink& l = m.links[b][f];
+      if (l.kind != MbBoundary::block) continue;
+      const MbFaceLink& back = m.links[l.block][l.face];
+      EXPECT_EQ(back.block, b);
+      EXPECT_EQ(back.face, f);
+      EXPECT_EQ(back.reversed, l.reversed);
+    }
+  EXPECT_EQ(m.wall.size(), 4u * kN);
+  EXPECT_EQ(m.far_field.size(), 4u * kN);
+  // Shared nodes: the copies coincide (point-matched), corners of the butterfly are held by 3 blocks.
+  std::size_t three = 0, four = 0;
+  for (const auto& grp : m.shared) {
+    for (std::uint32_t c : grp) {
+      EXPECT_EQ(m.x[c], m.x[grp[0]]);
+      EXPECT_EQ(m.y[c], m.y[grp[0]]);
+    }
+    three += grp.size() == 3, four += grp.size() == 4;
+  }
+  EXPECT_EQ(three, 4u);  // the square's corners (the square and two solid sectors)
+  EXPECT_EQ(four, 4u);   // where two sectors of the inner ring meet two of the outer ring
+  // The unique nodes' volumes add up to the cells' area: the polygon inscribed in the far-field circle.
+  double total = 0;
+  std::vector<bool> counted(m.grid.padded_points(), false);
+  for (const auto& grp : m.shared)
+    for (std::size_t c = 1; c < grp.size(); ++c) counted[grp[c]] = true;  // only the owner counts
+  for (int b = 0; b < kMbBlocks; ++b)
+    for (int j = 1; j <= kN; ++j)
+      for (int i = 1; i <= kN; ++i) {
+        const std::size_t n = mb_idx(m.grid, b, i, j);
+        if (!counted[n]) total += m.vol[n];
+      }
+  double polygon = 0;  // shoelace over the far-field nodes, counter-clockwise (i increases with the angle)
+  for (int s = 4; s < 8; ++s)
+    for (int i = 1; i < kN; ++i) {
+      const std::size_t p = mb_idx(m.grid, s, i, kN), q = p + 1;
+      polygon += 0.5 * (m.x[p] * m.y[q] - m.x[q] * m.y[p]);
+    }
+  EXPECT_NEAR(polygon / (std::numbers::pi * m.r_far * m.r_far), 1.0, 0.05);  // nearly the circle
+  EXPECT_NEAR(total / polygon, 1.0, 1e-12);
+}
+
+// A uniform flow on the curvilinear multi-block grid stays uniform: every mean-flow change is rounding.
+TEST(Multiblock, FreeStreamIsPreserved) {
+  const MbMesh m = make_mb_mesh(kN);
+  HostFields h(m);
+  for (int v = kRho; v <= kRw; ++v) std::fill(h.store[std::size_t(v)].begin(), h.store[std::size_t(v)].end(), mb_free_stream(v));
+  MbHostSide<double> side;
+  side.mesh = &m;
+  for (MbStage s : {MbStage::lamvis, MbStage::deltatp, MbStage::stressp, MbStage::stresstrb, MbStage::flux, MbStage::fluxtrb,
+                    MbStage::ifsum, MbStage::smthp, MbStage::smthtrb})
+    run_cpu(s, m, h, &side);
+  double worst = 0, dt_min = 1e300;
+  for (int b = 0; b < kMbFluidBlocks; ++b)
+    for (int j = 1; j <= kN; ++j)
+      for (int i = 1; i <= kN; ++i) {
+        const std::size_t n = mb_idx(m.grid, b, i, j);
+        dt_min = std::min(dt_min, h.a.f[kDt][n]);
+        for (int v = 0; v < 4; ++v) worst = std::max(worst, std::abs(h.a.f[kRes0 + v][n] / h.a.f[kVol][n]) / std::abs(mb_free_stream(kRho + v) + 1));
+      }
+  EXPECT_GT(dt_min, 0);
+  EXPECT_LT(worst, 1e-13) << "a uniform flow changed";
+}
+
+// flux + fluxtrb scatter each cell's change to its corners and ifsum adds the copies of interface nodes:
+// summed over the physical nodes (each once), the changes equal the cells' total (nothing lost or counted
+// twice across block interfaces), and with one time step everywhere the interior faces cancel.
+TEST(Multiblock, InterfacesConserve) {
+  const MbMesh m = make_mb_mesh(kN);
+  HostFields h(m);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0.9, 1.1);
+  for (std::size_t n = 0; n < m.grid.padded_points(); ++n) {
+    h.a.f[kRho][n] = u(rng), h.a.f[kRu][n] = 0.2 * u(rng), h.a.f[kRv][n] = 0.05 * (u(rng) - 1);
+    h.a.f[kE][n] = 1.8 * u(rng), h.a.f[kRk][n] = 1e-3 * u(rng), h.a.f[kRw][n] = u(rng);
+    for (int f : {kTxx, kTxy, kTyy, kQx, kQy, kQkx, kQky, kQwx, kQwy, kSk, kSw}) h.a.f[f][n] = 1e-3 * (u(rng) - 1);
+    h.a.f[kDt][n] = 1e-3;
+  }
+  MbHostSide<double> side;
+  side.mesh = &m;
+  run_cpu(MbStage::bc, m, h, &side);  // shared copies equal, as in a run
+  for (MbStage s : {MbStage::flux, MbStage::fluxtrb, MbStage::ifsum}) run_cpu(s, m, h, &side);
+  double cells[6] = {}, nodes[6] = {}, magnitude[6] = {};
+  for (int b = 0; b < kMbFluidBlocks; ++b)
+    for (int j = 1; j < kN; ++j)
+      for (int i = 1; i < kN; ++i) {
+        double out4[4][4], out2[4][2];
+        const std::size_t c00 = mb_idx(m.grid, b, i, j);
+        ni_cell<MbMeanFlow>(h.a, c00, m.grid.sy(), out4);
+        ni_cell<MbTurbulence>(h.a, c00, m.grid.sy(), out2);
+        for (int k = 0; k < 4; ++k) {
+          for (int v = 0; v < 4; ++v) cells[v] += out4[k][v], magnitude[v] += std::abs(out4[k][v]);
+          for (int v = 0; v < 2; ++v) cells[4 + v] += out2[k][v], magnitude[4 + v] += std::abs(out2[k][v]);
+        }
+      }
+  std::vector<bool> copy(m.grid.padded_points(), false);
+  for (const auto& grp : m.shared)
+    for (std::size_t c = 1; c < grp.size(); ++c) copy[grp[c]] = true;
+  for (int b = 0; b < kMbFluidBlocks; ++b)
+    for (int j = 1; j <= kN; ++j)
+      for (int i = 1; i <= kN; ++i) {
+        const std::size_t n = mb_idx(m.grid, b, i, j);
+        if (!copy[n])
+          for (int v = 0; v < 6; ++v) nodes[v] += h.a.f[kRes0 + v][n];
+      }
+  // Rounding of sums of ~8000 terms: 1e-13 of their magnitudes (a lost or doubled interface node's share is
+  // ~1e-3 of it).
+  for (int v = 0; v < 6; ++v) EXPECT_NEAR(nodes[v], cells[v], 1e-13 * magnitude[v]) << "unknown " << v;
+  // With one dt everywhere the cells' total of rho is -dt times the mass flux through the physical
+  // boundaries only (each cell's contour, signed by its area, runs counter-clockwise, so interior and
+  // interface edges cancel): the far field counter-clockwise (i increasing) and the wall clockwise.
+  auto edge = [&](std::size_t p, std::size_t q) {  // trapezoidal (F dy - G dx) of the mass flux along p -> q
+    return 0.5 * ((h.a.f[kRu][p] + h.a.f[kRu][q]) * (m.y[q] - m.y[p]) - (h.a.f[kRv][p] + h.a.f[kRv][q]) * (m.x[q] - m.x[p]));
+  };
+  double boundary = 0, scale = 0;
+  for (int s = 0; s < 4; ++s)
+    for (int i = 1; i < kN; ++i) {
+      const std::size_t w = mb_idx(m.grid, s, i, 1), f = mb_idx(m.grid, 4 + s, i, kN);
+      boundary += edge(f, f + 1) + edge(w + 1, w);
+      scale += std::abs(edge(f, f + 1)) + std::abs(edge(w + 1, w));
+    }
+  EXPECT_NEAR(cells[0], -1e-3 * boundary, 1e-12 * 1e-3 * scale);
+}
+
+template <class T>
+std::vector<double> residuals(const Problem& p, const std::string& recipe, int steps) {
+  const std::unique_ptr<Solver<T>> s = p.make_solver(Precision<T>{}, resolve(find_recipe("multiblock", recipe), {}), SolverOptions{}, nullptr);
+  s->load(p.initial_state(Precision<T>{}));
+  for (int i = 0; i < steps; ++i) s->step();
+  return s->final_checks()["residual_history"].template get<std::vector<double>>();
+}
+
+TEST(Multiblock, LoopRunsAndSerialEqualsOpenMp) {
+  const auto p = cylinder(kN);
+  const std::vector<double> serial = residuals<double>(*p, "cpu-serial", 20);
+  const std::vector<double> omp = residuals<double>(*p, "cpu-omp", 20);
+  ASSERT_EQ(serial.size(), 20u);
+  EXPECT_EQ(serial, omp);
+  for (double r : serial) EXPECT_TRUE(std::isfinite(r));
+  EXPECT_GT(serial.front(), 0);  // the wall and the heated solid start the flow changing
+}
+
+// The byte models the report divides by: every field read once and written once per node of the stage's blocks.
+TEST(Multiblock, ByteModels) {
+  const MbMesh m = make_mb_mesh(kN);
+  std::vector<int> all(kMbBlocks);
+  for (int b = 0; b < kMbBlocks; ++b) all[std::size_t(b)] = b;
+  const double node = double(kN) * kN;
+  EXPECT_EQ(mb_work_model(MbStage::lamvis, m, all, 8).bytes, 9 * 8 * node * kMbFluidBlocks);    // 7 in, 2 out
+  EXPECT_EQ(mb_work_model(MbStage::conjugatep, m, all, 8).bytes, 6 * 8 * node * 5);            // 5 in, 1 out
+  EXPECT_EQ(mb_work_model(MbStage::flux, m, all, 8).bytes, 20 * 8 * node * kMbFluidBlocks);     // 16 in, 4 out
+  EXPECT_EQ(mb_work_model(MbStage::update, m, all, 4).bytes, (19 * kMbFluidBlocks + 3 * 5) * 4 * node);
+  EXPECT_EQ(mb_work_model(MbStage::flux, m, all, 8).points, double(kN - 1) * (kN - 1) * kMbFluidBlocks);  // cells
+  EXPECT_GT(mb_flops_per_point(MbStage::flux), mb_flops_per_point(MbStage::fluxtrb));
+}
+
+TEST(Multiblock, GridMustBeThirteenSquareBlocks) {
+  CaseOptions o;
+  o.name = "conjugate_cylinder";
+  o.nx = 17, o.ny = 17, o.nz = 12;
+  EXPECT_THROW(SolverRegistry::instance().of_case("conjugate_cylinder").make_problem(o), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------- GPU
+
+#define NSB_NEEDS_GPU() \
+  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
+
+// The whole loop's residual history on the GPU against the CPU, for every GPU recipe.
+TEST(MultiblockGpu, ResidualHistoryMatchesTheCpu) {
+  NSB_NEEDS_GPU();
+  const auto p = cylinder(33);
+  const std::vector<double> cpu = residuals<double>(*p, "cpu-serial", 20);
+  for (const char* recipe : {"kemal", "kemal-host-search", "kemal-naive", "modern"}) {
+    const std::vector<double> gpu = residuals<double>(*p, recipe, 20);
+    ASSERT_EQ(gpu.size(), cpu.size());
+    double worst = 0;
+    for (std::size_t k = 0; k < cpu.size(); ++k) worst = std::max(worst, std::abs(gpu[k] - cpu[k]) / std::abs(cpu[k]));
+    std::printf("residual history %s vs cpu-serial, 20 iterations: max relative difference %.2e\n", recipe, worst);
+    EXPECT_LT(worst, 1e-9) << recipe;
+  }
+}
+
+}  // namespace
+}  // namespace nsb

@@ -1,0 +1,10 @@
+// multiblock/fluxtrb/atomic_cas: the four-corner scatter of fluxtrb (scatter.cuh says how each scatter works).
+#include "multiblock/scatter.cuh"
+
+namespace nsb {
+namespace {
+
+const Registrar reg{mb_scatter_variant<MbTurbulence, MbScatter::atomic_cas>("multiblock/fluxtrb", "study axis (Fig. 6): the paper's atomics as Fermi ran them, an atomicCAS loop per double add")};
+
+}  // namespace
+}  // namespace nsb

@@ -1,0 +1,10 @@
+// multiblock/fluxtrb/gather: the four-corner scatter of fluxtrb (scatter.cuh says how each scatter works).
+#include "multiblock/scatter.cuh"
+
+namespace nsb {
+namespace {
+
+const Registrar reg{mb_scatter_variant<MbTurbulence, MbScatter::gather>("multiblock/fluxtrb", "not in the paper: node-centric gather, each node recomputes its four cells; no atomics, no buffers")};
+
+}  // namespace
+}  // namespace nsb

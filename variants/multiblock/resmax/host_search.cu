@@ -1,0 +1,10 @@
+// multiblock/resmax/host_search: reduce.cuh says how.
+#include "multiblock/reduce.cuh"
+
+namespace nsb {
+namespace {
+
+const Registrar reg{mb_reduce_variant<MbResMax, false>("multiblock/resmax", "the paper's baseline (Fig. 4): the arrays copied to the host and searched there")};
+
+}  // namespace
+}  // namespace nsb
