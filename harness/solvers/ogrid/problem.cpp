@@ -70,16 +70,18 @@ class GridProblem final : public ProblemImpl<GridProblem> {
                                              case_.phi[n], case_.psi_c[n], 1.0, xn, yn));
       }
     double min_jacobian = 1e300;
+    std::string folded;
     try {
       const Metrics m = grid_metrics(g, x, y, case_.geo.ends);
-      for (int j = 0; j <= g.ny + 1; ++j)
+      for (int j = 1; j <= g.ny; ++j)
         for (int i = 1; i <= g.nx; ++i) min_jacobian = std::min(min_jacobian, 1 / m.ij[sv_node(g, i, j)]);
-    } catch (const std::runtime_error&) {
+    } catch (const std::runtime_error& e) {
       min_jacobian = -1;  // folded
+      folded = e.what();
     }
     return {{"kind", "elliptic_residual"},
             {"detail", "largest |r* - r| of one more Jacobi sweep in double (w = 1); min_jacobian > 0: no folded cell"},
-            {"max_error", change}, {"rms_error", change}, {"min_jacobian", min_jacobian}, {"steps", s.step}};
+            {"max_error", change}, {"rms_error", change}, {"min_jacobian", min_jacobian}, {"folded", folded}, {"steps", s.step}};
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions&) const {

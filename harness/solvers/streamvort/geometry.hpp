@@ -66,7 +66,8 @@ void grid_controls(const Geometry& geo, std::vector<double>& phi, std::vector<do
 
 // Metric coefficients (formulas.hpp): ca, cb, cg, P, Q, ij at every node of columns 1..nx, rows
 // 0..ny + 1 (eta one-sided at the two boundary rows, where P, Q are 0: no equation is solved there),
-// ghost columns copied as the grid's ends say.
+// ghost columns copied as the grid's ends say. Throws std::runtime_error naming the node where a row of
+// unknowns has a cell of zero or negative area (a folded grid).
 struct Metrics {
   std::vector<double> ca, cb, cg, p, q, ij;
 };
