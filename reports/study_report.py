@@ -618,6 +618,8 @@ def regression(s, study, results, paper, out, all_results):
 BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_compare": recipe_compare,
             "speedup": speedup, "scaling": scaling, "block_shapes": block_shapes, "registers": registers,
             "bandwidth": bandwidth, "roofline": roofline, "regression": regression, "wave_speedup": wave_speedup}
+import gohari_report  # noqa: E402  (Gohari et al. 2012: Tables 3-5)
+BUILDERS.update(gohari_report.BUILDERS)
 
 
 # ---------------------------------------------------------------- the report

@@ -48,6 +48,7 @@ OPTIONS = {
 }
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
            "bandwidth", "roofline", "regression", "wave_speedup"}
+REPORTS |= {"gohari_grid", "gohari_flow"}  # reports/gohari_report.py
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
 
 

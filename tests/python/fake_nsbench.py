@@ -28,6 +28,16 @@ CASES = ["cavity", "channel", "taylor_green"]
 # step times and checks alone).
 WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["standing_wave"],
         "recipes": ["cpu-serial", "cpu-omp", "thibault-shared", "global", "best"]}
+# Gohari et al. (2012): two more solvers, listed only (studies/gohari2012 validates against them).
+GOHARI = [{"name": "streamvort", "description": "fake", "stages": ["vorticity", "stream", "boundary"],
+           "cases": ["naca0012", "flat_plate"], "recipes": ["cpu-serial", "cpu-omp", "regular", "present"]},
+          {"name": "ogrid", "description": "fake", "stages": ["sweep"], "cases": ["naca0012_grid", "flat_plate_grid"],
+           "recipes": ["cpu-serial", "cpu-omp", "regular", "present"]}]
+GOHARI_VARIANTS = ([("streamvort", "stream", n) for n in ("global_2d", "global_1d", "shared_tile_2d", "shared_1d",
+                                                          "shared_1d_block_atomic", "shared_1d_buffer")]
+                   + [("streamvort", "vorticity", n) for n in ("global_2d", "global_1d", "shared_1d", "shared_tile_2d")]
+                   + [("streamvort", "boundary", "global_1d"), ("ogrid", "sweep", "global_2d"), ("ogrid", "sweep", "shared_1d")])
+GOHARI_TUNINGS = ["bx16_by16", "bx16_by8", "bx8_by8", "bx32_by4", "bx32_by8", "b256", "b128", "b512"]
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 
 
@@ -152,23 +162,32 @@ def listing():
     halo = [{"name": h, "backend": "cuda", "driver": "mpi" if h.startswith("mpi") else "threads", "tags": {},
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
-        return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"])),
-                "cases": CASES + WAVE["cases"], "with_cuda": True, "with_mpi": True,
-                "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]}
+        return {"schema": "nsbench.list/1",
+                "recipes": sorted(set(RECIPES + WAVE["recipes"] + [r for g in GOHARI for r in g["recipes"]])),
+                "cases": CASES + WAVE["cases"] + [c for g in GOHARI for c in g["cases"]], "with_cuda": True,
+                "with_mpi": True, "halo": halo,
+                "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
+                + [{"solver": so, "stage": s, "name": n, "tunings": GOHARI_TUNINGS} for so, s, n in GOHARI_VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
-                         "recipes": RECIPES}, WAVE],
+                         "recipes": RECIPES}, WAVE] + GOHARI,
             "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
                                             else {"": FLOPS_PER_POINT[s]}),
-                        "tuning_axes": [], "tag_vocabulary": {}} for s in STAGE_ORDER],
+                        "tuning_axes": [], "tag_vocabulary": {}} for s in STAGE_ORDER]
+            + [{"id": f"{g['name']}/{s}", "solver": g["name"], "name": s, "reads": [], "writes": [], "workloads": [""],
+                "flops_per_point": {"": 10}, "tuning_axes": [], "tag_vocabulary": {}} for g in GOHARI for s in g["stages"]],
             "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
-                          "tunings": TUNINGS, "status": ""} for s, n in VARIANTS],
+                          "tunings": TUNINGS, "status": ""} for s, n in VARIANTS]
+            + [{"id": f"{so}/{s}/{n}", "solver": so, "stage": s, "name": n, "backend": "cuda", "tags": {},
+                "tunings": GOHARI_TUNINGS, "status": ""} for so, s, n in GOHARI_VARIANTS],
             "halo": halo,
             "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES]
-            + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]],
-            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"}]}
+            + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]]
+            + [{"name": r, "solver": g["name"], "description": ""} for g in GOHARI for r in g["recipes"]],
+            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"}]
+            + [{"name": c, "solver": g["name"]} for g in GOHARI for c in g["cases"]]}
 
 
 def main():
