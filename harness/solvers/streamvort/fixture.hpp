@@ -42,6 +42,7 @@ class StreamvortFixture final : public StageFixture<T> {
     }
     if (s.verify || !gpu(s)) fields_.fill_random_host(s.seed);
     else fields_.fill_random_device(1000, stream_);
+    if (stream_) device::stream_sync(stream_);  // the random fill first, then the geometry over it
     set_geometry(s.seed);
     exec_ = Exec{s.backend, 0, stream_, scratch_, gpu(s) ? kReduceScratchBytes : 0};
   }

@@ -209,7 +209,7 @@ struct TileStencil {
 template <class Op, class Reduce>
 __global__ void global_2d_kernel(Op op, ReduceTarget<typename Op::value_type> r) {
   using T = typename Op::value_type;
-  extern __shared__ unsigned char smem[];
+  extern __shared__ __align__(16) unsigned char smem[];
   const int i = 1 + int(blockIdx.x * blockDim.x + threadIdx.x);
   const int j = 1 + int(blockIdx.y * blockDim.y + threadIdx.y);
   T res = T(0);
@@ -224,7 +224,7 @@ __global__ void global_2d_kernel(Op op, ReduceTarget<typename Op::value_type> r)
 template <class Op, class Reduce>
 __global__ void global_1d_kernel(Op op, ReduceTarget<typename Op::value_type> r) {
   using T = typename Op::value_type;
-  extern __shared__ unsigned char smem[];
+  extern __shared__ __align__(16) unsigned char smem[];
   const long long m = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   T res = T(0);
   if (m < (long long)op.g.nx * op.g.ny) {
@@ -239,7 +239,7 @@ template <class Op, class Reduce>
 __global__ void shared_1d_kernel(Op op, ReduceTarget<typename Op::value_type> r) {
   using T = typename Op::value_type;
   constexpr int K = Op::kStaged;
-  extern __shared__ unsigned char smem[];
+  extern __shared__ __align__(16) unsigned char smem[];
   T* rows = reinterpret_cast<T*>(smem);  // [K][3][B + 2]
   const int t = int(threadIdx.x), b = int(blockDim.x), width = b + 2;
   const long long total = (long long)op.g.nx * op.g.ny;
@@ -273,7 +273,7 @@ template <class Op, class Reduce>
 __global__ void shared_tile_2d_kernel(Op op, ReduceTarget<typename Op::value_type> r) {
   using T = typename Op::value_type;
   constexpr int K = Op::kStaged;
-  extern __shared__ unsigned char smem[];
+  extern __shared__ __align__(16) unsigned char smem[];
   T* tiles = reinterpret_cast<T*>(smem);  // [K][by + 2][bx + 2]
   const int width = int(blockDim.x) + 2, height = int(blockDim.y) + 2;
   const int i0 = int(blockIdx.x * blockDim.x), j0 = int(blockIdx.y * blockDim.y);  // the tile's south-west ring node
