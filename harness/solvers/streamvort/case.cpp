@@ -36,7 +36,8 @@ FlowCase make_flow_case(const CaseOptions& o) {
                                 "unknowns), not " + std::to_string(o.nx) + "x" + std::to_string(o.ny) + "x" +
                                 std::to_string(o.nz));
   if (o.gamma != CaseOptions{}.gamma)
-    throw std::invalid_argument("--gamma has no meaning here: convection is the hybrid of formulas.hpp (central where the cell Peclet number is at most 2, 1st-order upwind elsewhere)");
+    throw std::invalid_argument("--gamma has no meaning here: convection is the hybrid of formulas.hpp (central "
+                                "where the cell Peclet number is at most 2, 1st-order upwind elsewhere)");
   if (o.dt < 0) throw std::invalid_argument("--dt must be positive");
   return make_flow_case(name, flow_grid_spec(name, o.nx, o.ny, o.re), o.re, o.dt, o.safety);
 }
