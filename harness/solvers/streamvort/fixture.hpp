@@ -6,9 +6,12 @@
 // size (geometry.hpp), its Thomas-Middlecoff controls and its metric coefficients. The fields that
 // are state (psi: the initial stream function plus a random part; omega) and every output array are
 // random from the seed, so a stray write shows (verify compares every array, ghosts included). The
-// residual is appended to arrays() as a one-value array, so verify checks the reduction variants too.
+// residual is appended to arrays() (beside the magnitude of the field it measures), so verify checks the
+// reduction variants too.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,7 +82,10 @@ class StreamvortFixture final : public StageFixture<T> {
     sync();
     std::vector<std::pair<std::string, std::vector<T>>> out;
     for (const std::string& name : fields_.names()) out.emplace_back(name, fields_.buffer(name).download());
-    if (stage_ == "sweep" || stage_ == "stream") out.emplace_back("residual", std::vector<T>{residual()});
+    // The residual is a change of x, y or psi, so its rounding is that of the field: it goes beside the
+    // field's largest magnitude, which verify's per-array relative difference then divides by.
+    if (stage_ == "sweep" || stage_ == "stream")
+      out.emplace_back("residual", std::vector<T>{residual(), T(stage_ == "sweep" ? coordinate_scale_ : psi_scale_)});
     return out;
   }
   double scalar() const override { return double(residual()); }
@@ -122,6 +128,9 @@ class StreamvortFixture final : public StageFixture<T> {
     const std::vector<double> noise = random_values<double>(psi.size(), seed + 100);
     for (std::size_t n = 0; n < psi.size(); ++n) psi[n] += 0.01 * noise[n];
     upload("psi", psi);
+    for (double v : geo.x) coordinate_scale_ = std::max(coordinate_scale_, std::abs(v));
+    for (double v : geo.y) coordinate_scale_ = std::max(coordinate_scale_, std::abs(v));
+    for (double v : psi) psi_scale_ = std::max(psi_scale_, std::abs(v));
     nu_ = 1.0 / 5000;
     dt_ = stable_time_step(geo, m, psi, nu_, 0.8);
   }
@@ -132,6 +141,7 @@ class StreamvortFixture final : public StageFixture<T> {
   XiEnds ends_ = XiEnds::periodic;
   Exec exec_;
   double nu_ = 0, dt_ = 0;
+  double coordinate_scale_ = 0, psi_scale_ = 0;  // largest |x|, |y| and |psi| of the inputs
   void* stream_ = nullptr;
   void* scratch_ = nullptr;
   T* residual_ = nullptr;
