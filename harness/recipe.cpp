@@ -135,7 +135,9 @@ ResolvedRecipe resolve(const Recipe& base, const std::vector<std::string>& overr
   Recipe r = base;
   for (const std::string& o : overrides) {
     const auto eq = o.find('=');
-    const std::string stage = o.substr(0, eq);
+    std::string stage = o.substr(0, eq);
+    // SOLVER/STAGE as well as STAGE (study files name a non-projection solver's stage so).
+    if (stage.rfind(solver.name + "/", 0) == 0) stage = stage.substr(solver.name.size() + 1);
     if (eq == std::string::npos || std::find(solver.stages.begin(), solver.stages.end(), stage) == solver.stages.end())
       throw std::runtime_error("bad --stage '" + o + "': expected STAGE=VARIANT[:TUNING] with STAGE one of the " +
                                solver.name + " solver's stages:" + known_stages());

@@ -32,6 +32,7 @@ from report_page import Section, verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
 import validation_report  # noqa: E402
 import kemal_report  # noqa: E402
+import gohari_report  # noqa: E402
 
 
 def read_csv(study):
@@ -626,6 +627,7 @@ BUILDERS.update(validation_report.BUILDERS)  # each paper's or topic's module ad
 BUILDERS.update(ha.BUILDERS)  # Ha, Park & You (studies/ha/)
 BUILDERS.update(liu2019.BUILDERS)  # noqa: E305 (Liu, Wu, Kao & Sheu 2019: the IMLE solver's figures)
 BUILDERS.update(kemal_report.BUILDERS)
+BUILDERS.update(gohari_report.BUILDERS)
 
 
 # ---------------------------------------------------------------- the report

@@ -33,6 +33,16 @@ MULTIBLOCK = {"name": "multiblock", "description": "fake", "cases": ["conjugate_
               "stages": ["conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux", "fluxtrb", "ifsum",
                          "smthp", "smthtrb", "update", "resmax", "bc"],
               "recipes": ["cpu-serial", "cpu-omp", "kemal", "kemal-host-search", "kemal-naive", "modern"]}
+# Gohari et al. (2012): two more solvers, listed only (studies/gohari2012 validates against them).
+GOHARI = [{"name": "streamvort", "description": "fake", "stages": ["vorticity", "stream", "boundary"],
+           "cases": ["naca0012", "flat_plate"], "recipes": ["cpu-serial", "cpu-omp", "regular", "present"]},
+          {"name": "ogrid", "description": "fake", "stages": ["sweep"], "cases": ["naca0012_grid", "flat_plate_grid"],
+           "recipes": ["cpu-serial", "cpu-omp", "regular", "present"]}]
+GOHARI_VARIANTS = ([("streamvort", "stream", n) for n in ("global_2d", "global_1d", "shared_tile_2d", "shared_1d",
+                                                          "shared_1d_block_atomic", "shared_1d_buffer")]
+                   + [("streamvort", "vorticity", n) for n in ("global_2d", "global_1d", "shared_1d", "shared_tile_2d")]
+                   + [("streamvort", "boundary", "global_1d"), ("ogrid", "sweep", "global_2d"), ("ogrid", "sweep", "shared_1d")])
+GOHARI_TUNINGS = ["bx16_by16", "bx16_by8", "bx8_by8", "bx32_by4", "bx32_by8", "b256", "b128", "b512"]
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages
 # --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
@@ -186,16 +196,20 @@ def listing():
     halo = [{"name": h, "backend": "cuda", "driver": "mpi" if h.startswith("mpi") else "threads", "tags": {},
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
-        return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"])),
-                "cases": CASES + WAVE["cases"] + MULTIBLOCK["cases"], "with_cuda": True, "with_mpi": True,
-                "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
+        return {"schema": "nsbench.list/1",
+                "recipes": sorted(set(RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"]
+                                      + [r for g in GOHARI for r in g["recipes"]])),
+                "cases": CASES + WAVE["cases"] + MULTIBLOCK["cases"] + [c for g in GOHARI for c in g["cases"]],
+                "with_cuda": True, "with_mpi": True, "halo": halo,
+                "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
                 # the family named with its solver, so every study (studies/ha/ too) loads under both schemas
                 + [{"solver": FAMILY, "stage": k, "name": n, "tunings": ["b64"]}
                    for k, names in FAMILY_VARIANTS.items() for n in names]
-                + [{"solver": "multiblock", "stage": s, "name": "global_2d", "tunings": ["bx32_by4"]} for s in MULTIBLOCK["stages"]]}
+                + [{"solver": "multiblock", "stage": s, "name": "global_2d", "tunings": ["bx32_by4"]} for s in MULTIBLOCK["stages"]]
+                + [{"solver": so, "stage": s, "name": n, "tunings": GOHARI_TUNINGS} for so, s, n in GOHARI_VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
-                         "recipes": RECIPES}, WAVE, MULTIBLOCK],
+                         "recipes": RECIPES}, WAVE, MULTIBLOCK] + GOHARI,
             "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
@@ -203,19 +217,25 @@ def listing():
                         "tuning_axes": [], "tag_vocabulary": {}} for s in STAGE_ORDER]
             + [{"id": f"{FAMILY}/{k}", "solver": FAMILY, "name": k, "reads": [], "writes": [],
                 "workloads": ["p2", "p4"] if k in ("pdd", "ppt") else [""], "flops_per_point": {}, "tuning_axes": ["b"],
-                "tag_vocabulary": {}} for k in FAMILY_VARIANTS],
+                "tag_vocabulary": {}} for k in FAMILY_VARIANTS]
+            + [{"id": f"{g['name']}/{s}", "solver": g["name"], "name": s, "reads": [], "writes": [], "workloads": [""],
+                "flops_per_point": {"": 10}, "tuning_axes": [], "tag_vocabulary": {}} for g in GOHARI for s in g["stages"]],
             "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
                           "tunings": TUNINGS, "status": ""} for s, n in VARIANTS]
             + [{"id": f"{FAMILY}/{k}/{n}", "solver": FAMILY, "stage": k, "name": n, "backend": "cuda", "tags": {},
                 "tunings": ["b64"], "status": ""} for k, names in FAMILY_VARIANTS.items() for n in names]
             + [{"id": f"multiblock/{s}/global_2d", "solver": "multiblock", "stage": s, "name": "global_2d", "backend": "cuda",
-                "tags": {}, "tunings": ["bx32_by4"], "status": ""} for s in MULTIBLOCK["stages"]],
+                "tags": {}, "tunings": ["bx32_by4"], "status": ""} for s in MULTIBLOCK["stages"]]
+            + [{"id": f"{so}/{s}/{n}", "solver": so, "stage": s, "name": n, "backend": "cuda", "tags": {},
+                "tunings": GOHARI_TUNINGS, "status": ""} for so, s, n in GOHARI_VARIANTS],
             "halo": halo,
             "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES]
             + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]]
-            + [{"name": r, "solver": "multiblock", "description": ""} for r in MULTIBLOCK["recipes"]],
+            + [{"name": r, "solver": "multiblock", "description": ""} for r in MULTIBLOCK["recipes"]]
+            + [{"name": r, "solver": g["name"], "description": ""} for g in GOHARI for r in g["recipes"]],
             "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"},
-                                                                       {"name": "conjugate_cylinder", "solver": "multiblock"}]}
+                                                                       {"name": "conjugate_cylinder", "solver": "multiblock"}]
+            + [{"name": c, "solver": g["name"]} for g in GOHARI for c in g["cases"]]}
 
 
 def main():

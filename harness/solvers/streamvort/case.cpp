@@ -1,0 +1,91 @@
+#include "streamvort/case.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace nsb {
+
+GridSpec flow_grid_spec(const std::string& case_name, int nx, int ny, double re) {
+  GridSpec spec;
+  spec.body = case_name == "flat_plate" ? Body::plate : Body::airfoil;
+  spec.nx = nx, spec.ny = ny;
+  spec.wall_spacing = 0.25 / std::sqrt(re);
+  return spec;
+}
+
+FlowCase make_flow_case(const std::string& name, const GridSpec& spec, double re, double dt, double safety) {
+  if (!(re > 0)) throw std::invalid_argument("--re must be positive");
+  if (!(safety > 0 && safety <= 1)) throw std::invalid_argument("--safety must be in (0, 1]");
+  FlowCase c;
+  c.name = name;
+  c.geo = algebraic_grid(spec);
+  c.metrics = grid_metrics(c.geo.grid, c.geo.x, c.geo.y, c.geo.ends);
+  c.psi0 = initial_stream_function(c.geo);
+  c.re = re, c.nu = 1 / re;
+  c.psi_ends = spec.body == Body::plate ? XiEnds::outflow : XiEnds::periodic;
+  c.dt = dt > 0 ? dt : stable_time_step(c.geo, c.metrics, c.psi0, c.nu, safety);
+  return c;
+}
+
+FlowCase make_flow_case(const CaseOptions& o) {
+  const std::string name = o.name.empty() ? "naca0012" : o.name;
+  if (name != "naca0012" && name != "flat_plate")
+    throw std::invalid_argument("unknown case '" + name + "' for the streamvort solver; known cases: naca0012, flat_plate");
+  if (o.nz != 1)
+    throw std::invalid_argument("the stream-function/vorticity solver is 2D: give --grid NXxNYx1 (xi nodes x eta "
+                                "unknowns), not " + std::to_string(o.nx) + "x" + std::to_string(o.ny) + "x" +
+                                std::to_string(o.nz));
+  if (o.gamma != CaseOptions{}.gamma)
+    throw std::invalid_argument("--gamma has no meaning here: convection is the hybrid of formulas.hpp (central "
+                                "where the cell Peclet number is at most 2, 1st-order upwind elsewhere)");
+  if (o.dt < 0) throw std::invalid_argument("--dt must be positive");
+  return make_flow_case(name, flow_grid_spec(name, o.nx, o.ny, o.re), o.re, o.dt, o.safety);
+}
+
+void check_flow_options(const SolverOptions& o) {
+  const SolverOptions defaults;
+  if (o.scheme != defaults.scheme) throw std::runtime_error("--scheme: vorticity transport is forward Euler (paper Sec. 2.2)");
+  if (o.poisson_method != "jacobi")
+    throw std::runtime_error("--poisson " + o.poisson_method + ": the stream function is solved by the stage "
+                             "streamvort/stream (over-relaxed Jacobi); other methods are not wired yet");
+  if (o.jacobi_tol != defaults.jacobi_tol)
+    throw std::runtime_error("--jacobi-tol: the stream function takes a fixed number of sweeps a step "
+                             "(--jacobi-iterations), equal on every backend as in the paper");
+  if (o.jacobi_iterations < 1) throw std::runtime_error("--jacobi-iterations must be at least 1");
+}
+
+template <class T>
+HostState<T> flow_initial_state(const FlowCase& c) {
+  const std::size_t n = c.geo.grid.padded_points();
+  return HostState<T>{c.geo.grid, {{"psi", std::vector<T>(c.psi0.begin(), c.psi0.end())}, {"omega", std::vector<T>(n, T(0))}}};
+}
+
+template <class T>
+nlohmann::json flow_validation(const FlowCase& c, const HostState<T>& s) {
+  const std::vector<double> psi(s.field("psi").begin(), s.field("psi").end());
+  const std::vector<double> omega(s.field("omega").begin(), s.field("omega").end());
+  nlohmann::json out;
+  if (c.geo.spec.body == Body::plate) {
+    out = blasius_check(c.geo, psi, omega, c.re);
+  } else {
+    const Forces f = wall_forces(c.geo, c.metrics, omega, c.nu);
+    out = {{"kind", "symmetry"},
+           {"detail", "NACA " + c.geo.spec.naca + " at angle of attack 0: C_L = 0 by symmetry (max_error = |C_L|)"},
+           {"max_error", std::abs(f.cl)},
+           {"rms_error", std::abs(f.cl)},
+           {"cl", f.cl},
+           {"cd", f.cd},
+           {"cd_pressure", f.cd_pressure},
+           {"cd_friction", f.cd_friction}};
+  }
+  out["time"] = s.time;
+  out["steps"] = s.step;
+  return out;
+}
+
+template HostState<float> flow_initial_state<float>(const FlowCase&);
+template HostState<double> flow_initial_state<double>(const FlowCase&);
+template nlohmann::json flow_validation<float>(const FlowCase&, const HostState<float>&);
+template nlohmann::json flow_validation<double>(const FlowCase&, const HostState<double>&);
+
+}  // namespace nsb

@@ -1,0 +1,152 @@
+// The numerics of Gohari, Esfahanian & Moqtaderi (2012), written once: the per-node operations that the
+// CPU reference and every GPU variant of the grid generator (ogrid/sweep) and of the stream-function /
+// vorticity solver (streamvort/vorticity, streamvort/stream, streamvort/boundary) call. Variants differ
+// only in where the 3 x 3 neighbourhood of a field comes from (global memory, a shared-memory row
+// segment, a shared tile): a "stencil" hands an op an accessor f(di, dj) of each of its 9-point fields.
+// Notation of docs/solvers/streamvort.md and ../shared/papers/notes/seed_004.md Sec. 1.
+//
+// Layout. A body-fitted 2D grid is an nsbench Grid{nx, ny, 1}: i = xi (x, fastest), j = eta (y), one
+// z level (k = 1); node (i, j) is g.idx(i, j, 1), rows of NX = nx + 2 values, contiguous. The planes
+// k = 0 and 2 are never read or written (memory, not traffic; the Grid has no ghost-width field).
+//   i = 1..nx   the xi nodes; columns 0 and nx + 1 are ghosts: copies of nx and 1 on a periodic O-grid,
+//               the inflow and outflow columns of the flat plate.
+//   j = 0       the body (airfoil surface, or the plate and the symmetry line ahead of it);
+//   j = 1..ny   the unknowns; j = ny + 1 the far field.
+// Computational spacing d(xi) = d(eta) = 1 (the paper's Eq. 3 and 7 as written for index space).
+#pragma once
+
+#include <cstddef>
+
+#include "grid.hpp"
+
+namespace nsb {
+
+NSB_HD inline std::size_t sv_node(const Grid& g, int i, int j) { return g.idx(i, j, 1); }
+
+// What the xi-ends of a field are, for the op that writes it (every op writes the ghost columns of
+// the rows it updates itself, "write-through", so no kernel of its own refreshes them).
+enum class XiEnds : int {
+  periodic = 0,  // O-grid: column 0 holds node nx, column nx + 1 node 1
+  fixed = 1,     // Dirichlet columns (the plate's grid lines, its inflow stream function)
+  outflow = 2,   // column nx + 1 copies column nx (zero xi-gradient); column 0 fixed (inflow)
+};
+
+template <class T>
+NSB_HD inline T sv_abs(T v) {
+  return v < T(0) ? -v : v;
+}
+template <class T>
+NSB_HD inline T sv_max(T a, T b) {
+  return a < b ? b : a;
+}
+
+// Stores v at node (i, j) (padded index n) and at the ghost column that copies it.
+template <class T>
+NSB_HD inline void store_node(T* f, const Grid& g, int i, std::size_t n, T v, XiEnds ends) {
+  f[n] = v;
+  if (ends == XiEnds::periodic) {
+    if (i == 1) f[n + std::size_t(g.nx)] = v;
+    if (i == g.nx) f[n - std::size_t(g.nx)] = v;
+  } else if (ends == XiEnds::outflow && i == g.nx) {
+    f[n + 1] = v;
+  }
+}
+
+// Central differences of a 9-point field in index space.
+template <class T, class F>
+NSB_HD inline T d_xi(const F& f) { return T(0.5) * (f(1, 0) - f(-1, 0)); }
+template <class T, class F>
+NSB_HD inline T d_eta(const F& f) { return T(0.5) * (f(0, 1) - f(0, -1)); }
+template <class T, class F>
+NSB_HD inline T d_xi_eta(const F& f) { return T(0.25) * ((f(1, 1) - f(1, -1)) - (f(-1, 1) - f(-1, -1))); }
+
+// ---- Grid generation (paper Sec. 2.1, Eq. 1-3) -------------------------------------------------
+// The elliptic system grad^2 xi = P, grad^2 eta = Q in its transformed form (Eq. 3, the paper's typo
+// x_xi-eta corrected),
+//   alpha x_xixi - 2 beta x_xieta + gamma x_etaeta = -J^2 (P x_xi + Q x_eta)   (and y alike),
+//   alpha = x_eta^2 + y_eta^2, beta = x_xi x_eta + y_xi y_eta, gamma = x_xi^2 + y_xi^2,
+// with the control functions in Thomas-Middlecoff form, J^2 P = alpha phi, J^2 Q = gamma psi_c
+// (phi from the boundary point distributions, psi_c from the algebraic grid's eta stretching,
+// geometry.cpp), so that
+//   alpha (x_xixi + phi x_xi) - 2 beta x_xieta + gamma (x_etaeta + psi_c x_eta) = 0.
+// Over-relaxed Jacobi (the paper's solver): x* solves the node's equation with its neighbours fixed,
+//   x* = [alpha (x_E + x_W + phi x_xi) - 2 beta x_xieta + gamma (x_N + x_S + psi_c x_eta)] / (2 (alpha + gamma)),
+//   x_new = x + w (x* - x).
+// Returns max(|x_new - x|, |y_new - y|) for the residual.
+template <class T, class F>
+NSB_HD inline T grid_point(const F& x, const F& y, T phi, T psi_c, T relax, T& x_new, T& y_new) {
+  const T x_xi = d_xi<T>(x), x_eta = d_eta<T>(x), y_xi = d_xi<T>(y), y_eta = d_eta<T>(y);
+  const T alpha = x_eta * x_eta + y_eta * y_eta;
+  const T beta = x_xi * x_eta + y_xi * y_eta;
+  const T gamma = x_xi * x_xi + y_xi * y_xi;
+  const T inv_diag = T(1) / (T(2) * (alpha + gamma));
+  const T x_star = (alpha * (x(1, 0) + x(-1, 0) + phi * x_xi) - T(2) * beta * d_xi_eta<T>(x) +
+                    gamma * (x(0, 1) + x(0, -1) + psi_c * x_eta)) * inv_diag;
+  const T y_star = (alpha * (y(1, 0) + y(-1, 0) + phi * y_xi) - T(2) * beta * d_xi_eta<T>(y) +
+                    gamma * (y(0, 1) + y(0, -1) + psi_c * y_eta)) * inv_diag;
+  const T dx = relax * (x_star - x(0, 0)), dy = relax * (y_star - y(0, 0));
+  x_new = x(0, 0) + dx;
+  y_new = y(0, 0) + dy;
+  return sv_max(sv_abs(dx), sv_abs(dy));
+}
+
+// ---- Flow (paper Sec. 2.2, Eq. 6-7) -------------------------------------------------------------
+// The metric coefficients of a node, formed once from the grid (geometry.cpp):
+//   ca = alpha / J^2, cb = beta / J^2, cg = gamma / J^2, P = grad^2 xi, Q = grad^2 eta, ij = 1 / J,
+// P and Q taken from the discrete grid itself (P = -(y_eta R_x - x_eta R_y) / J^3, Q = -(x_xi R_y -
+// y_xi R_x) / J^3 with R = alpha r_xixi - 2 beta r_xieta + gamma r_etaeta), so that the discrete
+// Laplacian below is exactly zero on x and y: a uniform stream is a discrete solution.
+//
+// Laplacian in curvilinear form: L f = ca f_xixi - 2 cb f_xieta + cg f_etaeta + P f_xi + Q f_eta.
+
+// Stream function, grad^2 psi = -omega, over-relaxed Jacobi:
+//   psi* = [ca (psi_E + psi_W) + cg (psi_N + psi_S) - 2 cb psi_xieta + P psi_xi + Q psi_eta + omega]
+//          / (2 (ca + cg)),   psi_new = psi + w (psi* - psi).
+// Returns |psi_new - psi|.
+template <class T, class F>
+NSB_HD inline T stream_point(const F& psi, T omega, T ca, T cb, T cg, T p, T q, T relax, T& psi_new) {
+  const T star = (ca * (psi(1, 0) + psi(-1, 0)) + cg * (psi(0, 1) + psi(0, -1)) - T(2) * cb * d_xi_eta<T>(psi) +
+                  p * d_xi<T>(psi) + q * d_eta<T>(psi) + omega) /
+                 (T(2) * (ca + cg));
+  const T d = relax * (star - psi(0, 0));
+  psi_new = psi(0, 0) + d;
+  return sv_abs(d);
+}
+
+// Convection c f_axis along xi (axis 0) or eta (axis 1), c the contravariant velocity, d = nu ca (xi)
+// or nu cg (eta) the diffusion coefficient of that axis. The paper offers 1st- or 2nd-order upwinding;
+// its 2nd-order option reaches i +- 2 and would widen the 3 x 3 stencil (its "at least eight
+// neighbouring data"), and 1st-order upwinding alone adds |c| / 2 of numerical diffusion, which in a
+// boundary layer's wall-normal direction is comparable to nu (measured: C_f of the flat plate 20-30%
+// off Blasius). So, a documented choice: 1st-order upwind where the cell Peclet number |c| / d exceeds
+// 2, central (2nd order) where it does not (Spalding's hybrid), within the same 3 x 3 stencil.
+template <class T, class F>
+NSB_HD inline T convection(const F& f, T c, T d, int axis) {
+  const int di = axis == 0 ? 1 : 0, dj = axis == 0 ? 0 : 1;
+  if (sv_abs(c) <= T(2) * d) return c * T(0.5) * (f(di, dj) - f(-di, -dj));
+  return c * (c > T(0) ? f(0, 0) - f(-di, -dj) : f(di, dj) - f(0, 0));
+}
+
+// Vorticity transport, explicit Euler (paper Eq. 7, laminar: nu = 1/Re constant):
+//   omega_new = omega + dt [ nu L omega - U omega_xi - V omega_eta ],
+// U = psi_eta / J, V = -psi_xi / J (contravariant velocities: u = psi_y, v = -psi_x), convection by
+// `convection` above, diffusion central.
+template <class T, class F, class G>
+NSB_HD inline T vorticity_point(const F& omega, const G& psi, T ca, T cb, T cg, T p, T q, T ij, T nu, T dt) {
+  const T u = d_eta<T>(psi) * ij, v = -d_xi<T>(psi) * ij;
+  const T lap = ca * (omega(1, 0) - T(2) * omega(0, 0) + omega(-1, 0)) - T(2) * cb * d_xi_eta<T>(omega) +
+                cg * (omega(0, 1) - T(2) * omega(0, 0) + omega(0, -1)) + p * d_xi<T>(omega) + q * d_eta<T>(omega);
+  return omega(0, 0) + dt * (nu * lap - convection<T>(omega, u, nu * ca, 0) - convection<T>(omega, v, nu * cg, 1));
+}
+
+// Wall vorticity, no-slip (paper Sec. 2.2, ref. [27]): psi = const on the wall and psi_eta = 0 there
+// (both velocity components vanish), so Taylor's expansion one node up gives psi_etaeta = 2 (psi_1 -
+// psi_0) and omega = -L psi = -2 cg (psi_1 - psi_0), cg = gamma / J^2 at the wall. The paper prints
+// +2 gamma (...) / J^2; with its own convention grad^2 psi = -omega the sign is minus (notes Sec. 1.3),
+// which the flat plate's positive skin friction checks.
+template <class T>
+NSB_HD inline T wall_vorticity(T psi_wall, T psi_above, T cg_wall) {
+  return T(-2) * cg_wall * (psi_above - psi_wall);
+}
+
+}  // namespace nsb

@@ -1,0 +1,58 @@
+// The flow solver as the executor sees it (SolverDef streamvort): its cases, sections and stages, and a
+// case set up for runs (initial state, the solver, validation against Blasius or symmetry).
+#include "streamvort/case.hpp"
+#include "streamvort/flow_solver.hpp"
+
+namespace nsb {
+namespace {
+
+class FlowProblem final : public ProblemImpl<FlowProblem> {
+ public:
+  explicit FlowProblem(const CaseOptions& o) : case_(make_flow_case(o)) {}
+
+  const Grid& grid() const override { return case_.geo.grid; }
+  bool periodic_z() const override { return false; }
+  double dt() const override { return case_.dt; }
+  nlohmann::json describe() const override {
+    const GridSpec& s = case_.geo.spec;
+    return {{"case", case_.name}, {"re", case_.re}, {"dt", case_.dt}, {"relax", case_.relax},
+            {"body", s.body == Body::airfoil ? "NACA " + s.naca : "flat plate"}, {"wall_spacing", s.wall_spacing},
+            {"far_radius", s.far_radius}, {"xi_nodes", s.nx}, {"eta_unknowns", s.ny},
+            {"convection", "hybrid: central at cell Peclet <= 2, else 1st-order upwind"}, {"angle_of_attack", 0}};
+  }
+  void check_options(const SolverOptions& o) const override { check_flow_options(o); }
+
+  template <class T>
+  HostState<T> initial() const {
+    return flow_initial_state<T>(case_);
+  }
+  template <class T>
+  std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
+    if (ctx && ctx->decomposed()) throw std::runtime_error("the streamvort solver runs on one rank (no decomposition)");
+    return std::make_unique<FlowSolver<T>>(case_, r, o);
+  }
+  template <class T>
+  nlohmann::json check(const HostState<T>& s, bool) const {
+    return flow_validation(case_, s);
+  }
+  template <class T>
+  std::size_t bytes(const Grid& g, const SolverOptions& o) const {
+    return FlowSolver<T>::device_bytes(g, o.jacobi_iterations);
+  }
+
+ private:
+  FlowCase case_;
+};
+
+const SolverRegistrar reg{SolverDef{
+    .name = "streamvort",
+    .description = "Gohari, Esfahanian & Moqtaderi (2012): 2D incompressible flow in stream function and vorticity on "
+                   "a body-fitted grid, explicit vorticity transport, Jacobi for the stream function",
+    .cases = {"naca0012", "flat_plate"},
+    .sections = streamvort_sections(),
+    .stages = {"vorticity", "stream", "boundary"},
+    .make_problem = [](const CaseOptions& o) -> std::unique_ptr<Problem> { return std::make_unique<FlowProblem>(o); },
+}};
+
+}  // namespace
+}  // namespace nsb

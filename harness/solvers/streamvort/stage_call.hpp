@@ -1,0 +1,220 @@
+// The stage calls of the grid generator (ogrid/sweep) and the flow solver (streamvort/vorticity,
+// /stream, /boundary), and the per-node ops every backend runs (CPU reference and GPU variants alike):
+// an op updates node (i, j) (padded index n) from a "stencil" s whose s.at(f) is an accessor
+// a(di, dj) of the op's 9-point field f (kStaged of them; staged(f) is its array), reads every other
+// field at the node itself, writes its outputs (and their ghost-column copies, formulas.hpp) and
+// returns its contribution to the call's residual (0 for ops without one).
+//
+//   ogrid/sweep         x, y, phi, psi_c -> x_new, y_new; residual = max |r_new - r| (one Jacobi sweep)
+//   streamvort/vorticity omega, psi, ca, cb, cg, p, q, ij -> omega_new (interior rows)
+//   streamvort/stream    psi, omega, ca, cb, cg, p, q -> psi_new; residual = max |psi_new - psi|
+//   streamvort/boundary  psi, cg, x, y, omega (row ny) -> omega on rows 0 and ny + 1 (wall, far field)
+//
+// Every call with a residual writes it to *residual (device memory for GPU variants): the maximum,
+// which is the same whatever the order of its reduction, so every reduction variant is deterministic.
+#pragma once
+
+#include <cstddef>
+
+#include "grid.hpp"
+#include "stage.hpp"
+#include "stage_kind.hpp"
+#include "streamvort/formulas.hpp"
+
+namespace nsb {
+
+// An accessor of a field around one node of a row-major plane.
+template <class T>
+struct At {
+  const T* p;
+  std::ptrdiff_t row;
+  NSB_HD T operator()(int di, int dj) const { return p[di + dj * row]; }
+};
+
+// The stencil of the global-memory traversals and the CPU: every neighbour read from the array.
+template <class T, int K>
+struct GlobalStencil {
+  const T* f[K];
+  std::ptrdiff_t row;
+  NSB_HD At<T> at(int k) const { return {f[k], row}; }
+};
+template <class Op>
+NSB_HD inline GlobalStencil<typename Op::value_type, Op::kStaged> global_stencil(const Op& op, std::size_t n) {
+  GlobalStencil<typename Op::value_type, Op::kStaged> s;
+  for (int k = 0; k < Op::kStaged; ++k) s.f[k] = op.staged(k) + n;
+  s.row = op.g.sy();
+  return s;
+}
+
+template <class T>
+struct GridSweepCall {
+  using value_type = T;
+  Grid grid;
+  const T *x = nullptr, *y = nullptr, *phi = nullptr, *psi_c = nullptr;
+  T *x_new = nullptr, *y_new = nullptr;
+  T relax = 1;
+  XiEnds ends = XiEnds::periodic;
+  T* residual = nullptr;
+  Tuning tuning;
+  Exec exec;
+};
+
+template <class T>
+struct GridSweepOp {
+  using value_type = T;
+  static constexpr int kStaged = 2;
+  Grid g;
+  const T *x, *y, *phi, *psi_c;
+  T *x_new, *y_new;
+  T relax;
+  XiEnds ends;
+  static GridSweepOp of(const GridSweepCall<T>& c) {
+    return {c.grid, c.x, c.y, c.phi, c.psi_c, c.x_new, c.y_new, c.relax, c.ends};
+  }
+  NSB_HD const T* staged(int f) const { return f == 0 ? x : y; }
+  template <class S>
+  NSB_HD T operator()(int i, int, std::size_t n, const S& s) const {
+    T xn, yn;
+    const T r = grid_point(s.at(0), s.at(1), phi[n], psi_c[n], relax, xn, yn);
+    store_node(x_new, g, i, n, xn, ends);
+    store_node(y_new, g, i, n, yn, ends);
+    return r;
+  }
+};
+
+template <class T>
+struct StreamCall {
+  using value_type = T;
+  Grid grid;
+  const T *psi = nullptr, *omega = nullptr, *ca = nullptr, *cb = nullptr, *cg = nullptr, *p = nullptr, *q = nullptr;
+  T* psi_new = nullptr;
+  T relax = 1;
+  XiEnds ends = XiEnds::periodic;
+  T* residual = nullptr;
+  Tuning tuning;
+  Exec exec;
+};
+
+template <class T>
+struct StreamOp {
+  using value_type = T;
+  static constexpr int kStaged = 1;
+  Grid g;
+  const T *psi, *omega, *ca, *cb, *cg, *p, *q;
+  T* psi_new;
+  T relax;
+  XiEnds ends;
+  static StreamOp of(const StreamCall<T>& c) {
+    return {c.grid, c.psi, c.omega, c.ca, c.cb, c.cg, c.p, c.q, c.psi_new, c.relax, c.ends};
+  }
+  NSB_HD const T* staged(int) const { return psi; }
+  template <class S>
+  NSB_HD T operator()(int i, int, std::size_t n, const S& s) const {
+    T out;
+    const T r = stream_point(s.at(0), omega[n], ca[n], cb[n], cg[n], p[n], q[n], relax, out);
+    store_node(psi_new, g, i, n, out, ends);
+    return r;
+  }
+};
+
+template <class T>
+struct VorticityCall {
+  using value_type = T;
+  Grid grid;
+  const T *omega = nullptr, *psi = nullptr, *ca = nullptr, *cb = nullptr, *cg = nullptr, *p = nullptr,
+          *q = nullptr, *ij = nullptr;
+  T* omega_new = nullptr;
+  T nu = 0, dt = 0;
+  XiEnds ends = XiEnds::periodic;
+  Tuning tuning;
+  Exec exec;
+};
+
+template <class T>
+struct VorticityOp {
+  using value_type = T;
+  static constexpr int kStaged = 2;
+  Grid g;
+  const T *omega, *psi, *ca, *cb, *cg, *p, *q, *ij;
+  T* omega_new;
+  T nu, dt;
+  XiEnds ends;
+  static VorticityOp of(const VorticityCall<T>& c) {
+    return {c.grid, c.omega, c.psi, c.ca, c.cb, c.cg, c.p, c.q, c.ij, c.omega_new, c.nu, c.dt, c.ends};
+  }
+  NSB_HD const T* staged(int f) const { return f == 0 ? omega : psi; }
+  template <class S>
+  NSB_HD T operator()(int i, int, std::size_t n, const S& s) const {
+    store_node(omega_new, g, i, n, vorticity_point(s.at(0), s.at(1), ca[n], cb[n], cg[n], p[n], q[n], ij[n], nu, dt),
+               ends);
+    return T(0);
+  }
+};
+
+template <class T>
+struct BoundaryCall {
+  using value_type = T;
+  Grid grid;
+  const T *psi = nullptr, *cg = nullptr, *x = nullptr, *y = nullptr;
+  T* omega = nullptr;
+  int wall_begin = 1;  // columns before it: symmetry line (omega = 0), from it: no-slip wall
+  XiEnds ends = XiEnds::periodic;
+  T stream_x = 1, stream_y = 0;  // the free stream's direction
+  Tuning tuning;
+  Exec exec;
+};
+
+// BoundaryCall without its tuning and execution context (a kernel argument must be trivially copyable).
+template <class T>
+struct BoundaryOp {
+  Grid g;
+  const T *psi, *cg, *x, *y;
+  T* omega;
+  int wall_begin;
+  XiEnds ends;
+  T stream_x, stream_y;
+  static BoundaryOp of(const BoundaryCall<T>& c) {
+    return {c.grid, c.psi, c.cg, c.x, c.y, c.omega, c.wall_begin, c.ends, c.stream_x, c.stream_y};
+  }
+};
+
+// Column i (1..nx) of the boundary rows: the wall vorticity (formulas.hpp), 0 on a symmetry line; at
+// the far field omega = 0 where the stream enters or passes along (outward normal . stream <= 0),
+// zero eta-gradient where it leaves.
+template <class T>
+NSB_HD inline void boundary_column(const BoundaryOp<T>& c, int i) {
+  const Grid& g = c.g;
+  const std::size_t wall = sv_node(g, i, 0), far = sv_node(g, i, g.ny + 1), below = sv_node(g, i, g.ny);
+  const T w = i >= c.wall_begin ? wall_vorticity(c.psi[wall], c.psi[wall + g.sy()], c.cg[wall]) : T(0);
+  store_node(c.omega, g, i, wall, w, c.ends);
+  const T outward = (c.x[far] - c.x[below]) * c.stream_x + (c.y[far] - c.y[below]) * c.stream_y;
+  const T reach = sv_abs(c.x[far] - c.x[below]) + sv_abs(c.y[far] - c.y[below]);
+  store_node(c.omega, g, i, far, outward > T(1e-3) * reach ? c.omega[below] : T(0), c.ends);
+}
+
+// Work models. Bytes: each input field once, each output once, per updated node (the 9-point fields'
+// neighbours are re-reads a variant should serve from caches or shared memory); the residual is one
+// word a call. Flops: counted on the ops (models.cpp).
+double grid_sweep_flops();
+double stream_flops();
+double vorticity_flops();
+inline WorkModel grid_sweep_model(const Grid& g, int elem) {
+  const double n = double(g.nx) * g.ny;
+  return {n, (4.0 + 2.0) * elem * n, grid_sweep_flops() * n};
+}
+inline WorkModel stream_model(const Grid& g, int elem) {
+  const double n = double(g.nx) * g.ny;
+  return {n, (7.0 + 1.0) * elem * n, stream_flops() * n};
+}
+inline WorkModel vorticity_model(const Grid& g, int elem) {
+  const double n = double(g.nx) * g.ny;
+  return {n, (8.0 + 1.0) * elem * n, vorticity_flops() * n};
+}
+// Per column: psi at rows 0 and 1, cg at the wall, x and y at rows ny and ny + 1, omega at row ny
+// read; omega at rows 0 and ny + 1 written. About 10 flops.
+inline WorkModel boundary_model(const Grid& g, int elem) {
+  const double n = double(g.nx);
+  return {n, (8.0 + 2.0) * elem * n, 10.0 * n};
+}
+
+}  // namespace nsb

@@ -1,0 +1,52 @@
+// The flow solver's stage kinds (Gohari et al. 2012, Sec. 2.2 and 4): what each reads and writes, its
+// work model, tuning axes and tag vocabulary. The fixture (fixture.hpp) serves all of them and the grid
+// generator's ogrid/sweep (harness/solvers/ogrid/stages.cpp).
+#include "streamvort/fixture.hpp"
+
+namespace nsb {
+namespace {
+
+// The paper's two GPU methods and the ablations of notes Sec. 6.1 are tag values: memory (where the
+// 9-point neighbours come from), cta (the block's shape), reduce (how the residual's maximum is formed:
+// one atomic per warp from registers, one per block after a shared-memory tree, a per-block buffer and
+// a second kernel, or the threadfence last-block pattern of the paper's "memory fence").
+std::map<std::string, std::vector<std::string>> vocabulary() {
+  return {{"memory", {"global", "shared"}},
+          {"cta", {"1d", "2d"}},
+          {"reduce", {"warp_atomic", "block_atomic", "buffer", "last_block"}},
+          {"method", {"regular", "present", "ablation"}}};
+}
+
+StageKind kind(const char* name, std::string summary, std::vector<std::string> reads, std::vector<std::string> writes,
+               double (*flops)()) {
+  StageKind k;
+  k.solver = "streamvort";
+  k.name = name;
+  k.summary = std::move(summary);
+  k.reads = std::move(reads);
+  k.writes = std::move(writes);
+  k.tuning_axes = {"bx", "by", "b"};
+  k.tag_vocabulary = vocabulary();
+  k.default_gpu_variant = "global_2d";
+  k.flops_per_point = [flops](const std::string&) { return flops ? flops() : 10.0; };
+  k.verify_grid = as_streamvort_grid;
+  set_fixture<StreamvortFixture>(k);
+  return k;
+}
+
+const StageKindRegistrar kinds[] = {
+    StageKindRegistrar{kind("vorticity",
+                            "omega_new = omega + dt (nu L omega - U omega_xi - V omega_eta), hybrid central / 1st-order upwind (Eq. 7)",
+                            {"omega", "psi", "ca", "cb", "cg", "p", "q", "ij"}, {"omega_new"}, &vorticity_flops)},
+    StageKindRegistrar{kind("stream", "one over-relaxed Jacobi sweep of L psi = -omega, residual max |psi_new - psi|",
+                            {"psi", "omega", "ca", "cb", "cg", "p", "q"}, {"psi_new"}, &stream_flops)},
+    StageKindRegistrar{kind("boundary", "wall vorticity -2 cg (psi_1 - psi_0), far-field omega (0 in, copied out)",
+                            {"psi", "cg", "x", "y"}, {"omega"}, nullptr)},
+};
+
+}  // namespace
+
+// Shared with harness/solvers/ogrid/stages.cpp.
+std::map<std::string, std::vector<std::string>> streamvort_tag_vocabulary() { return vocabulary(); }
+
+}  // namespace nsb

@@ -1,0 +1,71 @@
+// Every stage of the grid generator (ogrid/sweep) and the stream-function/vorticity solver
+// (streamvort/vorticity, /stream, /boundary) on the CPU: the correctness reference of every GPU
+// variant and the paper's serial baseline (one core, Table 2: no OpenMP). cpu_serial and cpu_omp are
+// the same loops with the OpenMP region switched off or on (the labelled extra of notes Sec. 6.1); each
+// node is computed alone and the residual is a maximum, so the two agree bit for bit.
+#include <omp.h>
+
+#include "registry.hpp"
+#include "streamvort/stage_call.hpp"
+
+namespace nsb {
+namespace {
+
+int threads_of(const Exec& e) { return e.threads > 0 ? e.threads : omp_get_max_threads(); }
+
+// Op over the unknowns (rows 1..ny, columns 1..nx); the largest residual it returns.
+template <class Op>
+typename Op::value_type apply(const Op& op, const Exec& e) {
+  using T = typename Op::value_type;
+  const Grid g = op.g;
+  T res = T(0);
+#pragma omp parallel for schedule(static) num_threads(threads_of(e)) if (e.backend == Backend::cpu_omp) reduction(max : res)
+  for (int j = 1; j <= g.ny; ++j)
+    for (int i = 1; i <= g.nx; ++i) {
+      const std::size_t n = sv_node(g, i, j);
+      res = sv_max(res, op(i, j, n, global_stencil(op, n)));
+    }
+  return res;
+}
+
+template <class T>
+void grid_sweep(const GridSweepCall<T>& c) {
+  *c.residual = apply(GridSweepOp<T>::of(c), c.exec);
+}
+template <class T>
+void stream(const StreamCall<T>& c) {
+  *c.residual = apply(StreamOp<T>::of(c), c.exec);
+}
+template <class T>
+void vorticity(const VorticityCall<T>& c) {
+  apply(VorticityOp<T>::of(c), c.exec);
+}
+template <class T>
+void boundary(const BoundaryCall<T>& c) {
+#pragma omp parallel for schedule(static) num_threads(threads_of(c.exec)) if (c.exec.backend == Backend::cpu_omp)
+  for (int i = 1; i <= c.grid.nx; ++i) boundary_column(BoundaryOp<T>::of(c), i);
+}
+
+Variant cpu(const char* stage, Backend b, StageFn f, StageFn d) {
+  Variant v;
+  v.stage = stage;
+  v.name = backend_name(b);
+  v.backend = b;
+  v.tags = {{"backend", backend_name(b)}};
+  v.status = b == Backend::cpu_serial ? "reference; the paper's serial CPU baseline" : "reference, OpenMP (labelled extra)";
+  v.run_float = f;
+  v.run_double = d;
+  return v;
+}
+
+const Registrar sweep_serial{cpu("ogrid/sweep", Backend::cpu_serial, &grid_sweep<float>, &grid_sweep<double>)};
+const Registrar sweep_omp{cpu("ogrid/sweep", Backend::cpu_omp, &grid_sweep<float>, &grid_sweep<double>)};
+const Registrar stream_serial{cpu("streamvort/stream", Backend::cpu_serial, &stream<float>, &stream<double>)};
+const Registrar stream_omp{cpu("streamvort/stream", Backend::cpu_omp, &stream<float>, &stream<double>)};
+const Registrar vorticity_serial{cpu("streamvort/vorticity", Backend::cpu_serial, &vorticity<float>, &vorticity<double>)};
+const Registrar vorticity_omp{cpu("streamvort/vorticity", Backend::cpu_omp, &vorticity<float>, &vorticity<double>)};
+const Registrar boundary_serial{cpu("streamvort/boundary", Backend::cpu_serial, &boundary<float>, &boundary<double>)};
+const Registrar boundary_omp{cpu("streamvort/boundary", Backend::cpu_omp, &boundary<float>, &boundary<double>)};
+
+}  // namespace
+}  // namespace nsb
