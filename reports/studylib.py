@@ -47,7 +47,7 @@ OPTIONS = {
     "bandwidth": {"samples", "max-mib"},
 }
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
-           "bandwidth", "roofline", "regression", "wave_speedup"}
+           "bandwidth", "roofline", "regression", "wave_speedup", "urban_block_shapes", "urban_speedup"}
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
 
 

@@ -29,6 +29,18 @@ CASES = ["cavity", "channel", "taylor_green"]
 WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["standing_wave"],
         "recipes": ["cpu-serial", "cpu-omp", "thibault-shared", "global", "best"]}
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
+# The urban cases' stages, variants (with their own tunings), recipes and cases: listed only, so that the
+# urban study files validate (the fake's results keep the stages above).
+URBAN_STAGES = ["obstacles", "nu_turbulent"]
+URBAN_VARIANTS = [("obstacles", "thesis_four_kernels", TUNINGS + ["bx32_by4_sz2"]),
+                  ("obstacles", "fused_global_2d", ["bx16_by16_sz4", "bx32_by4_sz4"]),
+                  ("obstacles", "compact_list", ["b256", "b128", "b512"]),
+                  ("pressure", "jacobi_masked_global_2d_zloop", TUNINGS + ["bx64_by4_sz16"]),
+                  ("velocity_bc", "global_2d", ["bx32_by4", "bx16_by16", "bx8_by8"]),
+                  ("pressure_bc", "global_2d", ["bx32_by4", "bx16_by16", "bx8_by8"]),
+                  ("nu_turbulent", "global_2d", TUNINGS)]
+URBAN_RECIPES = ["urban", "urban-thesis"]
+URBAN_CASES = ["urban", "cube"]
 
 
 def vid(stage, name):
@@ -152,23 +164,29 @@ def listing():
     halo = [{"name": h, "backend": "cuda", "driver": "mpi" if h.startswith("mpi") else "threads", "tags": {},
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
-        return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"])),
-                "cases": CASES + WAVE["cases"], "with_cuda": True, "with_mpi": True,
-                "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]}
+        return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + URBAN_RECIPES + WAVE["recipes"])),
+                "cases": CASES + URBAN_CASES + WAVE["cases"], "with_cuda": True, "with_mpi": True,
+                "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
+                + [{"stage": s, "name": n, "tunings": t} for s, n, t in URBAN_VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
-            "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
-                         "recipes": RECIPES}, WAVE],
+            "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER + URBAN_STAGES,
+                         "cases": CASES + URBAN_CASES, "recipes": RECIPES + URBAN_RECIPES}, WAVE],
             "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
                                             else {"": FLOPS_PER_POINT[s]}),
-                        "tuning_axes": [], "tag_vocabulary": {}} for s in STAGE_ORDER],
+                        "tuning_axes": [], "tag_vocabulary": {}} for s in STAGE_ORDER]
+            + [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [], "workloads": [""],
+                "flops_per_point": {"": 0}, "tuning_axes": [], "tag_vocabulary": {}} for s in URBAN_STAGES],
             "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
-                          "tunings": TUNINGS, "status": ""} for s, n in VARIANTS],
+                          "tunings": TUNINGS, "status": ""} for s, n in VARIANTS]
+            + [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {}, "tunings": t,
+                "status": ""} for s, n, t in URBAN_VARIANTS],
             "halo": halo,
-            "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES]
+            "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES + URBAN_RECIPES]
             + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]],
-            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"}]}
+            "cases": [{"name": c, "solver": SOLVER} for c in CASES + URBAN_CASES]
+            + [{"name": "standing_wave", "solver": "wave"}]}
 
 
 def main():
