@@ -64,7 +64,8 @@ FieldPtrs<T> field_pointers(const FieldSet<T>& f) {
   p.u = f["u"], p.v = f["v"], p.w = f["w"], p.us = f["us"], p.vs = f["vs"], p.ws = f["ws"];
   p.p = f["p"], p.p_new = f["p_new"], p.div = f["div"];
   if (f.has("hu")) p.hu = f["hu"], p.hv = f["hv"], p.hw = f["hw"];
-  if (f.has("solid")) p.solid = f["solid"], p.ut = f["ut"], p.vt = f["vt"], p.wt = f["wt"];
+  if (f.has("solid")) p.solid = f["solid"];
+  if (f.has("ut")) p.ut = f["ut"], p.vt = f["vt"], p.wt = f["wt"];
   if (f.has("nut")) p.nut = f["nut"];
   return p;
 }
