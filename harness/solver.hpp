@@ -193,7 +193,7 @@ struct CaseOptions {
   double gamma = 0;      // upwind blend weight
   // A case's own settings, "key=value" (--case-param; e.g. the urban case's city seed or file): each
   // case names the keys it reads and refuses others.
-  std::vector<std::string> params;
+  std::vector<std::string> params{};
 };
 
 struct SolverDef {

@@ -338,8 +338,8 @@ TEST(Cases, BadInputIsRefusedWithTheReason) {
   o.re = -1;
   EXPECT_NE(message(o).find("Reynolds number must be positive"), std::string::npos);
   o = CaseOptions{.name = "cavity"};
-  o.name = "urban";
-  EXPECT_NE(message(o).find("unknown case 'urban'"), std::string::npos);
+  o.name = "submarine";  // (urban is a case now)
+  EXPECT_NE(message(o).find("unknown case 'submarine'"), std::string::npos);
   o = CaseOptions{.name = "cavity"};
   o.nx = 32;
   EXPECT_NE(message(o).find("square"), std::string::npos);

@@ -91,6 +91,8 @@ class ProjectionSolver final : public Solver<T> {
         global_points_(double(c.grid.interior_points())),
         poisson_(make_poisson_method<T>(o.poisson_method, {o.jacobi_iterations, o.jacobi_tol, o.check_every, {}})) {
     const bool dev = r.backend == Backend::cuda;
+    for (int s = 0; s < int(ProjectionStage::count); ++s) stage_[s] = &recipe_[stage_name(ProjectionStage(s))];
+    refuse_what_cannot_run_this_case();  // before any device allocation
     for (const std::string& name : projection_field_names(o.scheme == TimeScheme::adams_bashforth2, c.has_obstacles()))
       fields_.add(name);
     if (dev) {
@@ -100,8 +102,6 @@ class ProjectionSolver final : public Solver<T> {
     } else {
       reduce_out_ = &host_result_;
     }
-    for (int s = 0; s < int(ProjectionStage::count); ++s) stage_[s] = &recipe_[stage_name(ProjectionStage(s))];
-    refuse_what_cannot_run_this_case();
     call_.f = field_pointers(fields_);
     call_.grid = c.grid;
     call_.zr = ZRange::interior(c.grid);
