@@ -19,8 +19,10 @@ OBSTACLE_TARGET = 0.10   # the issue's target: obstacle handling at most 10% of 
 MODEL_TARGET = 1.5       # and the whole step within 1.5x of its stages' byte models at the copy bandwidth
 
 
-def _group(results, group):
-    return {rid: r for rid, r in results.items() if r.get("study", {}).get("group") == group}
+def _group(results, group, prefix=False):
+    def match(g):
+        return g is not None and (g.startswith(group) if prefix else g == group)
+    return {rid: r for rid, r in results.items() if match(r.get("study", {}).get("group"))}
 
 
 def _per_step(r, stage):
@@ -57,7 +59,8 @@ def _weights(r):
 
 def urban_block_shapes(s, study, results, paper, out, all_results):
     paper_by = {p["kernel"]: p for p in paper}
-    thesis = sorted(_group(results, "thesis").values(), key=lambda r: _shape(r))
+    order = {"8x8": 0, "16x8": 1, "16x16": 2}
+    thesis = sorted(_group(results, "thesis_", prefix=True).values(), key=lambda r: order.get(_shape(r), 3))
     if thesis:
         hdr, rows = ["kernel"], []
         for r in thesis:
@@ -98,7 +101,9 @@ def urban_block_shapes(s, study, results, paper, out, all_results):
             model = _model_seconds(r)
             step = r["timing"]["step"]["median"]
             ratio = step / model if model else None
-            rows.append([variant_name(r["timing"]["stages"]["obstacles"]["variant"]) + ":" + _tuning(r, "obstacles"),
+            obstacles = r["timing"]["stages"].get("obstacles", {})
+            name = variant_name(obstacles["variant"]) + ":" + _tuning(r, "obstacles") if "variant" in obstacles else "-"
+            rows.append([name,
                          r.get("study", {}).get("group"), fmt(step * 1e3), fmt(times["obstacle_logic"] * 1e3),
                          fmt(100 * obst if obst is not None else None),
                          "yes" if obst is not None and obst <= OBSTACLE_TARGET else "no",
