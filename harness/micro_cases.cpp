@@ -15,7 +15,7 @@ std::vector<MicroCase> micro_cases(const std::vector<Grid>& grids) {
         const Grid g = k.verify_grid ? k.verify_grid(grid) : grid;
         for (const std::string& workload : k.workloads)
           for (const Variant* v : Registry::instance().of_stage(k.id())) {
-            if (v->backend != Backend::cuda) continue;
+            if (v->backend != Backend::cuda || !k.runs(*v, workload)) continue;
             for (const Tuning& t : v->tunings)
               out.push_back({&k, v, t, g, single, workload,
                              v->id() + "/" + t.name + "/" + (workload.empty() ? "-" : workload) + "/" +

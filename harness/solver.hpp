@@ -191,6 +191,9 @@ struct CaseOptions {
   double dt = 0;         // 0: from the stability rule
   double safety = 0.8;   // fraction of the stable explicit time step
   double gamma = 0;      // upwind blend weight
+  // A case's own settings, "key=value" (--case-param; e.g. the urban case's city seed or file): each
+  // case names the keys it reads and refuses others.
+  std::vector<std::string> params{};
 };
 
 struct SolverDef {

@@ -100,6 +100,7 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
       for (const Variant* v : variants)
         for (const Tuning& t : v->tunings) {
           if (!o.tuning.empty() && o.tuning != t.name) continue;
+          if (!k.runs(*v, workload)) continue;
           nlohmann::json row = {{"solver", k.solver}, {"stage", k.name}, {"variant", v->id()}, {"tuning", t.name},
                                 {"tags", v->tags}, {"scheme", workload}};
           try {

@@ -73,6 +73,9 @@ struct StageKind {
   std::string summary;
   std::vector<std::string> reads, writes;  // field names, as the solver's field set names them
   std::vector<std::string> workloads = {""};  // inputs verify and bench run separately (e.g. time schemes)
+  // Workloads only the variants carrying a tag run: workload -> {tag key, value} (projection's pressure
+  // "obstacles", the masked sweep, runs only on variants tagged obstacles=masked).
+  std::map<std::string, std::pair<std::string, std::string>> workload_requires_tag;
   std::vector<std::string> tuning_axes;       // of kTuningAxes
   std::map<std::string, std::vector<std::string>> tag_vocabulary;  // tag key -> allowed values
   // Tolerance of verify, relative to the largest reference value: `ulps` units of roundoff of the
@@ -90,6 +93,13 @@ struct StageKind {
   FixtureFactory<double> fixture_double;
 
   std::string id() const { return solver + "/" + name; }
+  // Whether variant v runs workload w (workload_requires_tag).
+  bool runs(const Variant& v, const std::string& w) const {
+    const auto it = workload_requires_tag.find(w);
+    if (it == workload_requires_tag.end()) return true;
+    const auto tag = v.tags.find(it->second.first);
+    return tag != v.tags.end() && tag->second == it->second.second;
+  }
   template <class T>
   const FixtureFactory<T>& fixture() const {
     if constexpr (sizeof(T) == sizeof(float)) return fixture_float;

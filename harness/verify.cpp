@@ -84,6 +84,7 @@ std::vector<VerifyResult> verify_variants(const VerifyOptions& o) {
       for (Grid g : grids) {
         g = k.verify_grid ? k.verify_grid(g) : g;
         for (const std::string& workload : k.workloads) {
+          if (!k.runs(v, workload)) continue;
           out.push_back(verify_one<float>(k, v, t, g, workload, o.seed));
           out.push_back(verify_one<double>(k, v, t, g, workload, o.seed + 1));
         }

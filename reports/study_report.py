@@ -27,6 +27,7 @@ import report_page  # noqa: E402
 import report_plots as plots  # noqa: E402
 import scaling_model  # noqa: E402
 import studylib  # noqa: E402
+import urban  # noqa: E402
 from common import fmt, variant_id, variant_name  # noqa: E402
 from report_page import Section, verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
@@ -511,13 +512,17 @@ def registers(s, study, results, paper, out, all_results):
     for r in results.values():
         for name, k in r.get("kernels", {}).items():
             seen[name] = k
+        for row in r.get("rows", []):  # a stage benchmark's rows (a stage kind not in any recipe's step)
+            for k in row.get("kernels", []):
+                seen[f"{row['variant']}:{k['name']}"] = k
     paper_by = {p["kernel"]: p for p in paper}
     # The thesis calls the velocity boundary kernel momentum_bc.
     stage_to_paper = {"velocity_bc": "momentum_bc"}
     rows = []
     for name, k in sorted(seen.items()):
         stage = common.stage_of(name.partition(":")[0])
-        p = paper_by.get(stage_to_paper.get(stage, stage), {})
+        kernel = name.partition(":")[2].split("<")[0]
+        p = paper_by.get(stage_to_paper.get(stage, stage)) or paper_by.get(kernel, {})
         rows.append([name, k["registers"], k["static_shared_bytes"], k["local_bytes"], p.get("single_gpu", "-"),
                      p.get("multi_gpu", "-")])
     s.table(["kernel (variant:kernel)", "registers here", "static shared bytes", "spill (local) bytes",
@@ -628,6 +633,7 @@ BUILDERS.update(ha.BUILDERS)  # Ha, Park & You (studies/ha/)
 BUILDERS.update(liu2019.BUILDERS)  # noqa: E305 (Liu, Wu, Kao & Sheu 2019: the IMLE solver's figures)
 BUILDERS.update(kemal_report.BUILDERS)
 BUILDERS.update(gohari_report.BUILDERS)
+BUILDERS.update(urban.BUILDERS)
 
 
 # ---------------------------------------------------------------- the report

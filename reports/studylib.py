@@ -52,6 +52,7 @@ REPORTS |= {"tridiag_bandwidth"}  # reports/ha.py
 REPORTS |= {"liu_cpu_threads", "liu_stage_speedup"}  # reports/liu2019.py
 REPORTS |= {"kemal_techniques", "kemal_routines"}  # reports/kemal_report.py
 REPORTS |= {"gohari_grid", "gohari_flow"}  # reports/gohari_report.py
+REPORTS |= {"urban_block_shapes", "urban_speedup"}  # reports/urban.py
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
 
 

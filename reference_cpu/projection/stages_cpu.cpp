@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include "projection/point_ops.hpp"
+#include "projection/urban_ops.hpp"
 #include "registry.hpp"
 #include "projection/stage_call.hpp"
 
@@ -20,6 +21,15 @@ void for_each_point(const Grid& g, ZRange zr, const Exec& e, const Op& op) {
   for (int k = zr.k_begin; k < zr.k_end; ++k)
     for (int j = 1; j <= g.ny; ++j)
       for (int i = 1; i <= g.nx; ++i) op(i, j, k, g.idx(i, j, k));
+}
+
+// Every padded point, ghosts included (the obstacle logic's passes that ghost values feed).
+template <class Op>
+void for_each_padded_point(const Grid& g, const Exec& e, const Op& op) {
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads(e)) if (parallel(e))
+  for (int k = 0; k < g.NZ(); ++k)
+    for (int j = 0; j < g.NY(); ++j)
+      for (int i = 0; i < g.NX(); ++i) op(i, j, k, g.idx(i, j, k));
 }
 
 // x faces, then y, then z: the order boundary.hpp prescribes.
@@ -41,7 +51,25 @@ void momentum(const StageCall<T>& c) {
 template <class T>
 void divergence(const StageCall<T>& c) { for_each_point(c.grid, c.zr, c.exec, DivergencePoint<T>(c)); }
 template <class T>
-void pressure(const StageCall<T>& c) { for_each_point(c.grid, c.zr, c.exec, JacobiPoint<T>(c)); }
+void pressure(const StageCall<T>& c) {
+  if (c.f.solid) for_each_point(c.grid, c.zr, c.exec, MaskedJacobiPoint<T>(c));  // Eq. 3.3
+  else for_each_point(c.grid, c.zr, c.exec, JacobiPoint<T>(c));
+}
+// The thesis's four obstacle kernels in its order (Fig. 3.19), with ut vt wt as its second buffer:
+// zero mask (in place), sweep kii (us -> ut), sweep jkj (ut -> us), corners (in place). The whole
+// slab: each pass reads its neighbours' results of the pass before, so it cannot be split along z.
+template <class T>
+void obstacles(const StageCall<T>& c) {
+  const ZRange all = ZRange::interior(c.grid);
+  FieldPtrs<T> work = c.f;
+  work.us = c.f.ut, work.vs = c.f.vt, work.ws = c.f.wt;
+  for_each_padded_point(c.grid, c.exec, ObstacleMaskPoint<T>(c));
+  for_each_padded_point(c.grid, c.exec, ObstacleSweepPoint<T, true>(c, c.f, work));
+  for_each_point(c.grid, all, c.exec, ObstacleSweepPoint<T, false>(c, work, c.f));
+  for_each_point(c.grid, all, c.exec, ObstacleCornerPoint<T>(c));
+}
+template <class T>
+void nu_turbulent(const StageCall<T>& c) { for_each_point(c.grid, c.zr, c.exec, NuTurbulentPoint<T>(c)); }
 template <class T>
 void correction(const StageCall<T>& c) { for_each_point(c.grid, c.zr, c.exec, CorrectionPoint<T>(c)); }
 template <class T>
@@ -73,6 +101,7 @@ Variant cpu(const std::string& stage, Backend b, StageFn ff, StageFn fd) {
   v.backend = b;
   v.tags = {{"backend", backend_name(b)}};
   if (stage == "reduce") v.tags["reduce"] = b == Backend::cpu_omp ? "omp_reduction" : "serial_sum";
+  if (stage == "pressure") v.tags["obstacles"] = "masked";
   v.status = b == Backend::cpu_serial ? "CPU reference: what every variant is checked against, and the serial baseline"
                                       : "CPU baseline: the reference's loops over OpenMP threads";
   v.run_float = ff;
@@ -91,6 +120,8 @@ NSB_REGISTER_CPU(pressure)
 NSB_REGISTER_CPU(pressure_bc)
 NSB_REGISTER_CPU(correction)
 NSB_REGISTER_CPU(reduce)
+NSB_REGISTER_CPU(obstacles)
+NSB_REGISTER_CPU(nu_turbulent)
 
 }  // namespace
 }  // namespace nsb

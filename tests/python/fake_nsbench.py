@@ -52,6 +52,18 @@ FAMILY_VARIANTS = {"contiguous": ["pcr_thomas_shared", "thomas_thread"], "interl
                    "ppt": ["ppt_thread"]}
 FAMILY_FRACTIONS = [0.85, 0.5]
 COPY_BANDWIDTH = 4e12  # as machine() says
+# The urban cases' stages, variants (with their own tunings), recipes and cases: listed only, so that the
+# urban study files validate (the fake's results keep the stages above).
+URBAN_STAGES = ["obstacles", "nu_turbulent"]
+URBAN_VARIANTS = [("obstacles", "thesis_four_kernels", TUNINGS + ["bx32_by4_sz2"]),
+                  ("obstacles", "fused_global_2d", ["bx16_by16_sz4", "bx32_by4_sz4"]),
+                  ("obstacles", "compact_list", ["b256", "b128", "b512"]),
+                  ("pressure", "jacobi_masked_global_2d_zloop", TUNINGS + ["bx64_by4_sz16"]),
+                  ("velocity_bc", "global_2d", ["bx32_by4", "bx16_by16", "bx8_by8"]),
+                  ("pressure_bc", "global_2d", ["bx32_by4", "bx16_by16", "bx8_by8"]),
+                  ("nu_turbulent", "global_2d", TUNINGS)]
+URBAN_RECIPES = ["urban", "urban-thesis"]
+URBAN_CASES = ["urban", "cube"]
 
 
 def vid(stage, name):
@@ -197,19 +209,20 @@ def listing():
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
         return {"schema": "nsbench.list/1",
-                "recipes": sorted(set(RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"]
+                "recipes": sorted(set(RECIPES + URBAN_RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"]
                                       + [r for g in GOHARI for r in g["recipes"]])),
-                "cases": CASES + WAVE["cases"] + MULTIBLOCK["cases"] + [c for g in GOHARI for c in g["cases"]],
+                "cases": CASES + URBAN_CASES + WAVE["cases"] + MULTIBLOCK["cases"] + [c for g in GOHARI for c in g["cases"]],
                 "with_cuda": True, "with_mpi": True, "halo": halo,
                 "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
+                + [{"stage": s, "name": n, "tunings": t} for s, n, t in URBAN_VARIANTS]
                 # the family named with its solver, so every study (studies/ha/ too) loads under both schemas
                 + [{"solver": FAMILY, "stage": k, "name": n, "tunings": ["b64"]}
                    for k, names in FAMILY_VARIANTS.items() for n in names]
                 + [{"solver": "multiblock", "stage": s, "name": "global_2d", "tunings": ["bx32_by4"]} for s in MULTIBLOCK["stages"]]
                 + [{"solver": so, "stage": s, "name": n, "tunings": GOHARI_TUNINGS} for so, s, n in GOHARI_VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
-            "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
-                         "recipes": RECIPES}, WAVE, MULTIBLOCK] + GOHARI,
+            "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER + URBAN_STAGES,
+                         "cases": CASES + URBAN_CASES, "recipes": RECIPES + URBAN_RECIPES}, WAVE, MULTIBLOCK] + GOHARI,
             "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
@@ -218,10 +231,14 @@ def listing():
             + [{"id": f"{FAMILY}/{k}", "solver": FAMILY, "name": k, "reads": [], "writes": [],
                 "workloads": ["p2", "p4"] if k in ("pdd", "ppt") else [""], "flops_per_point": {}, "tuning_axes": ["b"],
                 "tag_vocabulary": {}} for k in FAMILY_VARIANTS]
+            + [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [], "workloads": [""],
+                "flops_per_point": {"": 0}, "tuning_axes": [], "tag_vocabulary": {}} for s in URBAN_STAGES]
             + [{"id": f"{g['name']}/{s}", "solver": g["name"], "name": s, "reads": [], "writes": [], "workloads": [""],
                 "flops_per_point": {"": 10}, "tuning_axes": [], "tag_vocabulary": {}} for g in GOHARI for s in g["stages"]],
             "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
                           "tunings": TUNINGS, "status": ""} for s, n in VARIANTS]
+            + [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {}, "tunings": t,
+                "status": ""} for s, n, t in URBAN_VARIANTS]
             + [{"id": f"{FAMILY}/{k}/{n}", "solver": FAMILY, "stage": k, "name": n, "backend": "cuda", "tags": {},
                 "tunings": ["b64"], "status": ""} for k, names in FAMILY_VARIANTS.items() for n in names]
             + [{"id": f"multiblock/{s}/global_2d", "solver": "multiblock", "stage": s, "name": "global_2d", "backend": "cuda",
@@ -229,11 +246,11 @@ def listing():
             + [{"id": f"{so}/{s}/{n}", "solver": so, "stage": s, "name": n, "backend": "cuda", "tags": {},
                 "tunings": GOHARI_TUNINGS, "status": ""} for so, s, n in GOHARI_VARIANTS],
             "halo": halo,
-            "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES]
+            "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES + URBAN_RECIPES]
             + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]]
             + [{"name": r, "solver": "multiblock", "description": ""} for r in MULTIBLOCK["recipes"]]
             + [{"name": r, "solver": g["name"], "description": ""} for g in GOHARI for r in g["recipes"]],
-            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"},
+            "cases": [{"name": c, "solver": SOLVER} for c in CASES + URBAN_CASES] + [{"name": "standing_wave", "solver": "wave"},
                                                                        {"name": "conjugate_cylinder", "solver": "multiblock"}]
             + [{"name": c, "solver": g["name"]} for g in GOHARI for c in g["cases"]]}
 

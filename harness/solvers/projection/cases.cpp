@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace nsb {
 
 const std::vector<std::string>& case_names() {
-  static const std::vector<std::string> names = {"cavity", "channel", "taylor_green"};
+  static const std::vector<std::string> names = {"cavity", "channel", "taylor_green", "urban", "cube"};
   return names;
 }
 
@@ -22,6 +23,106 @@ double stable_dt(const Grid& g, double nu, double u_ref) {
 static void set_all(BoundarySpec& s, int axis, FaceType t) {
   s.face[axis][0].type = t;
   s.face[axis][1].type = t;
+}
+
+// --case-param KEY=VALUE settings, checked against the keys a case knows.
+static std::map<std::string, std::string> case_params(const CaseOptions& o, const std::vector<std::string>& known) {
+  std::map<std::string, std::string> out;
+  for (const std::string& p : o.params) {
+    const auto eq = p.find('=');
+    const std::string key = p.substr(0, eq);
+    if (eq == std::string::npos || std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += " " + k;
+      throw std::invalid_argument("case '" + o.name + "' has no setting '" + p + "' (KEY=VALUE; its keys:" +
+                                  (list.empty() ? std::string(" none") : list) + ")");
+    }
+    out[key] = p.substr(eq + 1);
+  }
+  return out;
+}
+static double number_param(const std::map<std::string, std::string>& p, const std::string& key, double fallback) {
+  const auto it = p.find(key);
+  if (it == p.end()) return fallback;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(it->second, &used);
+    if (used == it->second.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument("case setting " + key + "=" + it->second + " is not a number");
+}
+
+// The urban boundaries (x wind, y height, z span): inflow on the west face, zero-gradient outflow on the
+// east face with p = 0, no-slip ground, free-slip top and sides.
+static void open_domain(Case& c, InflowProfile profile, double roughness) {
+  BoundarySpec& b = c.bc;
+  b.face[0][0].type = FaceType::inflow;
+  b.face[0][1].type = FaceType::outflow;
+  b.face[1][0].type = FaceType::wall;
+  b.face[1][1].type = FaceType::free_slip;
+  set_all(b, 2, FaceType::free_slip);
+  FaceBC& in = b.face[0][0];
+  in.profile = profile;
+  in.inflow_speed = c.u_ref;
+  in.roughness = roughness;
+  in.profile_spacing = c.grid.dy();
+  in.profile_height = c.grid.ly;
+}
+
+// Thesis Sec. 3.3.5: a city of 5 m cells (256 x 64 x 256 cells = 1.28 km x 320 m x 1.28 km, height
+// along y), U = 1 m/s at the inflow, Re = U (H / 4) / nu (155 in the thesis: --re 155). The city is a
+// seeded grid of blocks (40 m blocks, 20 m streets, heights 10 m to H / 4, an empty eighth of the
+// domain upstream and a quarter downstream) or a city file.
+static void make_urban(Case& c, const CaseOptions& o) {
+  const auto p = case_params(o, {"seed", "city", "profile", "z0", "cs"});
+  Grid& g = c.grid;
+  if (o.ny < 8) throw std::invalid_argument("urban needs at least 8 cells of height (ny >= 8)");
+  const double cell = 5.0;
+  g.lx = cell * o.nx, g.ly = cell * o.ny, g.lz = cell * o.nz;
+  c.u_ref = 1.0;
+  c.re_length = g.ly / 4;
+  c.nu = c.u_ref * c.re_length / o.re;
+  const std::string profile = p.count("profile") ? p.at("profile") : "uniform";
+  if (profile != "uniform" && profile != "log")
+    throw std::invalid_argument("urban profile=" + profile + ": known profiles are uniform and log");
+  const double z0 = number_param(p, "z0", 1.0);
+  if (!(z0 > 0)) throw std::invalid_argument("urban z0 (roughness length, m) must be positive");
+  open_domain(c, profile == "log" ? InflowProfile::log_law : InflowProfile::uniform, z0);
+  c.smagorinsky_cs = number_param(p, "cs", 0.1);
+  if (p.count("city")) {
+    c.buildings = read_city(p.at("city"));
+  } else {
+    CityPlan plan;
+    plan.seed = unsigned(number_param(p, "seed", 1));
+    plan.block = 8, plan.street = 4;
+    plan.upstream = o.nx / 8, plan.downstream = o.nx / 4;
+    plan.min_height = 2, plan.max_height = o.ny / 4;
+    c.buildings = generate_city(g, plan);
+  }
+  c.validation = "urban";
+}
+
+// Thesis Fig. 3.21: a surface-mounted cube of side h in laminar flow, Re = U h / nu (42: --re 42),
+// cubic cells, h = ny / 4 cells; the cube's upstream face a quarter of the way down the domain and
+// centred in the span (nz - h even, so that the mid-plane is a plane of cell faces and the flow
+// symmetric about it). Thesis grid 256 x 128 x 64 (x, span, height) is --grid 256x64x128 here.
+static void make_cube(Case& c, const CaseOptions& o) {
+  case_params(o, {});
+  const int h = o.ny / 4;
+  if (h < 2) throw std::invalid_argument("cube needs ny >= 8 (the cube is ny / 4 cells high)");
+  if ((o.nz - h) % 2 != 0 || o.nz < 3 * h)
+    throw std::invalid_argument("cube needs nz - ny/4 even and nz >= 3 ny/4 (a symmetric span around the cube)");
+  Grid& g = c.grid;
+  g.lx = double(o.nx) / h, g.ly = double(o.ny) / h, g.lz = double(o.nz) / h;
+  c.u_ref = 1.0;
+  c.nu = c.u_ref * 1.0 / o.re;
+  open_domain(c, InflowProfile::uniform, 1.0);
+  const double x0 = double(o.nx / 4) / h, z0 = double((o.nz - h) / 2) / h;
+  c.cube = {x0, x0 + 1.0, z0, z0 + 1.0, 1.0};
+  c.cube_cells = h;
+  c.buildings = {c.cube};
+  c.validation = "cube";
 }
 
 Case make_case(const CaseOptions& o) {
@@ -81,11 +182,16 @@ Case make_case(const CaseOptions& o) {
     c.u_ref = 1.0;
     c.nu = c.u_ref * 1.0 / o.re;
     c.validation = "taylor_green";
+  } else if (o.name == "urban") {
+    make_urban(c, o);
+  } else if (o.name == "cube") {
+    make_cube(c, o);
   } else {
     std::string known;
     for (const auto& n : case_names()) known += " " + n;
     throw std::invalid_argument("unknown case '" + o.name + "'; known cases:" + known);
   }
+  if (c.validation != "urban" && c.validation != "cube") case_params(o, {});
   c.dt = o.dt > 0 ? o.dt : o.safety * stable_dt(g, c.nu, c.u_ref);
   return c;
 }
@@ -93,6 +199,11 @@ Case make_case(const CaseOptions& o) {
 double Case::initial_velocity(int comp, double x, double y, double z) const {
   (void)y;
   if (validation == "taylor_green") return exact_velocity(comp, x, y, z, 0.0);
+  if (validation == "urban" || validation == "cube") {  // the inflow profile everywhere (masked by the solids)
+    if (comp != 0) return 0.0;
+    const FaceRule<double> in = BoundaryRules<double>::make(bc).face[0][0];
+    return inflow_speed(in, int(std::lround(y / grid.dy() + 0.5)));
+  }
   return 0.0;  // cavity and channel start from rest
 }
 

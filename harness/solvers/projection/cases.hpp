@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "grid.hpp"
+#include "projection/city.hpp"
 #include "projection/boundary.hpp"
 #include "solver.hpp"  // CaseOptions
 
@@ -18,14 +19,30 @@ struct Case {
   double nu = 0;
   double force[3] = {0, 0, 0};
   double u_ref = 1;  // velocity scale (lid speed, centre-line speed, vortex amplitude)
+  double re_length = 1;  // length of the Reynolds number (urban: a quarter of the height, thesis)
   double dt = 0;
   double gamma = 0;
-  std::string validation;  // "ghia" | "poiseuille" | "taylor_green"
+  std::string validation;  // "ghia" | "poiseuille" | "taylor_green" | "urban" | "cube"
+  // Urban cases (y is the height): the buildings, the Smagorinsky constant of the nu_turbulent stage,
+  // and for the cube its side in cells and its position.
+  std::vector<Building> buildings;
+  double smagorinsky_cs = 0.1;
+  int cube_cells = 0;
+  Building cube{};
+
+  bool has_obstacles() const { return !buildings.empty(); }
+  // Whether the pressure equation has an open (outflow) face, which only the Jacobi sweep honours.
+  bool has_outflow() const {
+    for (const auto& axis : bc.face)
+      for (const FaceBC& f : axis)
+        if (f.type == FaceType::outflow) return true;
+    return false;
+  }
 
   // Initial velocity component c at (x, y, z).
   double initial_velocity(int c, double x, double y, double z) const;
   // Exact velocity at time t where the case has one (channel: steady profile; Taylor-Green).
-  bool has_exact() const { return validation != "ghia"; }
+  bool has_exact() const { return validation == "poiseuille" || validation == "taylor_green"; }
   double exact_velocity(int c, double x, double y, double z, double t) const;
   // Initial pressure (Taylor-Green starts from its exact pressure, so the Jacobi solve starts close).
   double initial_pressure(double x, double y, double z) const;

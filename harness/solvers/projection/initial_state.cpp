@@ -19,6 +19,21 @@ HostState<T> initial_state(const Case& c) {
         w[m] = T(c.initial_velocity(2, xc, yc, k * dz));
         p[m] = T(c.initial_pressure(xc, yc, zc));
       }
+  std::vector<T> solid;
+  if (c.has_obstacles()) {
+    const std::vector<double> flags = solid_flags(g, c.buildings);
+    solid.assign(flags.begin(), flags.end());
+    // No flow through a solid cell's faces (Eq. 3.4); the first step's obstacle logic does the rest.
+    T* const vel[3] = {u.data(), v.data(), w.data()};
+    for (int k = 0; k + 1 < g.NZ(); ++k)
+      for (int j = 0; j + 1 < g.NY(); ++j)
+        for (int i = 0; i + 1 < g.NX(); ++i) {
+          const std::size_t m = g.idx(i, j, k);
+          const std::size_t next[3] = {g.idx(i + 1, j, k), g.idx(i, j + 1, k), g.idx(i, j, k + 1)};
+          for (int a = 0; a < 3; ++a)
+            if (solid[m] != T(0) || solid[next[a]] != T(0)) vel[a][m] = T(0);
+        }
+  }
   StageCall<T> call;
   call.grid = g;
   call.zr = ZRange::interior(g);
@@ -26,7 +41,9 @@ HostState<T> initial_state(const Case& c) {
   call.f.us = u.data(), call.f.vs = v.data(), call.f.ws = w.data(), call.f.p = p.data();
   Registry::instance().get("projection/velocity_bc", "cpu_serial").fn<StageCall<T>>()(call);
   Registry::instance().get("projection/pressure_bc", "cpu_serial").fn<StageCall<T>>()(call);
-  return HostState<T>{g, {{"u", std::move(u)}, {"v", std::move(v)}, {"w", std::move(w)}, {"p", std::move(p)}}, 0, 0.0};
+  HostState<T> s{g, {{"u", std::move(u)}, {"v", std::move(v)}, {"w", std::move(w)}, {"p", std::move(p)}}, 0, 0.0};
+  if (!solid.empty()) s.fields.emplace_back("solid", std::move(solid));
+  return s;
 }
 
 template HostState<float> initial_state<float>(const Case&);

@@ -1,8 +1,10 @@
 #include "projection/models.hpp"
 
 #include <array>
+#include <cmath>
 
 #include "projection/boundary.hpp"
+#include "projection/urban_formulas.hpp"
 
 namespace nsb {
 namespace {
@@ -22,6 +24,12 @@ inline Counted operator/(Counted a, Counted b) { ++Counted::ops; return {a.v / b
 inline Counted operator-(Counted a) { return {-a.v}; }
 inline Counted& operator+=(Counted& a, Counted b) { return a = a + b; }
 inline bool operator<(Counted a, Counted b) { return a.v < b.v; }
+inline bool operator==(Counted a, Counted b) { return a.v == b.v; }
+inline bool operator!=(Counted a, Counted b) { return a.v != b.v; }
+inline Counted square_root(Counted a) {  // found by argument-dependent look-up from the formulas
+  ++Counted::ops;
+  return {std::sqrt(a.v)};
+}
 
 struct CountedField {
   Counted operator()(int di, int dj, int dk) const { return Counted(1.0 + di + 2 * dj + 3 * dk); }
@@ -50,6 +58,21 @@ long momentum_flops(TimeScheme scheme) {
 
 GridCoef<Counted> counted_coef() { return {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.1}; }
 
+// Flags of a fluid point with one solid neighbour below (the common wall case: the sweeps' full
+// arithmetic runs, the corner rule does not fire).
+struct CountedFlags {
+  Counted operator()(int di, int dj, int dk) const { return Counted(di == 0 && dj == -1 && dk == 0 ? 1.0 : 0.0); }
+};
+
+long obstacle_flops() {
+  const CountedFlags flags;
+  const CountedField q;
+  const ObstacleSite s{{4, 4, 4}, {9, 9, 9}};
+  return count([&] {
+    for (int c = 0; c < 3; ++c) obstacle_final<Counted>(flags, q, c, s);
+  });
+}
+
 }  // namespace
 
 double flops_per_point(ProjectionStage s, TimeScheme scheme, bool upwind) {
@@ -62,6 +85,7 @@ double flops_per_point(ProjectionStage s, TimeScheme scheme, bool upwind) {
     case ProjectionStage::correction:
       return 3.0 * double(count([&] { correction_point<Counted>(1.0, 2.0, 3.0, 0.1, 1.0); }));
     case ProjectionStage::reduce: return 3.0;  // subtract, square, accumulate: squared_difference plus the sum
+    case ProjectionStage::obstacles: return double(obstacle_flops());  // per listed point
     default: return 0.0;                 // boundary conditions copy and negate
   }
 }
@@ -101,6 +125,42 @@ WorkModel work_model(ProjectionStage s, const Grid& g, ZRange zr, int elem_bytes
   }
   m.bytes = m.points * words * elem_bytes;
   m.flops = m.points * flops_per_point(s, scheme, upwind);
+  return m;
+}
+
+WorkModel obstacles_work_model(double listed_points, int elem_bytes) {
+  WorkModel m;
+  m.points = listed_points;
+  m.bytes = listed_points * 7 * elem_bytes;
+  m.flops = listed_points * double(obstacle_flops());
+  return m;
+}
+
+double masked_jacobi_flops_per_point() {
+  const CountedField q;
+  const Counted inv_h2[3] = {1.0, 1.0, 1.0};
+  return double(count([&] { masked_jacobi_point<Counted>(q, [&](int, int, int) { return Counted(0.0); }, 1.0, 2.0, inv_h2); }));
+}
+
+double nu_turbulent_flops_per_point() {
+  const CountedField vel[3];
+  const Counted inv_h[3] = {1.0, 1.0, 1.0};
+  return double(count([&] { smagorinsky_nu_t<Counted>(vel, inv_h, 0.01); }));
+}
+
+WorkModel masked_pressure_work_model(const Grid& g, ZRange zr, int elem_bytes) {
+  WorkModel m;
+  m.points = double(g.nx) * g.ny * zr.levels();
+  m.bytes = m.points * 4 * elem_bytes;
+  m.flops = m.points * masked_jacobi_flops_per_point();
+  return m;
+}
+
+WorkModel nu_turbulent_work_model(const Grid& g, ZRange zr, int elem_bytes) {
+  WorkModel m;
+  m.points = double(g.nx) * g.ny * zr.levels();
+  m.bytes = m.points * 4 * elem_bytes;
+  m.flops = m.points * nu_turbulent_flops_per_point();
   return m;
 }
 

@@ -21,4 +21,14 @@ double flops_per_point(ProjectionStage s, TimeScheme scheme, bool upwind = false
 WorkModel work_model(ProjectionStage s, const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind = false,
                      bool two_inputs = true);
 
+// The urban stages. Obstacle logic: the fewest bytes are those of the points it may change (the
+// obstacle cell list): read u* v* w* and the flag, write u* v* w*, 7 words a listed point; its flops are
+// the fused formula's (obstacle_final, three components). The masked Jacobi sweep reads the flags too
+// (4 words a point). The eddy viscosity reads u v w and writes nut (4 words a point).
+WorkModel obstacles_work_model(double listed_points, int elem_bytes);
+WorkModel masked_pressure_work_model(const Grid& g, ZRange zr, int elem_bytes);
+WorkModel nu_turbulent_work_model(const Grid& g, ZRange zr, int elem_bytes);
+double masked_jacobi_flops_per_point();
+double nu_turbulent_flops_per_point();
+
 }  // namespace nsb

@@ -32,6 +32,13 @@ nlohmann::json validation_json(const Validation& v, bool steady) {
     j["u_profile"] = up;
   }
   if (v.kind == "taylor_green") j["energy_ratio"] = v.energy_ratio, j["energy_ratio_exact"] = v.energy_ratio_exact;
+  if (v.kind == "urban" || v.kind == "cube") {
+    const UrbanChecks& u = v.urban;
+    j["inflow_flux"] = u.inflow_flux, j["outflow_flux"] = u.outflow_flux, j["mass_imbalance"] = u.mass_imbalance;
+    j["wall_normal_max"] = u.wall_normal_max, j["solid_interior_max"] = u.solid_interior_max;
+    j["divergence_fluid_max"] = u.divergence_fluid_max, j["divergence_fluid_rms"] = u.divergence_fluid_rms;
+    if (v.kind == "cube") j["symmetry_max"] = u.symmetry_max, j["reattachment_length"] = u.reattachment_length;
+  }
   return j;
 }
 
@@ -48,8 +55,20 @@ class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
   bool periodic_z() const override { return case_.bc.periodic(2); }
   double dt() const override { return case_.dt; }
   nlohmann::json describe() const override {
-    return {{"case", case_.name}, {"re", case_.u_ref / case_.nu}, {"nu", case_.nu}, {"dt", case_.dt},
-            {"gamma", case_.gamma}, {"velocity_scale", case_.u_ref}};
+    nlohmann::json d = {{"case", case_.name}, {"re", case_.u_ref * case_.re_length / case_.nu}, {"nu", case_.nu},
+                        {"dt", case_.dt}, {"gamma", case_.gamma}, {"velocity_scale", case_.u_ref}};
+    if (case_.has_obstacles()) {
+      const std::vector<double> f = solid_flags(case_.grid, case_.buildings);
+      double solid = 0;
+      for (int k = 1; k <= case_.grid.nz; ++k)
+        for (int j = 1; j <= case_.grid.ny; ++j)
+          for (int i = 1; i <= case_.grid.nx; ++i) solid += f[case_.grid.idx(i, j, k)];
+      d["buildings"] = case_.buildings.size();
+      d["solid_fraction"] = solid / double(case_.grid.interior_points());
+      d["smagorinsky_cs"] = case_.smagorinsky_cs;
+      d["inflow_profile"] = case_.bc.face[0][0].profile == InflowProfile::log_law ? "log" : "uniform";
+    }
+    return d;
   }
   void check_options(const SolverOptions& o) const override {
     if (o.jacobi_iterations < 1) throw std::runtime_error("--jacobi-iterations must be at least 1");
@@ -82,7 +101,7 @@ class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions& o) const {
-    return ProjectionSolver<T>::device_bytes(g, o.scheme);
+    return ProjectionSolver<T>::device_bytes(g, o.scheme, case_.has_obstacles());
   }
 
  private:

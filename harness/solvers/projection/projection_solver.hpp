@@ -8,6 +8,10 @@
 //   u^{n+1} = u* - dt G p                      correction
 //   ghost cells of u^{n+1}                     velocity_bc
 //
+// With obstacles (the urban cases, thesis Fig. 3.20) the obstacle logic runs after the predictor and
+// after the correction (each followed by its own exchange in a decomposed run: it changes values its
+// neighbours hold as ghosts), and the pressure sweep masks solid neighbours (Eq. 3.3).
+//
 // Each stage is whichever variant the recipe chose; the solver only owns the fields and the order.
 //
 // In a decomposed run each rank runs this solver on its z-slab (case.grid is the slab's grid) with a
@@ -30,6 +34,7 @@
 #include "projection/cases.hpp"
 #include "projection/models.hpp"
 #include "projection/stage_call.hpp"
+#include "projection/urban_ops.hpp"
 #include "solver.hpp"
 
 namespace nsb {
@@ -43,10 +48,12 @@ enum ProjectionSection : int {
 };
 std::vector<std::string> projection_sections();
 
-// The projection solver's fields, in the order of the stage fixture (and so of its random seeds).
-inline std::vector<std::string> projection_field_names(bool adams_bashforth) {
+// The projection solver's fields, in the order of the stage fixture (and so of its random seeds);
+// with obstacles the flags and the obstacle logic's workspace.
+inline std::vector<std::string> projection_field_names(bool adams_bashforth, bool obstacles = false) {
   std::vector<std::string> n = {"u", "v", "w", "us", "vs", "ws", "p", "p_new", "div"};
   if (adams_bashforth) n.insert(n.end(), {"hu", "hv", "hw"});
+  if (obstacles) n.insert(n.end(), {"solid", "ut", "vt", "wt"});
   return n;
 }
 
@@ -57,6 +64,9 @@ FieldPtrs<T> field_pointers(const FieldSet<T>& f) {
   p.u = f["u"], p.v = f["v"], p.w = f["w"], p.us = f["us"], p.vs = f["vs"], p.ws = f["ws"];
   p.p = f["p"], p.p_new = f["p_new"], p.div = f["div"];
   if (f.has("hu")) p.hu = f["hu"], p.hv = f["hv"], p.hw = f["hw"];
+  if (f.has("solid")) p.solid = f["solid"];
+  if (f.has("ut")) p.ut = f["ut"], p.vt = f["vt"], p.wt = f["wt"];
+  if (f.has("nut")) p.nut = f["nut"];
   return p;
 }
 
@@ -66,6 +76,8 @@ StepParams<T> step_params(const Case& c, TimeScheme scheme) {
   p.dt = T(c.dt), p.nu = T(c.nu), p.gamma = T(c.gamma), p.scheme = scheme;
   for (int a = 0; a < 3; ++a) p.force[a] = T(c.force[a]);
   p.coef = make_grid_coef<T>(c.grid);
+  const double delta = std::cbrt(c.grid.dx() * c.grid.dy() * c.grid.dz());
+  p.cs_delta2 = T((c.smagorinsky_cs * delta) * (c.smagorinsky_cs * delta));
   return p;
 }
 
@@ -79,7 +91,10 @@ class ProjectionSolver final : public Solver<T> {
         global_points_(double(c.grid.interior_points())),
         poisson_(make_poisson_method<T>(o.poisson_method, {o.jacobi_iterations, o.jacobi_tol, o.check_every, {}})) {
     const bool dev = r.backend == Backend::cuda;
-    for (const std::string& name : projection_field_names(o.scheme == TimeScheme::adams_bashforth2)) fields_.add(name);
+    for (int s = 0; s < int(ProjectionStage::count); ++s) stage_[s] = &recipe_[stage_name(ProjectionStage(s))];
+    refuse_what_cannot_run_this_case();  // before any device allocation
+    for (const std::string& name : projection_field_names(o.scheme == TimeScheme::adams_bashforth2, c.has_obstacles()))
+      fields_.add(name);
     if (dev) {
       stream_ = device::stream_create();
       scratch_ = device::alloc(kReduceScratchBytes, "reduction scratch");
@@ -87,7 +102,6 @@ class ProjectionSolver final : public Solver<T> {
     } else {
       reduce_out_ = &host_result_;
     }
-    for (int s = 0; s < int(ProjectionStage::count); ++s) stage_[s] = &recipe_[stage_name(ProjectionStage(s))];
     call_.f = field_pointers(fields_);
     call_.grid = c.grid;
     call_.zr = ZRange::interior(c.grid);
@@ -107,6 +121,7 @@ class ProjectionSolver final : public Solver<T> {
   ~ProjectionSolver() override {
     halo_.reset();  // before the stream it may use
     if (recipe_.backend == Backend::cuda) {
+      if (cells_device_) device::free(cells_device_);
       device::free(scratch_);
       device::free(reduce_out_);
       device::stream_destroy(stream_);
@@ -116,9 +131,10 @@ class ProjectionSolver final : public Solver<T> {
   ProjectionSolver& operator=(const ProjectionSolver&) = delete;
 
   // Bytes of a solver of grid g on the GPU.
-  static std::size_t device_bytes(const Grid& g, TimeScheme scheme) {
-    return projection_field_names(scheme == TimeScheme::adams_bashforth2).size() * g.padded_points() * sizeof(T) +
-           kReduceScratchBytes;
+  static std::size_t device_bytes(const Grid& g, TimeScheme scheme, bool obstacles = false) {
+    const std::size_t fields = projection_field_names(scheme == TimeScheme::adams_bashforth2, obstacles).size();
+    // The obstacle cell list holds at most every point, 4 bytes each.
+    return fields * g.padded_points() * sizeof(T) + (obstacles ? g.padded_points() * 4 : 0) + kReduceScratchBytes;
   }
 
   void load(const HostState<T>& s) override {
@@ -126,6 +142,7 @@ class ProjectionSolver final : public Solver<T> {
     for (const std::string& name : fields_.names())
       fields_.upload(name, s.has(name) ? s.field(name) : zero);
     call_.f = field_pointers(fields_);
+    if (case_.has_obstacles()) list_obstacle_cells(s.field("solid"));
     step_ = s.step;
     time_ = s.time;
     call_.prm.first_step = s.step == 0;
@@ -153,10 +170,12 @@ class ProjectionSolver final : public Solver<T> {
     FieldPtrs<T>& f = call_.f;
 
     run_and_exchange(ProjectionStage::momentum, {f.us, f.vs, f.ws}, kHaloPredictorSection);
+    apply_obstacles(kHaloPredictorSection);
     run(ProjectionStage::velocity_bc);
     run(ProjectionStage::divergence);
     solve_pressure();
     run_and_exchange(ProjectionStage::correction, {f.us, f.vs, f.ws}, kHaloCorrectionSection);
+    apply_obstacles(kHaloCorrectionSection);
     run(ProjectionStage::velocity_bc);
     std::swap(f.u, f.us), std::swap(f.v, f.vs), std::swap(f.w, f.ws);
 
@@ -186,6 +205,11 @@ class ProjectionSolver final : public Solver<T> {
   }
   WorkModel work_model(int section) const override {
     if (section < 0 || section >= int(ProjectionStage::count)) return {};
+    const int bytes = int(sizeof(T));
+    if (section == int(ProjectionStage::obstacles)) return obstacles_work_model(double(cells_.size()), bytes);
+    if (section == int(ProjectionStage::nu_turbulent)) return nu_turbulent_work_model(case_.grid, ZRange::interior(case_.grid), bytes);
+    if (section == int(ProjectionStage::pressure) && case_.has_obstacles())
+      return masked_pressure_work_model(case_.grid, ZRange::interior(case_.grid), bytes);
     return nsb::work_model(ProjectionStage(section), case_.grid, ZRange::interior(case_.grid), int(sizeof(T)),
                            opt_.scheme, case_.gamma != 0);
   }
@@ -193,6 +217,8 @@ class ProjectionSolver final : public Solver<T> {
     if (section == int(ProjectionStage::pressure) || section == int(ProjectionStage::pressure_bc))
       return opt_.jacobi_iterations;
     if (section == int(ProjectionStage::velocity_bc)) return 2;
+    if (section == int(ProjectionStage::obstacles)) return case_.has_obstacles() ? 2 : 0;
+    if (section == int(ProjectionStage::nu_turbulent)) return 0;  // a stage kind of its own, not yet in the step
     return section == int(ProjectionStage::reduce) ? 0 : 1;  // reductions: only in tolerance mode and monitors
   }
   // Edge planes of each exchanged field, one per neighbour.
@@ -271,6 +297,44 @@ class ProjectionSolver final : public Solver<T> {
     last_abs_residual_ = r.absolute_residual;
   }
 
+  // A case with obstacles needs a pressure variant that masks them and the Jacobi method (whose sweep
+  // is that variant); an outflow face (p = 0 there) needs the Jacobi method too: the other Poisson
+  // methods see every non-periodic face as Neumann (PoissonEquation).
+  void refuse_what_cannot_run_this_case() const {
+    if (case_.has_obstacles()) {
+      const Variant& v = *chosen(ProjectionStage::pressure).variant;
+      const auto tag = v.tags.find("obstacles");
+      if (tag == v.tags.end() || tag->second != "masked")
+        throw std::runtime_error("case '" + case_.name + "' has obstacles: pressure variant " + v.id() +
+                                 " does not mask them (Eq. 3.3); use one tagged obstacles=masked, e.g. "
+                                 "--stage pressure=jacobi_masked_global_2d_zloop");
+    }
+    if ((case_.has_obstacles() || case_.has_outflow()) && opt_.poisson_method != "jacobi")
+      throw std::runtime_error("case '" + case_.name + "' (obstacles, outflow face) runs with --poisson jacobi only; '" +
+                               opt_.poisson_method + "' does not take obstacles or an open face");
+  }
+  // The points the obstacle logic may change, from this rank's flags (host values), where the stage's
+  // backend reads them.
+  void list_obstacle_cells(const std::vector<T>& solid) {
+    cells_ = obstacle_cell_list(case_.grid, solid);
+    call_.obstacle_cells = {cells_.data(), cells_.size()};
+    if (recipe_.backend != Backend::cuda || cells_.empty()) return;
+    if (cells_device_) device::free(cells_device_);
+    const std::size_t bytes = cells_.size() * sizeof(std::uint32_t);
+    cells_device_ = device::alloc(bytes, "obstacle cell list");
+    device::copy_to_device(cells_device_, cells_.data(), bytes);
+    call_.obstacle_cells.index = static_cast<const std::uint32_t*>(cells_device_);
+  }
+  // The obstacle logic on u* v* w* (thesis Fig. 3.20), then, decomposed, the exchange of what it
+  // changed (the whole slab at once: its passes read their neighbours' results, so it cannot overlap).
+  void apply_obstacles(int halo_section) {
+    if (!case_.has_obstacles()) return;
+    run(ProjectionStage::obstacles);
+    if (!halo_) return;
+    FieldPtrs<T>& f = call_.f;
+    timed(halo_section, "halo", [&] { halo_->exchange({f.us, f.vs, f.ws}); });
+  }
+
   void begin(int section) {
     if (timer_) timer_->begin(section);
   }
@@ -338,6 +402,8 @@ class ProjectionSolver final : public Solver<T> {
   Slab rank_slab_;
   std::unique_ptr<HaloExchange<T>> halo_;
   std::unique_ptr<PoissonMethod<T>> poisson_;  // the pressure solve (Poisson family), with its workspaces
+  std::vector<std::uint32_t> cells_;           // obstacle cell list (host copy)
+  void* cells_device_ = nullptr;
   int step_ = 0;
   double time_ = 0;
   int last_iterations_ = 0;

@@ -12,9 +12,17 @@
 //   correction   us -= dt grad p on zr
 //   reduce       *reduce_out = sum over the interior of (reduce_a - reduce_b)^2, in double;
 //                reduce_b may be null (then the sum of squares of reduce_a)
+// Urban cases (urban_formulas.hpp):
+//   obstacles    the obstacle logic (Eqs. 3.4-3.11) on us vs ws in place, flags in solid; ut vt wt are
+//                its workspace (undefined afterwards); `obstacle_cells` lists the padded points it may
+//                change (those with a solid cell in their 3x3x3 neighbourhood)
+//   nu_turbulent reads u v w, writes nut (Smagorinsky eddy viscosity) on zr
+//   pressure     with solid set: the masked Jacobi sweep (Eq. 3.3); variants that honour it carry the
+//                tag obstacles=masked
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,9 +35,12 @@ namespace nsb {
 
 // The projection solver's stage kinds, in the order a time step calls them (registered in stages.cpp
 // as "projection/<name>"; this enum is the solver's own shorthand, unknown to the generic core).
-enum class ProjectionStage { momentum, velocity_bc, divergence, pressure, pressure_bc, correction, reduce, count };
+enum class ProjectionStage {
+  momentum, velocity_bc, divergence, pressure, pressure_bc, correction, reduce, obstacles, nu_turbulent, count
+};
 inline const char* stage_name(ProjectionStage s) {
-  constexpr const char* names[] = {"momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction", "reduce"};
+  constexpr const char* names[] = {"momentum",   "velocity_bc", "divergence", "pressure",
+                                   "pressure_bc", "correction",  "reduce",     "obstacles", "nu_turbulent"};
   return s < ProjectionStage::count ? names[int(s)] : "?";
 }
 inline std::vector<std::string> projection_stage_names() {
@@ -44,6 +55,16 @@ struct FieldPtrs {
   T *us = nullptr, *vs = nullptr, *ws = nullptr;  // predicted velocity u*, corrected in place to u^{n+1}
   T *hu = nullptr, *hv = nullptr, *hw = nullptr;  // previous right-hand side (Adams-Bashforth)
   T *p = nullptr, *p_new = nullptr, *div = nullptr;
+  T* solid = nullptr;                             // obstacle flags at cell centres (1 = solid); null: none
+  T *ut = nullptr, *vt = nullptr, *wt = nullptr;  // obstacle workspace
+  T* nut = nullptr;                               // eddy viscosity at cell centres
+};
+
+// The padded points the obstacle logic may change (urban_formulas.hpp: every point outside this list
+// keeps its value bit for bit), built once from the flags (obstacle_cell_list).
+struct ObstacleCells {
+  const std::uint32_t* index = nullptr;  // padded indices, ascending (host or device memory, as the backend)
+  std::size_t count = 0;
 };
 
 template <class T>
@@ -53,6 +74,7 @@ struct StepParams {
   TimeScheme scheme = TimeScheme::euler;
   bool first_step = true;
   GridCoef<T> coef{};
+  T cs_delta2 = 0;  // Smagorinsky (Cs Delta)^2, Delta = (dx dy dz)^(1/3)
 
   MomentumCoefTable<T> momentum_coefs() const {
     const T inv[3] = {coef.dxi, coef.dyi, coef.dzi};
@@ -77,6 +99,7 @@ struct StageCall {
   BoundaryRules<T> bc{};
   Tuning tuning;
   Exec exec;
+  ObstacleCells obstacle_cells;
   const T* reduce_a = nullptr;
   const T* reduce_b = nullptr;
   double* reduce_out = nullptr;  // device memory for cuda variants, host memory for CPU ones

@@ -1,5 +1,6 @@
 #include "projection/validation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -45,6 +46,85 @@ static double interpolate(const std::vector<double>& x, const std::vector<double
       return y[i - 1] + t * (y[i] - y[i - 1]);
     }
   return y.back();
+}
+
+// u on the ground-level row of the cube's mid-plane (the mean of the two middle cells when the
+// mid-plane is a plane of faces), walked downstream from the cube's rear face: where it turns from
+// backwards to forwards, interpolated, in cube heights.
+template <class T>
+static double reattachment_length(const Case& c, const ProjectionFields<T>& s) {
+  const Grid& g = c.grid;
+  const int lo = (g.nz + 1) / 2, hi = g.nz / 2 + 1;  // the same cell when nz is odd
+  auto u_at = [&](int i) { return 0.5 * (double(s.u[g.idx(i, 1, lo)]) + double(s.u[g.idx(i, 1, hi)])); };
+  const int rear = int(std::lround(c.cube.x1 / g.dx()));
+  if (u_at(rear + 1) >= 0) return 0.0;
+  for (int i = rear + 2; i < g.nx; ++i)
+    if (u_at(i) >= 0) {
+      const double a = u_at(i - 1), b = u_at(i);
+      const double x = (i - 1 + a / (a - b)) * g.dx();
+      return (x - c.cube.x1) / (c.cube.x1 - c.cube.x0);
+    }
+  return -1;
+}
+
+template <class T>
+UrbanChecks urban_checks(const Case& c, const HostState<T>& state) {
+  const ProjectionFields<T> s(state);
+  const Grid& g = c.grid;
+  const std::vector<double> f = solid_flags(g, c.buildings);
+  UrbanChecks r;
+  const double dx = g.dx(), dy = g.dy(), dz = g.dz(), u = c.u_ref;
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j) {
+      r.inflow_flux += double(s.u[g.idx(0, j, k)]) * dy * dz;
+      r.outflow_flux += double(s.u[g.idx(g.nx, j, k)]) * dy * dz;
+    }
+  r.mass_imbalance = std::abs(r.outflow_flux - r.inflow_flux) / std::abs(r.inflow_flux);
+  const std::vector<T>* vel[3] = {&s.u, &s.v, &s.w};
+  auto all_solid_around = [&](int i, int j, int k) {
+    for (int dk = -1; dk <= 1; ++dk)
+      for (int dj = -1; dj <= 1; ++dj)
+        for (int di = -1; di <= 1; ++di)
+          if (f[g.idx(i + di, j + dj, k + dk)] == 0) return false;
+    return true;
+  };
+  double div2 = 0, fluid = 0;
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) {
+        const std::size_t m = g.idx(i, j, k);
+        const std::size_t next[3] = {g.idx(i + 1, j, k), g.idx(i, j + 1, k), g.idx(i, j, k + 1)};
+        const int pos[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+        for (int a = 0; a < 3; ++a) {
+          if (pos[a] == n[a]) continue;  // a boundary face: the ghost rules' business
+          const double q = std::abs(double((*vel[a])[m])) / u;
+          if (f[m] != f[next[a]]) r.wall_normal_max = std::max(r.wall_normal_max, q);
+          const int ni = a == 0 ? i + 1 : i, nj = a == 1 ? j + 1 : j, nk = a == 2 ? k + 1 : k;
+          if (f[m] != 0 && all_solid_around(i, j, k) && all_solid_around(ni, nj, nk))
+            r.solid_interior_max = std::max(r.solid_interior_max, q);
+        }
+        if (f[m] != 0) continue;
+        const double d = (double(s.u[m]) - s.u[g.idx(i - 1, j, k)]) / dx + (double(s.v[m]) - s.v[g.idx(i, j - 1, k)]) / dy +
+                         (double(s.w[m]) - s.w[g.idx(i, j, k - 1)]) / dz;
+        const double rel = std::abs(d) * dx / u;
+        r.divergence_fluid_max = std::max(r.divergence_fluid_max, rel);
+        div2 += rel * rel, fluid += 1;
+      }
+  r.divergence_fluid_rms = fluid > 0 ? std::sqrt(div2 / fluid) : 0;
+  if (c.validation == "cube") {
+    double sym = 0;
+    for (int k = 1; k <= g.nz; ++k)
+      for (int j = 1; j <= g.ny; ++j)
+        for (int i = 1; i <= g.nx; ++i) {
+          const int mk = g.nz + 1 - k;
+          sym = std::max({sym, std::abs(double(s.u[g.idx(i, j, k)]) - s.u[g.idx(i, j, mk)]),
+                          std::abs(double(s.v[g.idx(i, j, k)]) - s.v[g.idx(i, j, mk)]),
+                          std::abs(double(s.w[g.idx(i, j, k)]) + s.w[g.idx(i, j, g.nz - k)])});
+        }
+    r.symmetry_max = sym / u;
+    r.reattachment_length = reattachment_length(c, s);
+  }
+  return r;
 }
 
 template <class T>
@@ -131,6 +211,10 @@ Validation validate(const Case& c, const HostState<T>& state) {
     v.energy_ratio = e_now / e_0;
     v.energy_ratio_exact = std::exp(-4 * c.nu * s.time);  // velocity decays as exp(-2 nu t), k^2 = 2
     v.detail = "velocity against the exact vortex u0 exp(-2 nu t); kinetic energy E/E0 against exp(-4 nu t)";
+  } else if (c.validation == "urban" || c.validation == "cube") {
+    v.urban = urban_checks(c, state);
+    v.detail = "mass balance (inflow vs outflow flux), no flow through walls, still air inside buildings, divergence "
+               "over the fluid" + std::string(c.validation == "cube" ? ", mirror symmetry, reattachment length" : "");
   } else {
     v.kind = "none";
   }
@@ -156,6 +240,8 @@ FlowSlice centre_slice(const Case& c, const HostState<T>& state, int max_points)
   return out;
 }
 
+template UrbanChecks urban_checks<float>(const Case&, const HostState<float>&);
+template UrbanChecks urban_checks<double>(const Case&, const HostState<double>&);
 template Validation validate<float>(const Case&, const HostState<float>&);
 template FlowSlice centre_slice<float>(const Case&, const HostState<float>&, int);
 template FlowSlice centre_slice<double>(const Case&, const HostState<double>&, int);

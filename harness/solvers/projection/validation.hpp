@@ -14,6 +14,19 @@ struct ProfilePoint {
   double position, reference, computed;
 };
 
+// The urban and cube checks (the thesis has only pictures): mass balance, no flow through walls,
+// still air inside buildings, the divergence over the fluid; for the cube the symmetry about its
+// mid-plane and the reattachment length behind it.
+struct UrbanChecks {
+  double inflow_flux = 0, outflow_flux = 0;  // volume fluxes through the west and east faces
+  double mass_imbalance = 0;                 // |outflow - inflow| / inflow
+  double wall_normal_max = 0;     // max |velocity| on faces between a solid and a fluid cell, / U
+  double solid_interior_max = 0;  // max |velocity| where both cells and all their neighbours are solid, / U
+  double divergence_fluid_max = 0, divergence_fluid_rms = 0;  // div over fluid cells, in U / h
+  double symmetry_max = -1;          // cube: max mirror difference about the mid-plane, / U (-1: not a cube)
+  double reattachment_length = -1;   // cube: in cube heights behind its rear face (-1: none found or not a cube)
+};
+
 struct Validation {
   std::string kind;      // "ghia", "poiseuille", "taylor_green", or "none"
   std::string detail;    // what was compared (and why nothing was, when kind == "none")
@@ -22,7 +35,11 @@ struct Validation {
   std::vector<ProfilePoint> u_profile, w_profile;  // Ghia: u on x = 1/2, w (Ghia's v) on z = 1/2;
                                                    // Poiseuille: u(z / H) of one column
   double energy_ratio = 0, energy_ratio_exact = 0;  // Taylor-Green: E(t)/E(0), computed and exact
+  UrbanChecks urban;  // urban and cube
 };
+
+template <class T>
+UrbanChecks urban_checks(const Case& c, const HostState<T>& s);
 
 // The velocity and pressure of a projection state, by name.
 template <class T>
