@@ -328,22 +328,27 @@ TEST(Cases, BadInputIsRefusedWithTheReason) {
     }
     return std::string("accepted");
   };
-  CaseOptions o{.name = "cavity"};
+  const auto cavity_options = [] {  // no designated initializers: GCC 13 wants every member then
+    CaseOptions c;
+    c.name = "cavity";
+    return c;
+  };
+  CaseOptions o = cavity_options();
   o.nx = 0;
   EXPECT_NE(message(o).find("impossible grid 0x4x64"), std::string::npos);
-  o = CaseOptions{.name = "cavity"};
+  o = cavity_options();
   o.nz = -3;
   EXPECT_NE(message(o).find("impossible grid"), std::string::npos);
-  o = CaseOptions{.name = "cavity"};
+  o = cavity_options();
   o.re = -1;
   EXPECT_NE(message(o).find("Reynolds number must be positive"), std::string::npos);
-  o = CaseOptions{.name = "cavity"};
+  o = cavity_options();
   o.name = "submarine";  // (urban is a case now)
   EXPECT_NE(message(o).find("unknown case 'submarine'"), std::string::npos);
-  o = CaseOptions{.name = "cavity"};
+  o = cavity_options();
   o.nx = 32;
   EXPECT_NE(message(o).find("square"), std::string::npos);
-  o = CaseOptions{.name = "cavity"};
+  o = cavity_options();
   o.nx = o.nz = 2000, o.ny = 2000;
   EXPECT_NE(message(o).find("grid too large"), std::string::npos);
 }
