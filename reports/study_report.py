@@ -28,6 +28,7 @@ import studylib  # noqa: E402
 from common import fmt, variant_id, variant_name  # noqa: E402
 from report_page import Section, verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
+import poisson_report  # noqa: E402
 
 
 def read_csv(study):
@@ -618,6 +619,7 @@ def regression(s, study, results, paper, out, all_results):
 BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_compare": recipe_compare,
             "speedup": speedup, "scaling": scaling, "block_shapes": block_shapes, "registers": registers,
             "bandwidth": bandwidth, "roofline": roofline, "regression": regression, "wave_speedup": wave_speedup}
+BUILDERS.update(poisson_report.BUILDERS)
 
 
 # ---------------------------------------------------------------- the report

@@ -28,6 +28,10 @@ CASES = ["cavity", "channel", "taylor_green"]
 # step times and checks alone).
 WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["standing_wave"],
         "recipes": ["cpu-serial", "cpu-omp", "thibault-shared", "global", "best"]}
+# The Poisson family's solver and methods (mg and fft by their developers), listed only.
+POISSON_CASES = ["poisson_manufactured", "poisson_manufactured_dirichlet", "poisson_manufactured_periodic",
+                 "poisson_manufactured_mixed", "poisson_random"]
+POISSON_METHODS = ["jacobi", "rbsor", "cg", "pcg", "mg", "fft"]
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 
 
@@ -107,11 +111,20 @@ def run(o):
     if not OLD:
         run_record["solver"] = SOLVER
         timing["stage_order"] = STAGE_ORDER
+    checks = {"reference": {"performed": gpu and not o.get("no-check"), "pass": True,
+                            "reason": "" if gpu else "this run is the CPU reference"}}
+    if "poisson" in o:  # a Poisson method: the poisson solver's checks (a solve reaching half its tolerance)
+        tol = float(o.get("jacobi-tol", 0))
+        run_record["poisson_method"] = o["poisson"]
+        run_record["jacobi"].update(tolerance=tol, check_every=int(o.get("check-every", 10)))
+        if o.get("case", "").startswith("poisson_"):
+            checks.update(poisson_iterations=100, poisson_relative_residual=tol / 2, jacobi_sweep_seconds=t / 200,
+                          residual_history={"iteration": [10, 100], "seconds": [t / 10, t],
+                                            "relative_residual": [1e-2, tol / 2]})
     return {
         "schema": "nsbench.run/1" if OLD else "nsbench.run/2", "timestamp": "2026-11-22T00:00:00Z",
         "machine": machine(), "build": build(), "run": run_record, "timing": timing,
-        "checks": {"reference": {"performed": gpu and not o.get("no-check"), "pass": True,
-                                 "reason": "" if gpu else "this run is the CPU reference"}},
+        "checks": checks,
         "kernels": {vid("momentum", "shared_zloop") + ":kernel": {"registers": 40, "static_shared_bytes": 4096,
                                                                  "local_bytes": 0}} if gpu else {},
     }
@@ -153,7 +166,7 @@ def listing():
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
         return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"])),
-                "cases": CASES + WAVE["cases"], "with_cuda": True, "with_mpi": True,
+                "cases": CASES + WAVE["cases"] + POISSON_CASES, "with_cuda": True, "with_mpi": True,
                 "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
@@ -168,7 +181,9 @@ def listing():
             "halo": halo,
             "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES]
             + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]],
-            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"}]}
+            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"}]
+            + [{"name": c, "solver": "poisson"} for c in POISSON_CASES],
+            "poisson_methods": POISSON_METHODS}
 
 
 def main():
