@@ -103,7 +103,7 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
   run->add_option("--poisson", ro.solver.poisson_method,
                   "method of the Poisson solve (the Poisson family, harness/solvers/poisson/): " +
                       nsb::poisson_method_names() +
-                      "; its stages' kernels: --stage poisson/STAGE=VARIANT[:TUNING] (nsbench list --stage poisson/...)")
+                      "; its stages' kernels: --stage poisson/STAGE=VARIANT[:TUNING] (nsbench list --stage STAGE)")
       ->capture_default_str();
   run->add_option("--launch", ro.launch,
                   "stream: launch every kernel each step (per-stage timing); graph: replay a CUDA graph of two "
