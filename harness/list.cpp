@@ -7,6 +7,7 @@
 #include "device.hpp"
 #include "halo.hpp"
 #include "mpi_driver.hpp"
+#include "poisson/poisson.hpp"  // the Poisson family's methods (--poisson)
 #include "recipe.hpp"
 #include "solver.hpp"
 #include "stage_kind.hpp"
@@ -57,7 +58,9 @@ nlohmann::json list_json() {
   using json = nlohmann::json;
   json j = {{"schema", "nsbench.list/2"}, {"with_cuda", device::built_with_cuda()}, {"with_mpi", mpi::built_with_mpi()},
             {"solvers", json::array()}, {"stages", json::array()}, {"variants", json::array()},
-            {"halo", json::array()}, {"recipes", json::array()}, {"cases", json::array()}};
+            {"halo", json::array()}, {"recipes", json::array()}, {"cases", json::array()},
+            {"poisson_methods", json::array()}};
+  for (const PoissonMethodInfo& m : poisson_methods()) j["poisson_methods"].push_back(m.name);
   for (const SolverDef& s : SolverRegistry::instance().all()) {
     json recipes = json::array();
     for (const Recipe& r : builtin_recipes())

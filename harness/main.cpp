@@ -10,6 +10,7 @@
 #include "device.hpp"
 #include "list.hpp"
 #include "mpi_driver.hpp"
+#include "poisson/poisson.hpp"  // the family's method names, for --poisson's help
 #include "run.hpp"
 #include "stage_bench.hpp"
 #include "verify.hpp"
@@ -102,7 +103,9 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
       ->capture_default_str();
   run->add_option("--check-every", ro.solver.check_every, "sweeps between residual checks")->capture_default_str();
   run->add_option("--poisson", ro.solver.poisson_method,
-                  "method of the pressure solve (the Poisson family, harness/solvers/poisson/): jacobi")
+                  "method of the Poisson solve (the Poisson family, harness/solvers/poisson/): " +
+                      nsb::poisson_method_names() +
+                      "; its stages' kernels: --stage poisson/STAGE=VARIANT[:TUNING] (nsbench list --stage STAGE)")
       ->capture_default_str();
   run->add_option("--launch", ro.launch,
                   "stream: launch every kernel each step (per-stage timing); graph: replay a CUDA graph of two "

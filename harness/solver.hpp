@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -51,6 +52,9 @@ struct HostState {
 struct SolverOptions {
   TimeScheme scheme = TimeScheme::euler;
   std::string poisson_method = "jacobi";  // the Poisson family's method for a pressure solve
+  // Kernel choices of the family's own stages ("poisson/<stage>" -> "variant[:tuning]"), from the run's
+  // --stage options that name a poisson/ stage (the method resolves them; run/ranks.cpp splits them off).
+  std::map<std::string, std::string> poisson_kernels;
   int jacobi_iterations = 20;  // pressure / Poisson sweeps per step (thesis nITERATIONS), or the cap with a tolerance
   double jacobi_tol = 0;       // > 0: iterate until RMS residual <= tol * RMS(right-hand side)
   int check_every = 10;        // sweeps between residual checks in tolerance mode

@@ -31,6 +31,7 @@ struct Tuning {
   int sz = 0;          // z levels per thread (thesis SIZE_Z); 0 = whole column
   int pf = 0;          // levels a copy pipeline loads ahead of the one being computed (bulk-copy variants)
   int mb = 0;          // blocks per SM the kernel is compiled to fit (__launch_bounds__); 0 = no request
+  int w = 0;           // a relaxation factor in hundredths (SOR's omega: w190 = 1.90); 0 = none
   // Where some of these values are template parameters (a block shape, a copy depth, a register cap),
   // the compiled instance this tuning runs, chosen once at registration; null where the variant reads
   // every value at run time. Every copy of the tuning (a recipe's, a call's) carries it.
@@ -85,7 +86,7 @@ struct TuningInstance {
 };
 
 // The axes a tuning name may use, in their spelling order.
-inline constexpr const char* kTuningAxes[] = {"bx", "by", "sz", "pf", "mb", "b"};
+inline constexpr const char* kTuningAxes[] = {"bx", "by", "sz", "pf", "mb", "b", "w"};
 
 // Device scratch every GPU solver and benchmark hands its reductions (per-block partials, CUB temp).
 constexpr std::size_t kReduceScratchBytes = std::size_t(64) << 20;

@@ -34,6 +34,7 @@ from stage_table import best_rows  # noqa: E402
 import validation_report  # noqa: E402
 import kemal_report  # noqa: E402
 import gohari_report  # noqa: E402
+import poisson_report  # noqa: E402
 
 
 def read_csv(study):
@@ -634,6 +635,7 @@ BUILDERS.update(liu2019.BUILDERS)  # noqa: E305 (Liu, Wu, Kao & Sheu 2019: the I
 BUILDERS.update(kemal_report.BUILDERS)
 BUILDERS.update(gohari_report.BUILDERS)
 BUILDERS.update(urban.BUILDERS)
+BUILDERS.update(poisson_report.BUILDERS)
 
 
 # ---------------------------------------------------------------- the report

@@ -42,7 +42,7 @@ COMMANDS = {"run", "stages", "bandwidth"}
 OPTIONS = {
     "run": {"case", "grid", "re", "dt", "safety", "gamma", "scheme", "backend", "threads", "precision", "recipe",
             "stage", "steps", "warmup", "jacobi-iterations", "jacobi-tol", "check-every", "launch", "ranks", "halo",
-            "no-check", "until-steady", "steady-tol"},
+            "no-check", "until-steady", "steady-tol", "poisson"},
     "stages": {"grid", "precision", "stage", "variant", "tuning", "samples", "warmup", "backend", "threads", "solver"},
     "bandwidth": {"samples", "max-mib"},
 }
@@ -53,6 +53,7 @@ REPORTS |= {"liu_cpu_threads", "liu_stage_speedup"}  # reports/liu2019.py
 REPORTS |= {"kemal_techniques", "kemal_routines"}  # reports/kemal_report.py
 REPORTS |= {"gohari_grid", "gohari_flow"}  # reports/gohari_report.py
 REPORTS |= {"urban_block_shapes", "urban_speedup"}  # reports/urban.py
+REPORTS |= {"poisson_time_to_tolerance"}  # reports/poisson_report.py
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
 
 
@@ -165,7 +166,8 @@ def known_names(listing):
         stages |= {stage, f"{solver}/{stage}"}
     return {"recipes": names(listing.get("recipes")), "cases": names(listing.get("cases")), "stages": stages,
             "halo": {h["name"]: h.get("tunings", []) for h in listing.get("halo", [])}, "variants": variants,
-            "with_cuda": bool(listing.get("with_cuda")), "with_mpi": bool(listing.get("with_mpi"))}
+            "with_cuda": bool(listing.get("with_cuda")), "with_mpi": bool(listing.get("with_mpi")),
+            "poisson_methods": set(listing["poisson_methods"]) if "poisson_methods" in listing else None}
 
 
 def _check_names(path, where, opts, known):
@@ -175,6 +177,10 @@ def _check_names(path, where, opts, known):
     for v in _values(opts.get("case")):
         if v not in known["cases"]:
             _fail(path, f"{where}: unknown case '{v}'; known: {sorted(known['cases'])}")
+    methods = known.get("poisson_methods")
+    for v in _values(opts.get("poisson")):
+        if methods is not None and v not in methods:
+            _fail(path, f"{where}: unknown Poisson method '{v}' (--poisson); this nsbench has: {sorted(methods)}")
     for v in _values(opts.get("halo")):
         name, _, tuning = str(v).partition(":")
         if name not in known["halo"]:

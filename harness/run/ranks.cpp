@@ -187,13 +187,20 @@ json run(const RunOptions& o) {
   problem->check_options(o.solver);
   nvtx_enabled() = o.nvtx;
   const Recipe& base = o.recipe.empty() ? default_recipe(solver.name, b) : find_recipe(solver.name, o.recipe);
-  ResolvedRecipe rr = resolve(base, o.stage_overrides);
+  // --stage poisson/<stage>=... picks a kernel of the Poisson family's method, not of the recipe.
+  SolverOptions so = o.solver;
+  std::vector<std::string> recipe_overrides;
+  for (const std::string& s : o.stage_overrides) {
+    const auto eq = s.find('=');
+    if (s.rfind("poisson/", 0) == 0 && eq != std::string::npos) so.poisson_kernels[s.substr(0, eq)] = s.substr(eq + 1);
+    else recipe_overrides.push_back(s);
+  }
+  ResolvedRecipe rr = resolve(base, recipe_overrides);
   const bool cpu_pair = rr.backend != Backend::cuda && b != Backend::cuda;
   if (rr.backend != b && !cpu_pair)
     throw std::runtime_error("recipe '" + base.name + "' runs on " + backend_name(rr.backend) + ", not on --backend " +
                              o.backend);
   if (cpu_pair) rr.backend = b;  // cpu-serial stages under --backend cpu_omp run threaded and vice versa
-  SolverOptions so = o.solver;
   so.threads = rr.backend == Backend::cpu_omp ? (so.threads > 0 ? so.threads : omp_get_max_threads()) : 1;
   const RunSetup setup{o, solver, *problem, rr, so};
   return o.precision == "float" ? run_ranks<float>(setup) : run_ranks<double>(setup);

@@ -79,6 +79,7 @@ json run_description(const RunSetup& s, int threads, int timed, const std::strin
               {"scheme", so.scheme == TimeScheme::euler ? "euler" : "adams_bashforth2"},
               {"jacobi", {{"iterations", so.jacobi_iterations}, {"tolerance", so.jacobi_tol}, {"check_every", so.check_every}}},
               {"poisson_method", so.poisson_method},
+              {"poisson_kernels", so.poisson_kernels},
               {"warmup_steps", s.options.warmup},
               {"timed_steps", timed},
               {"until_steady", s.options.until_steady},

@@ -43,6 +43,10 @@ GOHARI_VARIANTS = ([("streamvort", "stream", n) for n in ("global_2d", "global_1
                    + [("streamvort", "vorticity", n) for n in ("global_2d", "global_1d", "shared_1d", "shared_tile_2d")]
                    + [("streamvort", "boundary", "global_1d"), ("ogrid", "sweep", "global_2d"), ("ogrid", "sweep", "shared_1d")])
 GOHARI_TUNINGS = ["bx16_by16", "bx16_by8", "bx8_by8", "bx32_by4", "bx32_by8", "b256", "b128", "b512"]
+# The Poisson family's solver and methods (mg and fft by their developers), listed only.
+POISSON_CASES = ["poisson_manufactured", "poisson_manufactured_dirichlet", "poisson_manufactured_periodic",
+                 "poisson_manufactured_mixed", "poisson_random"]
+POISSON_METHODS = ["jacobi", "rbsor", "cg", "pcg", "mg", "fft"]
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages
 # --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
@@ -142,11 +146,20 @@ def run(o):
     if not OLD:
         run_record["solver"] = SOLVER
         timing["stage_order"] = STAGE_ORDER
+    checks = {"reference": {"performed": gpu and not o.get("no-check"), "pass": True,
+                            "reason": "" if gpu else "this run is the CPU reference"}}
+    if "poisson" in o:  # a Poisson method: the poisson solver's checks (a solve reaching half its tolerance)
+        tol = float(o.get("jacobi-tol", 0))
+        run_record["poisson_method"] = o["poisson"]
+        run_record["jacobi"].update(tolerance=tol, check_every=int(o.get("check-every", 10)))
+        if o.get("case", "").startswith("poisson_"):
+            checks.update(poisson_iterations=100, poisson_relative_residual=tol / 2, jacobi_sweep_seconds=t / 200,
+                          residual_history={"iteration": [10, 100], "seconds": [t / 10, t],
+                                            "relative_residual": [1e-2, tol / 2]})
     return {
         "schema": "nsbench.run/1" if OLD else "nsbench.run/2", "timestamp": "2026-11-22T00:00:00Z",
         "machine": machine(), "build": build(), "run": run_record, "timing": timing,
-        "checks": {"reference": {"performed": gpu and not o.get("no-check"), "pass": True,
-                                 "reason": "" if gpu else "this run is the CPU reference"}},
+        "checks": checks,
         "kernels": {vid("momentum", "shared_zloop") + ":kernel": {"registers": 40, "static_shared_bytes": 4096,
                                                                  "local_bytes": 0}} if gpu else {},
     }
@@ -211,7 +224,8 @@ def listing():
         return {"schema": "nsbench.list/1",
                 "recipes": sorted(set(RECIPES + URBAN_RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"]
                                       + [r for g in GOHARI for r in g["recipes"]])),
-                "cases": CASES + URBAN_CASES + WAVE["cases"] + MULTIBLOCK["cases"] + [c for g in GOHARI for c in g["cases"]],
+                "cases": CASES + URBAN_CASES + WAVE["cases"] + MULTIBLOCK["cases"] + [c for g in GOHARI for c in g["cases"]]
+                + POISSON_CASES,
                 "with_cuda": True, "with_mpi": True, "halo": halo,
                 "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
                 + [{"stage": s, "name": n, "tunings": t} for s, n, t in URBAN_VARIANTS]
@@ -252,7 +266,9 @@ def listing():
             + [{"name": r, "solver": g["name"], "description": ""} for g in GOHARI for r in g["recipes"]],
             "cases": [{"name": c, "solver": SOLVER} for c in CASES + URBAN_CASES] + [{"name": "standing_wave", "solver": "wave"},
                                                                        {"name": "conjugate_cylinder", "solver": "multiblock"}]
-            + [{"name": c, "solver": g["name"]} for g in GOHARI for c in g["cases"]]}
+            + [{"name": c, "solver": g["name"]} for g in GOHARI for c in g["cases"]]
+            + [{"name": c, "solver": "poisson"} for c in POISSON_CASES],
+            "poisson_methods": POISSON_METHODS}
 
 
 def main():

@@ -18,6 +18,12 @@ std::vector<PoissonMethodInfo>& poisson_methods() {
   return methods;
 }
 
+std::string poisson_method_names() {
+  std::string names;
+  for (const PoissonMethodInfo& m : poisson_methods()) names += (names.empty() ? "" : " ") + m.name;
+  return names;
+}
+
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s) {
   std::string known;

@@ -18,7 +18,8 @@
 // Where no face is dirichlet the solution is defined up to a constant (see null_space below).
 //
 // Methods: jacobi (Thibault 2009: a fixed count of sweeps, or sweeps until the residual falls below a
-// tolerance). Red-black SOR, CG/PCG, multigrid and FFT solves join here (issue "Poisson family").
+// tolerance), rbsor (red-black SOR), cg and pcg (conjugate gradients, plain or with the Jacobi
+// preconditioner; iterative.hpp, stage_call.hpp); multigrid and FFT solves join here.
 #pragma once
 
 #include <map>
@@ -67,12 +68,24 @@ struct PoissonSettings {
   // Kernel choices of the family's own stages, "poisson/<stage>" -> "variant[:tuning]" (from a recipe
   // or --stage); a stage left out takes its kind's default for the backend.
   std::map<std::string, std::string> kernels;
+  // Record (iteration, seconds since the solve began, relative residual) at every check: the residual
+  // against wall time. Each point is taken after the check's read-back, so the clock includes the
+  // checks' synchronisation (rbsor, cg, pcg record it).
+  bool record_history = false;
+};
+
+struct PoissonHistoryPoint {
+  int iteration = 0;
+  double seconds = 0;
+  double relative_residual = 0;
 };
 
 struct PoissonReport {
   int iterations = 0;
   double absolute_residual = 0;  // RMS of the last residual checked (0 without a tolerance)
   double relative_residual = 0;  // ... over RMS(right-hand side)
+  std::vector<PoissonHistoryPoint> history;     // with PoissonSettings::record_history
+  std::map<std::string, std::string> kernels;   // the family's stages the method ran: id -> variant:tuning
 };
 
 // What a method may ask of the solver that owns the equation.
@@ -115,6 +128,8 @@ std::vector<PoissonMethodInfo>& poisson_methods();
 struct PoissonMethodRegistrar {
   explicit PoissonMethodRegistrar(PoissonMethodInfo m) { poisson_methods().push_back(std::move(m)); }
 };
+// The registered methods' names, space-separated (for help texts and messages).
+std::string poisson_method_names();
 // Throws std::runtime_error naming the known methods for an unknown name.
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s);

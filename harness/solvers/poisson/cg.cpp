@@ -1,0 +1,119 @@
+// Conjugate gradients, matrix-free on the 7-point operator (Liu's pressure solve), plain (cg) or with
+// the Jacobi preconditioner (pcg). One iteration is three stages, whose variants pick fused or
+// separate kernels and the dot products' reduction (library, buffer, atomics):
+//   apply_dot     q = L p, pq = p.q
+//   cg_update     alpha = rz / pq; x += alpha p; r -= alpha q; rz' = r.z, rr = r.r
+//   cg_direction  p = z + (rz' / rz) p, p's ghosts
+// The scalars stay on the device (each stage reads alpha and beta there), so the host waits only at a
+// convergence check, every check_every iterations (rr read back). Signs: stage_call.hpp.
+//
+// On a uniform grid D is constant away from the faces, so pcg's iterates differ from cg's only through
+// the boundary rows (a neumann or dirichlet face changes D there).
+#include <algorithm>
+
+#include "poisson/iterative.hpp"
+
+namespace nsb {
+namespace {
+
+// Scalar slots (PoissonStages::scalar): 0 p.q; 3 a zero; {4, 5} and {6, 7} {r.z, r.r} of alternate
+// iterations (cg_update writes its out[0] and out[1]), so the previous r.z survives the update.
+constexpr int kPq = 0;
+inline int rz_slot(int parity) { return 4 + 2 * parity; }
+
+template <class T>
+class ConjugateGradients final : public PoissonMethod<T> {
+ public:
+  ConjugateGradients(const PoissonSettings& s, bool precondition) : s_(s), precondition_(precondition) {
+    if (s.check_every < 1) throw std::invalid_argument("cg: check_every must be at least 1");
+  }
+  PoissonReport solve(PoissonSystem<T>& system) override {
+    const PoissonEquation<T> e = system.equation();
+    if (!stages_) {
+      check_reachable_tolerance<T>(e.grid, s_.tolerance, precondition_ ? "pcg" : "cg");
+      stages_ = std::make_unique<PoissonStages<T>>(s_, e, 3);  // r, p, q
+    }
+    PoissonStages<T>& st = *stages_;
+    const SolveClock clock;
+    PoissonCall<T> c = poisson_call(e);
+    const SolveStart<T> start = start_solve(st, c, kPq);
+    const double points = double(e.grid.interior_points());
+    c.rhs_shift = start.rhs_shift;
+    c.precondition = precondition_;
+    c.r = st.vector(0), c.p = st.vector(1), c.q = st.vector(2);
+    st.run("faces", c);  // the guess's ghosts
+    c.out = st.scalar(rz_slot(0));
+    st.run("residual", c);  // r = b - L x; r.r into slot rz_slot(0), read only at checks
+    PoissonReport r;
+    const double rhs = std::max(start.rhs_rms, 1e-300);
+    r.absolute_residual = std::sqrt(st.read(rz_slot(0), c.exec) / points);
+    r.relative_residual = r.absolute_residual / rhs;
+    const bool tolerance = s_.tolerance > 0;
+    if (tolerance && r.relative_residual <= s_.tolerance) return finish(st, c, r);
+    // z = m r and rz: the direction stage with no previous rz makes p = z; rz itself comes from a
+    // cg_update with alpha = 0 (rz / pq with rz = 0), which leaves x and r as they are.
+    double* zero = st.scalar(3);
+    set_scalar(st, zero, 0.0, c.exec);
+    c.rz = zero, c.pq = st.scalar(kPq), c.out = st.scalar(rz_slot(0));
+    set_scalar(st, st.scalar(kPq), 1.0, c.exec);
+    st.run("cg_update", c);  // alpha = 0: rz into rz_slot(0)
+    c.rz = st.scalar(rz_slot(0)), c.rz_prev = nullptr;
+    st.run("cg_direction", c);
+    for (int it = 1; it <= s_.iterations; ++it) {
+      const int now = (it - 1) % 2, next = it % 2;
+      c.out = st.scalar(kPq);
+      st.run("apply_dot", c);
+      c.rz = st.scalar(rz_slot(now)), c.pq = st.scalar(kPq), c.out = st.scalar(rz_slot(next));
+      st.run("cg_update", c);
+      c.rz = st.scalar(rz_slot(next)), c.rz_prev = st.scalar(rz_slot(now));
+      r.iterations = it;
+      const bool check = (tolerance || s_.record_history) && (it % s_.check_every == 0 || it == s_.iterations);
+      if (check) {
+        r.absolute_residual = std::sqrt(st.read(rz_slot(next) + 1, c.exec) / points);
+        r.relative_residual = r.absolute_residual / rhs;
+        if (s_.record_history) r.history.push_back({it, clock.seconds(), r.relative_residual});
+        if (tolerance && r.relative_residual <= s_.tolerance) break;
+      }
+      if (it < s_.iterations) st.run("cg_direction", c);
+    }
+    return finish(st, c, r);
+  }
+
+ private:
+  PoissonReport finish(PoissonStages<T>& st, PoissonCall<T>& c, PoissonReport r) {
+    finish_solve(st, c, kPq);
+    r.kernels = st.kernels();
+    return r;
+  }
+  static void set_scalar(PoissonStages<T>& st, double* at, double v, const Exec& exec) {
+    if (!st.gpu()) {
+      *at = v;
+      return;
+    }
+    device::stream_sync(exec.stream);
+    device::copy_to_device(at, &v, sizeof v);
+  }
+
+  PoissonSettings s_;
+  bool precondition_;
+  std::unique_ptr<PoissonStages<T>> stages_;  // built at the first solve, for the equation's backend
+};
+
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_cg(const PoissonSettings& s) {
+  return std::make_unique<ConjugateGradients<T>>(s, false);
+}
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_pcg(const PoissonSettings& s) {
+  return std::make_unique<ConjugateGradients<T>>(s, true);
+}
+
+const PoissonMethodRegistrar cg_reg{{"cg",
+                                     "conjugate gradients, matrix-free 7-point operator (poisson/apply_dot, cg_update, "
+                                     "cg_direction); device-side scalars, residual checked every check_every iterations",
+                                     &make_cg<float>, &make_cg<double>}};
+const PoissonMethodRegistrar pcg_reg{{"pcg", "conjugate gradients with the Jacobi (diagonal) preconditioner",
+                                      &make_pcg<float>, &make_pcg<double>}};
+
+}  // namespace
+}  // namespace nsb

@@ -1,0 +1,206 @@
+// The Poisson family's iterative methods (rbsor, cg, pcg) and its poisson solver: each method against
+// the manufactured solution (second order on refinement, every face type), serial against OpenMP, the
+// GPU against the CPU reference (skips without a GPU), bad input refused by name, --stage reaching the
+// method's kernels, and the projection solver giving the same cavity with every method.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "device.hpp"
+#include "poisson/host_ops.hpp"
+#include "run.hpp"
+#include "test_support.hpp"
+
+namespace nsb {
+namespace {
+
+struct Solved {
+  std::vector<double> p;
+  nlohmann::json validation, checks;
+};
+
+SolverOptions method_options(const std::string& method, double tol, int cap = 20000) {
+  SolverOptions o;
+  o.poisson_method = method;
+  o.jacobi_tol = tol;
+  o.jacobi_iterations = cap;
+  o.check_every = 5;
+  o.threads = 2;
+  return o;
+}
+
+// One solve (one step of the poisson solver) of case `name` on an n^3 grid.
+template <class T>
+Solved solve(const std::string& name, int n, const SolverOptions& o, Backend b = Backend::cpu_serial,
+             bool final_checks = false) {
+  CaseOptions co;
+  co.name = name, co.nx = co.ny = co.nz = n;
+  const std::unique_ptr<Problem> problem = SolverRegistry::instance().get("poisson").make_problem(co);
+  const Recipe& recipe = b == Backend::cuda ? find_recipe("poisson", "gpu", "") : cpu_recipe("poisson", b);
+  auto s = problem->make_solver(Precision<T>{}, resolve(recipe, {}), o, nullptr);
+  s->load(problem->initial_state(Precision<T>{}));
+  s->step();
+  const HostState<T> fin = s->save();
+  Solved out;
+  for (T v : fin.field("p")) out.p.push_back(double(v));
+  out.validation = problem->validate(fin, false);
+  if (final_checks) out.checks = s->final_checks();
+  return out;
+}
+
+// The interior of p with its mean removed (singular problems: the level is the method's choice).
+std::vector<double> without_mean(const std::vector<double>& p, int n) {
+  const Grid g{n, n, n};
+  const double mean = interior_mean(p.data(), g);
+  std::vector<double> out;
+  for (int k = 1; k <= n; ++k)
+    for (int j = 1; j <= n; ++j)
+      for (int i = 1; i <= n; ++i) out.push_back(p[g.idx(i, j, k)] - mean);
+  return out;
+}
+
+using MethodCase = std::tuple<std::string, std::string>;
+class PoissonIterOrder : public ::testing::TestWithParam<MethodCase> {};
+
+TEST_P(PoissonIterOrder, ReachesTheManufacturedSolutionWithSecondOrder) {
+  const auto& [method, name] = GetParam();
+  const SolverOptions o = method_options(method, 1e-11);
+  const Solved coarse = solve<double>(name, 12, o), fine = solve<double>(name, 24, o);
+  const double e12 = coarse.validation["rms_error"].get<double>(), e24 = fine.validation["rms_error"].get<double>();
+  std::printf("%s on %s: RMS error %.3e (12^3) -> %.3e (24^3), order %.2f\n", method.c_str(), name.c_str(), e12, e24,
+              std::log2(e12 / e24));
+  EXPECT_NEAR(std::log2(e12 / e24), 2.0, 0.25);
+  EXPECT_LT(e24, 1e-2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, PoissonIterOrder,
+                         ::testing::Combine(::testing::Values("rbsor", "cg", "pcg"),
+                                            ::testing::Values("poisson_manufactured", "poisson_manufactured_dirichlet",
+                                                              "poisson_manufactured_periodic",
+                                                              "poisson_manufactured_mixed")),
+                         [](const ::testing::TestParamInfo<MethodCase>& p) {
+                           return std::get<0>(p.param) + "_" + std::get<1>(p.param).substr(std::string("poisson_").size());
+                         });
+
+TEST(PoissonIter, EveryMethodReachesJacobisSolution) {
+  // Jacobi through the poisson solver's own sweep: the same discrete solution, to the tolerance.
+  const int n = 10;
+  const Solved jacobi = solve<double>("poisson_manufactured_mixed", n, method_options("jacobi", 1e-12, 200000));
+  for (const char* m : {"rbsor", "cg", "pcg"}) {
+    const Solved s = solve<double>("poisson_manufactured_mixed", n, method_options(m, 1e-12));
+    EXPECT_LT(test::max_abs_diff(s.p, jacobi.p), 1e-9 * test::max_abs(jacobi.p)) << m;
+  }
+}
+
+TEST(PoissonIter, SingularProblemsReturnAZeroMeanSolution) {
+  for (const char* m : {"rbsor", "cg", "pcg"}) {
+    const Solved s = solve<double>("poisson_manufactured", 12, method_options(m, 1e-10));
+    EXPECT_LT(std::abs(interior_mean(s.p.data(), Grid{12, 12, 12})), 1e-12) << m;
+  }
+}
+
+TEST(PoissonIter, SerialAndOpenMPAgree) {
+  for (const char* m : {"rbsor", "cg", "pcg"}) {
+    const SolverOptions o = method_options(m, 0, 30);
+    const Solved a = solve<double>("poisson_manufactured_mixed", 14, o, Backend::cpu_serial);
+    const Solved b = solve<double>("poisson_manufactured_mixed", 14, o, Backend::cpu_omp);
+    // Red-black points are independent (bitwise); CG's sums meet in the threads' order (rounding only).
+    EXPECT_LE(test::max_abs_diff(a.p, b.p), (std::string(m) == "rbsor" ? 0.0 : 1e-12) * test::max_abs(a.p)) << m;
+  }
+}
+
+TEST(PoissonIter, RecordsTheResidualHistoryAndTheSweepTime) {
+  const Solved s = solve<double>("poisson_random", 12, method_options("cg", 1e-8), Backend::cpu_serial, true);
+  const nlohmann::json& h = s.checks["residual_history"];
+  ASSERT_GT(h["iteration"].size(), 2u);
+  EXPECT_EQ(h["iteration"].size(), h["seconds"].size());
+  const auto& res = h["relative_residual"];
+  EXPECT_LT(res.back().get<double>(), 1e-8);
+  EXPECT_LT(res.back().get<double>(), res.front().get<double>());
+  for (std::size_t i = 1; i < h["seconds"].size(); ++i) EXPECT_GE(h["seconds"][i].get<double>(), h["seconds"][i - 1].get<double>());
+  EXPECT_GT(s.checks["jacobi_sweep_seconds"].get<double>(), 0);
+  EXPECT_EQ(s.checks["poisson_kernels"]["poisson/cg_update"].get<std::string>(), "cpu_serial:default");
+}
+
+template <class F>
+void expect_refused(F f, const std::string& words) {
+  try {
+    f();
+    ADD_FAILURE() << "not refused; expected a message with '" << words << "'";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(PoissonIter, RefusesBadInputByName) {
+  SolverOptions o = method_options("rbsor", 1e-6);
+  o.poisson_kernels["poisson/rbsor"] = "global_2d:bx32_by4_sz8_w210";
+  expect_refused([&] { solve<double>("poisson_manufactured", 8, o); }, "omega 2.1");
+  o.poisson_kernels["poisson/rbsor"] = "cpu_serial:w0";
+  expect_refused([&] { solve<double>("poisson_manufactured", 8, o); }, "outside (0, 2)");
+  expect_refused([&] { solve<float>("poisson_manufactured", 64, method_options("cg", 1e-9)); }, "cannot be reached in float");
+  expect_refused([&] { solve<double>("poisson_manufactured_periodic", 9, method_options("rbsor", 1e-6)); },
+                 "odd count of cells");
+  // A reachable float tolerance is accepted.
+  EXPECT_LT(solve<float>("poisson_manufactured", 16, method_options("cg", 1e-4)).validation["rms_error"].get<double>(), 0.05);
+}
+
+TEST(PoissonIter, StageOptionReachesTheMethodsKernels) {
+  RunOptions o;
+  o.case_options.name = "poisson_manufactured_dirichlet";
+  o.case_options.nx = o.case_options.ny = o.case_options.nz = 8;
+  o.solver.poisson_method = "rbsor";
+  o.solver.jacobi_iterations = 10;
+  o.stage_overrides = {"poisson/rbsor=cpu_serial:w150"};
+  o.steps = 1, o.warmup = 0, o.progress = false;
+  const nlohmann::json r = run(o);
+  EXPECT_EQ(r["checks"]["poisson_kernels"]["poisson/rbsor"].get<std::string>(), "cpu_serial:w150") << r["checks"].dump();
+  EXPECT_EQ(r["run"]["poisson_kernels"]["poisson/rbsor"].get<std::string>(), "cpu_serial:w150");
+}
+
+TEST(PoissonIter, ProjectionGivesTheSameCavityWithEveryMethod) {
+  CaseOptions co;
+  co.name = "cavity", co.nx = 12, co.ny = 4, co.nz = 12, co.re = 100;
+  const Case c = make_case(co);
+  auto velocity = [&](const std::string& method) {
+    SolverOptions o = method_options(method, 1e-11, 500000);
+    o.threads = 0;
+    const auto out = test::run_case<double>(c, "cpu-serial", 10, o);
+    std::vector<double> uvw;
+    for (const char* f : {"u", "v", "w"}) uvw.insert(uvw.end(), out.state.field(f).begin(), out.state.field(f).end());
+    return uvw;
+  };
+  const std::vector<double> jacobi = velocity("jacobi");
+  for (const char* m : {"rbsor", "cg", "pcg"}) EXPECT_LT(test::max_abs_diff(velocity(m), jacobi), 1e-8) << m;
+}
+
+// Every method on the GPU against the CPU reference, with the default kernels and with the other
+// variants of each stage, both precisions: the same solution to the tolerance asked (double 1e-10:
+// within 1e-7 of the solution's scale; float 1e-4: within 1e-3).
+TEST(PoissonIterGpu, EveryMethodMatchesTheCpuReference) {
+  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")";
+  const std::vector<std::map<std::string, std::string>> kernel_sets = {
+      {},
+      {{"poisson/rbsor", "shared_tile"}, {"poisson/apply_dot", "separate_cub"}, {"poisson/cg_update", "separate_cub"},
+       {"poisson/dot", "buffer_two_pass"}},
+      {{"poisson/apply_dot", "fused_buffer"}, {"poisson/dot", "block_atomic"}}};
+  for (const char* m : {"rbsor", "cg", "pcg"})
+    for (const auto& kernels : kernel_sets)
+      for (const char* name : {"poisson_manufactured", "poisson_manufactured_mixed"}) {
+        SolverOptions o = method_options(m, 1e-10);
+        o.poisson_kernels = kernels;
+        const int n = 22;
+        const Solved cpu = solve<double>(name, n, o), gpu = solve<double>(name, n, o, Backend::cuda);
+        EXPECT_LT(test::max_abs_diff(without_mean(gpu.p, n), without_mean(cpu.p, n)), 1e-7 * test::max_abs(cpu.p))
+            << m << " " << name;
+        o.jacobi_tol = 1e-4;
+        const Solved cpuf = solve<float>(name, n, o), gpuf = solve<float>(name, n, o, Backend::cuda);
+        EXPECT_LT(test::max_abs_diff(without_mean(gpuf.p, n), without_mean(cpuf.p, n)), 1e-3 * test::max_abs(cpuf.p))
+            << m << " " << name << " float";
+      }
+}
+
+}  // namespace
+}  // namespace nsb
