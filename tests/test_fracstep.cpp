@@ -52,7 +52,7 @@ double max_error(const Problem& p, const HostState<double>& s) { return p.valida
 
 // Poiseuille: the discrete steady profile (the parabola + A dy^2 / 4) starts the run and must not move.
 TEST(Fracstep, LaminarChannelIsSteadyToRoundOff) {
-  const auto p = problem(options("channel", 16, 12, 8));
+  const auto p = problem(options("poiseuille", 16, 12, 8));
   const Ran<double> r = run<double>(*p, "cpu-serial", 20);
   const nlohmann::json v = p->validate(r.state, false);
   EXPECT_LT(v["max_error"].get<double>(), 1e-13);
@@ -146,10 +146,10 @@ TEST(Fracstep, SerialAndOpenMpAgreeBitForBit) {
 }
 
 TEST(Fracstep, RefusesWhatItCannotRun) {
-  EXPECT_THROW(problem(options("channel", 2, 8, 8)), std::invalid_argument);
-  EXPECT_THROW(problem(options("channel", 8, 1, 8)), std::invalid_argument);
+  EXPECT_THROW(problem(options("poiseuille", 2, 8, 8)), std::invalid_argument);
+  EXPECT_THROW(problem(options("poiseuille", 8, 1, 8)), std::invalid_argument);
   EXPECT_THROW(problem(options("no_such_case", 8, 8, 8)), std::invalid_argument);
-  const auto p = problem(options("channel", 8, 8, 8));
+  const auto p = problem(options("poiseuille", 8, 8, 8));
   SolverOptions o;
   o.poisson_method = "cg";
   EXPECT_THROW(p->check_options(o), std::runtime_error);

@@ -28,6 +28,11 @@ CASES = ["cavity", "channel", "taylor_green"]
 # step times and checks alone).
 WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["standing_wave"],
         "recipes": ["cpu-serial", "cpu-omp", "thibault-shared", "global", "best"]}
+# The fractional-step solver (Ha et al.), listed, and run like the projection's but with its own stages and
+# the "poisson" section in timing.sections: every one of its 7 sections takes 1/8 of the step.
+FRACSTEP = {"name": "fracstep", "description": "fake", "cases": ["poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"],
+            "stages": ["rhs", "adi_x", "adi_y", "adi_z", "divergence", "correct"],
+            "recipes": ["cpu-serial", "cpu-omp", "global"]}
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages
 # --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
@@ -115,6 +120,12 @@ def run(o):
     if not OLD:
         run_record["solver"] = SOLVER
         timing["stage_order"] = STAGE_ORDER
+    if o.get("case") in FRACSTEP["cases"]:
+        run_record["solver"] = FRACSTEP["name"]
+        timing["stage_order"] = FRACSTEP["stages"]
+        timing["stages"] = {st: {"variant": f"fracstep/{st}/x", "tuning": "default", "per_call": {"median": t / 24},
+                                 "per_step": {"median": t / 8}} for st in FRACSTEP["stages"]}
+        timing["sections"] = {"poisson": {"per_call": {"median": t / 24}, "per_step": {"median": t / 8}}}
     return {
         "schema": "nsbench.run/1" if OLD else "nsbench.run/2", "timestamp": "2026-11-22T00:00:00Z",
         "machine": machine(), "build": build(), "run": run_record, "timing": timing,
@@ -181,15 +192,15 @@ def listing():
     halo = [{"name": h, "backend": "cuda", "driver": "mpi" if h.startswith("mpi") else "threads", "tags": {},
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
-        return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"])),
-                "cases": CASES + WAVE["cases"], "with_cuda": True, "with_mpi": True,
+        return {"schema": "nsbench.list/1", "recipes": sorted(set(RECIPES + WAVE["recipes"] + FRACSTEP["recipes"])),
+                "cases": CASES + WAVE["cases"] + FRACSTEP["cases"], "with_cuda": True, "with_mpi": True,
                 "halo": halo, "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
                 # the family named with its solver, so every study (studies/ha/ too) loads under both schemas
                 + [{"solver": FAMILY, "stage": k, "name": n, "tunings": ["b64"]}
                    for k, names in FAMILY_VARIANTS.items() for n in names]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER, "cases": CASES,
-                         "recipes": RECIPES}, WAVE],
+                         "recipes": RECIPES}, WAVE, FRACSTEP],
             "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
@@ -204,8 +215,10 @@ def listing():
                 "tunings": ["b64"], "status": ""} for k, names in FAMILY_VARIANTS.items() for n in names],
             "halo": halo,
             "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES]
-            + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]],
-            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"}]}
+            + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]]
+            + [{"name": r, "solver": "fracstep", "description": ""} for r in FRACSTEP["recipes"]],
+            "cases": [{"name": c, "solver": SOLVER} for c in CASES] + [{"name": "standing_wave", "solver": "wave"}]
+            + [{"name": c, "solver": "fracstep"} for c in FRACSTEP["cases"]]}
 
 
 def main():

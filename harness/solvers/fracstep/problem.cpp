@@ -4,7 +4,7 @@
 // Cases (all: x, z periodic; no-slip walls at y = 0 and y = ly; cubic cells of side ly / ny, so
 // lx = nx / ny and lz = nz / ny with ly = 1: the paper gives no domain, notes Sec. 6.1; --re is Re on
 // the centreline velocity 1 and the channel height ly = 1, default 100):
-//   channel        laminar Poiseuille flow driven by the constant force f = 8 / (Re ly^2) along x. The
+//   poiseuille     laminar Poiseuille (channel) flow driven by the constant force f = 8 / (Re ly^2) along x. The
 //                  discrete steady state of the mirrored-wall scheme is the exact parabola shifted by
 //                  A dy^2 / 4 (A = 4 / ly^2: centreline velocity 1), which starts the run; it must stay
 //                  steady to round-off. Validation: max error against it; "parabola_error" is its
@@ -28,10 +28,10 @@
 namespace nsb {
 namespace {
 
-enum class FsCase { channel, synthetic, shear_wave_z, shear_wave_x };
+enum class FsCase { poiseuille, synthetic, shear_wave_z, shear_wave_x };
 
 FsCase parse_case(const std::string& name) {
-  if (name.empty() || name == "channel") return FsCase::channel;
+  if (name.empty() || name == "poiseuille") return FsCase::poiseuille;
   if (name == "synthetic") return FsCase::synthetic;
   if (name == "shear_wave_z") return FsCase::shear_wave_z;
   if (name == "shear_wave_x") return FsCase::shear_wave_x;
@@ -39,7 +39,7 @@ FsCase parse_case(const std::string& name) {
 }
 const char* case_name(FsCase c) {
   switch (c) {
-    case FsCase::channel: return "channel";
+    case FsCase::poiseuille: return "poiseuille";
     case FsCase::synthetic: return "synthetic";
     case FsCase::shear_wave_z: return "shear_wave_z";
     default: return "shear_wave_x";
@@ -67,7 +67,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
     grid_.ly = 1.0, grid_.lx = double(o.nx) / o.ny, grid_.lz = double(o.nz) / o.ny;
     prm_.nu = 1.0 / o.re;
     prm_.dt = o.dt > 0 ? o.dt : std::min({grid_.dx(), grid_.dy(), grid_.dz()});  // CFL 1 on velocity 1
-    if (case_ == FsCase::channel || case_ == FsCase::synthetic) prm_.force[0] = 8.0 * prm_.nu / (grid_.ly * grid_.ly);
+    if (case_ == FsCase::poiseuille || case_ == FsCase::synthetic) prm_.force[0] = 8.0 * prm_.nu / (grid_.ly * grid_.ly);
   }
 
   const Grid& grid() const override { return grid_; }
@@ -114,12 +114,12 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
             if (!is_unknown_row(grid_, c, j)) continue;
             const double e = double(q[grid_.idx(i, j, k)]) - exact(c, i, j, k, s.time, true);
             max_err = std::max(max_err, std::abs(e)), sum2 += e * e, count += 1;
-            if (case_ == FsCase::channel)
+            if (case_ == FsCase::poiseuille)
               parabola = std::max(parabola, std::abs(exact(c, i, j, k, s.time, true) - exact(c, i, j, k, s.time, false)));
           }
     }
     nlohmann::json v = {{"kind", "exact"}, {"max_error", max_err}, {"rms_error", std::sqrt(sum2 / count)}};
-    if (case_ == FsCase::channel) v["parabola_error"] = parabola;
+    if (case_ == FsCase::poiseuille) v["parabola_error"] = parabola;
     return v;
   }
   template <class T>
@@ -134,7 +134,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
     const double pi = std::numbers::pi;
     const double xc = (i - 0.5) * grid_.dx(), yc = (j - 0.5) * grid_.dy(), zc = (k - 0.5) * grid_.dz();
     switch (case_) {
-      case FsCase::channel:
+      case FsCase::poiseuille:
       case FsCase::synthetic: {
         const double a = 4.0 / (grid_.ly * grid_.ly);
         double q = c == 0 ? a * (yc * (grid_.ly - yc) + (discrete ? 0.25 * grid_.dy() * grid_.dy() : 0.0)) : 0.0;
@@ -162,7 +162,7 @@ const SolverRegistrar reg{SolverDef{
     .name = "fracstep",
     .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
                    "tridiagonal Poisson), staggered, x/z periodic, y walls; V0 (one GPU)",
-    .cases = {"channel", "synthetic", "shear_wave_z", "shear_wave_x"},
+    .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),
     .stages = {"rhs", "adi_x", "adi_y", "adi_z", "divergence", "correct"},
     .make_problem = [](const CaseOptions& o) -> std::unique_ptr<Problem> { return std::make_unique<FracstepProblem>(o); },
