@@ -31,7 +31,7 @@ WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["st
 # The fractional-step solver (Ha et al.), listed, and run like the projection's but with its own stages and
 # the "poisson" section in timing.sections: every one of its 7 sections takes 1/8 of the step.
 FRACSTEP = {"name": "fracstep", "description": "fake", "cases": ["poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"],
-            "stages": ["rhs", "adi_x", "adi_y", "adi_z", "divergence", "correct"],
+            "stages": ["rhs", "adi_z", "adi_y", "adi_x", "divergence", "correct"],
             "recipes": ["cpu-serial", "cpu-omp", "global"]}
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages

@@ -11,7 +11,7 @@
 //   correct      u += du - 2 alpha dt G phi; p += phi                                       fracstep/correct
 //
 // The sweep order z, y, x is the paper's (notes Sec. 1.5: its transposes go x->z, z->y, y->x). The
-// timing sections are these seven (notes Sec. 6.3 names RHS, ADI-X, ADI-Y, ADI-Z, FFT and TDMA-C; the
+// timing sections are these seven (the six stages in step order, then poisson) (notes Sec. 6.3 names RHS, ADI-X, ADI-Y, ADI-Z, FFT and TDMA-C; the
 // last two are one section here, the Poisson method's whole solve, since the method runs its transforms
 // and its y solve inside one call).
 // N(u) of the previous sub-step lives in one of two buffers: sub-step k writes buffer k % 2 and reads the
@@ -36,9 +36,12 @@
 
 namespace nsb {
 
-enum FracstepSection : int { kFsRhs = 0, kFsAdiX, kFsAdiY, kFsAdiZ, kFsDivergence, kFsPoisson, kFsCorrect };
+// The stages in step order (kFracstepStages), then the solver's own section: the Poisson solve.
+enum FracstepSection : int { kFsRhs = 0, kFsAdiZ, kFsAdiY, kFsAdiX, kFsDivergence, kFsCorrect, kFsPoisson };
 inline std::vector<std::string> fracstep_sections() {
-  return {"rhs", "adi_x", "adi_y", "adi_z", "divergence", "poisson", "correct"};
+  std::vector<std::string> s(std::begin(kFracstepStages), std::end(kFracstepStages));
+  s.push_back("poisson");
+  return s;
 }
 
 // What a case hands the solver.
@@ -120,10 +123,11 @@ class FracstepSolver final : public Solver<T> {
   FracstepSolver(const FracstepSolver&) = delete;
   FracstepSolver& operator=(const FracstepSolver&) = delete;
 
-  // Bytes on the GPU: the 15 fields, and the direct Poisson solve's complex working arrays (W and E,
-  // 2 complex values a cell: docs/solvers/poisson_fft.md) with its rows and scratch (about 2 more words).
+  // Bytes on the GPU: the 15 fields, and the direct Poisson solve's working arrays (W and E, a complex
+  // value a cell each, and a word of Thomas scratch: variants/poisson/fft/spectral_lines.cuh) with room for
+  // cuFFT's work areas of its two plans (up to a complex value a cell each): 24 words a cell in all.
   static std::size_t device_bytes(const Grid& g) {
-    return (15 + 6) * g.padded_points() * sizeof(T);
+    return (15 + 9) * g.padded_points() * sizeof(T);
   }
 
   void load(const HostState<T>& s) override {
@@ -174,7 +178,7 @@ class FracstepSolver final : public Solver<T> {
   WorkModel work_model(int section) const override {
     if (section == kFsPoisson) return fft_solve_model(grid_, fracstep_faces(), int(sizeof(T)), method_name_ == "fft2_tridiag");
     if (section < 0 || section > kFsCorrect) return {};
-    return fracstep_model(kFracstepStages[stage_of_section(section)], grid_, int(sizeof(T)));
+    return fracstep_model(kFracstepStages[section], grid_, int(sizeof(T)));
   }
   double calls_per_step(int) const override { return 3; }
 
@@ -192,12 +196,6 @@ class FracstepSolver final : public Solver<T> {
   void* stream() const override { return stream_; }
 
  private:
-  // Stage s of kFracstepStages for section `section` (the poisson section has none).
-  static int stage_of_section(int section) {
-    static const int map[] = {0, 1, 2, 3, 4, -1, 5};
-    return map[section];
-  }
-
   void substep(int k) {
     call_.coef = substep_coef<T>(k, prm_.dt, prm_.nu, prm_.force);
     for (int a = 0; a < 3; ++a)
@@ -213,7 +211,7 @@ class FracstepSolver final : public Solver<T> {
   }
 
   void run(int section) {
-    const ResolvedStage& st = *stage_[stage_of_section(section)];
+    const ResolvedStage& st = *stage_[section];  // a stage's section is its index in kFracstepStages
     NvtxRange range(st.variant->id().c_str());
     begin(section);
     call_.tuning = st.tuning;

@@ -164,7 +164,7 @@ const SolverRegistrar reg{SolverDef{
                    "tridiagonal Poisson), staggered, x/z periodic, y walls; V0 (one GPU)",
     .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),
-    .stages = {"rhs", "adi_x", "adi_y", "adi_z", "divergence", "correct"},
+    .stages = std::vector<std::string>(std::begin(kFracstepStages), std::end(kFracstepStages)),
     .make_problem = [](const CaseOptions& o) -> std::unique_ptr<Problem> { return std::make_unique<FracstepProblem>(o); },
 }};
 

@@ -41,7 +41,7 @@ struct FracstepCall {
 };
 
 // The stage kinds, in step order.
-inline const char* const kFracstepStages[] = {"rhs", "adi_x", "adi_y", "adi_z", "divergence", "correct"};
+inline const char* const kFracstepStages[] = {"rhs", "adi_z", "adi_y", "adi_x", "divergence", "correct"};
 
 // The work of one call (models.cpp): each input read once and each output written once, over the
 // interior cells; flops counted by running the formulas on an operation-counting number type.

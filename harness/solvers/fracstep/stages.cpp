@@ -90,9 +90,10 @@ StageKind kind(const char* name, const char* summary, std::vector<std::string> r
   k.summary = summary;
   k.reads = std::move(reads);
   k.writes = std::move(writes);
-  k.tuning_axes = {"bx", "by"};
+  const bool adi = std::string(name).rfind("adi", 0) == 0;
+  k.tuning_axes = adi ? std::vector<std::string>{"b"} : std::vector<std::string>{"bx", "by"};  // b: threads a block
   k.tag_vocabulary = {{"memory", {"global"}}, {"mapping", {"thread_per_point", "thread_per_line"}}};
-  k.default_gpu_variant = std::string(name).rfind("adi", 0) == 0 ? "thread_per_line" : "global_2d";
+  k.default_gpu_variant = adi ? "thread_per_line" : "global_2d";
   k.tolerance_ulps = tolerance_ulps;
   const std::string stage = name;
   k.flops_per_point = [stage](const std::string&) { return fracstep_flops_per_point(stage); };
