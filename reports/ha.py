@@ -1,4 +1,5 @@
-"""Report sections of Ha, Park & You (studies/ha/): the batched tridiagonal family against the copy bandwidth.
+"""Report sections of Ha, Park & You (studies/ha/): the batched tridiagonal family against the copy bandwidth,
+and the fractional-step solver's seconds per step against grid size (Table 1 / Fig. 6).
 
 tridiag_bandwidth: every variant's best tuning per (grid, precision, stage, workload), its modelled GB/s
 (5 words an unknown: a, b, c, d read, x written) and its share of this GPU's copy bandwidth, and the
@@ -6,6 +7,7 @@ issue's target: the best solver of a 512^3-point batch at >= 80% of the copy ban
 """
 import report_plots as plots
 from common import fmt, variant_name
+from report_page import verdict
 from stage_table import best_rows
 
 TARGET_FRACTION = 0.80
@@ -84,3 +86,86 @@ def tridiag_bandwidth(s, study, results, paper, out, all_results):
 
 
 BUILDERS = {"tridiag_bandwidth": tridiag_bandwidth}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Table 1 / Fig. 6: the fractional-step solver's seconds per step against grid size (fracstep, V0 on one GPU).
+
+FRACSTEP_SECTIONS = ["rhs", "adi_x", "adi_y", "adi_z", "divergence", "poisson", "correct"]
+
+
+def _fracstep_rows(results):
+    """grid -> the fastest fracstep result of that grid (one GPU)."""
+    out = {}
+    for r in results.values():
+        run = r.get("run") or {}
+        if run.get("solver") != "fracstep" or "timing" not in r or run.get("decomposition", {}).get("ranks", 1) != 1:
+            continue
+        g = run["grid"]
+        grid = f"{g['nx']}x{g['ny']}x{g['nz']}"
+        if grid not in out or r["timing"]["step"]["median"] < out[grid]["timing"]["step"]["median"]:
+            out[grid] = r
+    return out
+
+
+def _section_per_step(r, name):
+    """Median seconds a step spends in a section (a stage or one of the solver's own sections), or None."""
+    t = r["timing"]
+    entry = (t.get("stages") or {}).get(name) or (t.get("sections") or {}).get(name)
+    return entry["per_step"]["median"] if entry and "per_step" in entry else None
+
+
+def fracstep_step_time(s, study, results, paper, out, all_results):
+    rows = _fracstep_rows(results)
+    paper_by_grid = {p["grid"]: p for p in paper or []}
+    cells = {g: int(g.split("x")[0]) * int(g.split("x")[1]) * int(g.split("x")[2])
+             for g in set(rows) | set(paper_by_grid)}
+    order = sorted(cells, key=lambda g: (cells[g], g))
+    table, previous = [], None
+    for g in order:
+        r, p = rows.get(g), paper_by_grid.get(g)
+        t = r["timing"]["step"]["median"] if r else None
+        tp = float(p["wall_clock_s_per_step"]) if p else None
+        slope = None
+        if t is not None and previous is not None:
+            slope = (t - previous[1]) / ((cells[g] - previous[0]) / 1e6)
+        if t is not None:
+            previous = (cells[g], t)
+        table.append([g, fmt(cells[g] / 1e6), fmt(t), fmt(t / cells[g] / 3 * 1e9 if t else None), fmt(slope),
+                      fmt(tp), fmt(tp / cells[g] / 3 * 1e9 if tp else None),
+                      fmt(4 * tp / cells[g] / 3 * 1e9 if tp else None), verdict(r) if r else "not run"])
+    s.table(["grid (cells)", "M cells", "here: s/step (1 GPU)", "here: ns/cell/sub-step", "here: slope s per M cells",
+             "paper: s/step (4 x P100)", "paper: ns/cell/sub-step", "paper: GPU-ns/cell/sub-step (x 4 GPUs)", "check"],
+            table)
+    s.p("Here one GPU runs the whole grid (V0); the paper's numbers are four P100s on y-slabs (V2). So the "
+        "comparable number is GPU-nanoseconds per cell per sub-step: the paper's ns/cell/sub-step times its 4 GPUs "
+        "against this GPU's ns/cell/sub-step. The P100 has about 0.73 TB/s of HBM bandwidth [X, notes Sec. 6.5]; "
+        "compare the shape (linear growth, the slope jumps the paper sees at sizes with a factor 3) more than "
+        "the absolute values. The check column is the run's own verdict (finite state; validation: none for the "
+        "synthetic case; the CPU reference is skipped at these sizes).")
+    if not rows:
+        s.p("No fracstep results here (GPU runs only; none on this machine).")
+        return
+
+    shares = []
+    for g in order:
+        r = rows.get(g)
+        if not r:
+            continue
+        step = r["timing"]["step"]["median"]
+        per = [_section_per_step(r, name) for name in FRACSTEP_SECTIONS]
+        shares.append([g] + [fmt(100 * v / step) if v is not None else "-" for v in per])
+    s.p("Share of the step per component (%), notes Sec. 6.3 (poisson = the paper's FFT and TDMA-C together):")
+    s.table(["grid"] + FRACSTEP_SECTIONS, shares)
+
+    fig, ax = plots.figure(7.5, 4.0)
+    here = [(cells[g], rows[g]["timing"]["step"]["median"]) for g in order if g in rows]
+    ax.plot([c / 1e6 for c, _ in here], [t for _, t in here], "-o", label="here, V0, 1 GPU")
+    there = [(cells[g], float(paper_by_grid[g]["wall_clock_s_per_step"])) for g in order if g in paper_by_grid]
+    ax.plot([c / 1e6 for c, _ in there], [t for _, t in there], "--s", label="paper, V2, 4 x P100")
+    plots.finish(ax, "M cells", "seconds per step (3 sub-steps)", "Table 1 / Fig. 6", log_x=False)
+    plots.save(fig, out, "fracstep_table1.png")
+    s.fig("fracstep_table1.png", "Seconds per time step against grid size: this GPU (V0) and the paper's 4 P100s")
+
+
+BUILDERS["fracstep_step_time"] = fracstep_step_time

@@ -48,7 +48,7 @@ OPTIONS = {
 }
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
            "bandwidth", "roofline", "regression", "wave_speedup", "validation"}
-REPORTS |= {"tridiag_bandwidth"}  # reports/ha.py
+REPORTS |= {"tridiag_bandwidth", "fracstep_step_time"}  # reports/ha.py
 REPORTS |= {"liu_cpu_threads", "liu_stage_speedup"}  # reports/liu2019.py
 REPORTS |= {"kemal_techniques", "kemal_routines"}  # reports/kemal_report.py
 REPORTS |= {"gohari_grid", "gohari_flow"}  # reports/gohari_report.py

@@ -135,6 +135,7 @@ nlohmann::json stage_timing(const RunSetup& s, const RankTimes& times, const Sec
                             bool graph, double& flops_per_step);
 nlohmann::json halo_timing(const RunSetup& s, const RankTimes& times, const SectionModels& m, const Summary& step,
                            const RankContext& ctx);
+nlohmann::json other_section_timing(const RunSetup& s, const RankTimes& times, const SectionModels& m);
 nlohmann::json run_description(const RunSetup& s, int threads, int timed, const std::string& stop_reason,
                                double final_time, double wall, double last_change);
 nlohmann::json decomposition_json(const RankContext& ctx, const std::vector<int>& devices, const nlohmann::json& halo_details);
@@ -219,6 +220,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
                       {"stage_order", s.solver.stages},
                       {"stages", stages},
                       {"halo", ctx.halo ? halo_timing(s, times, m, step, ctx) : nlohmann::json::object()},
+                      {"sections", other_section_timing(s, times, m)},
                       {"per_rank_step_median", per_rank_steps},
                       {"method", timing_method(graph, gpu, steps_per_graph)}};
   if (!step_kept.is_null())

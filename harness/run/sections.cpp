@@ -1,5 +1,6 @@
 // The timing and description parts of a run's result: per-section statistics with the work models,
 // the halo exchanges, the run's own description and its decomposition.
+#include <algorithm>
 #include <string>
 
 #include "halo.hpp"
@@ -62,6 +63,25 @@ json halo_timing(const RunSetup& s, const RankTimes& times, const SectionModels&
                        ? "exposed time: the compute stream's wait for the ghost planes after the interior"
                        : "whole exchange, blocking";
   return halo;
+}
+
+// The solver's own sections that are neither stages nor halo exchanges (e.g. a Poisson method's whole
+// solve, which runs kernels of its own family): per-call and per-step statistics and their work model.
+json other_section_timing(const RunSetup& s, const RankTimes& times, const SectionModels& m) {
+  json out = json::object();
+  for (int k = 0; k < int(s.solver.sections.size()); ++k) {
+    const std::string name = s.solver.section_name(k);
+    const bool is_stage = std::find(s.solver.stages.begin(), s.solver.stages.end(), name) != s.solver.stages.end();
+    if (is_stage || m.halo_bytes[std::size_t(k)] > 0 || !times.per_call.count(k)) continue;
+    const Summary call = summarize(times.per_call.at(k)), step = summarize(times.per_step.at(k));
+    const WorkModel& w = m.largest[std::size_t(k)];
+    out[name] = {{"per_call", summary_json(call)},
+                 {"per_step", summary_json(step)},
+                 {"calls_per_step", double(times.per_call.at(k).size()) / double(times.per_step.at(k).size())},
+                 {"model", {{"points", w.points}, {"bytes", w.bytes}, {"flops", w.flops}}},
+                 {"raw_seconds", bounded_samples(times.per_call.at(k))}};
+  }
+  return out;
 }
 
 json run_description(const RunSetup& s, int threads, int timed, const std::string& stop_reason, double final_time,

@@ -47,6 +47,11 @@ GOHARI_TUNINGS = ["bx16_by16", "bx16_by8", "bx8_by8", "bx32_by4", "bx32_by8", "b
 POISSON_CASES = ["poisson_manufactured", "poisson_manufactured_dirichlet", "poisson_manufactured_periodic",
                  "poisson_manufactured_mixed", "poisson_random"]
 POISSON_METHODS = ["jacobi", "rbsor", "cg", "pcg", "mg", "fft"]
+# The fractional-step solver (Ha et al.), listed, and run like the projection's but with its own stages and
+# the "poisson" section in timing.sections: every one of its 7 sections takes 1/8 of the step.
+FRACSTEP = {"name": "fracstep", "description": "fake", "cases": ["poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"],
+            "stages": ["rhs", "adi_z", "adi_y", "adi_x", "divergence", "correct"],
+            "recipes": ["cpu-serial", "cpu-omp", "global"]}
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages
 # --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
@@ -156,6 +161,12 @@ def run(o):
             checks.update(poisson_iterations=100, poisson_relative_residual=tol / 2, jacobi_sweep_seconds=t / 200,
                           residual_history={"iteration": [10, 100], "seconds": [t / 10, t],
                                             "relative_residual": [1e-2, tol / 2]})
+    if o.get("case") in FRACSTEP["cases"]:
+        run_record["solver"] = FRACSTEP["name"]
+        timing["stage_order"] = FRACSTEP["stages"]
+        timing["stages"] = {st: {"variant": f"fracstep/{st}/x", "tuning": "default", "per_call": {"median": t / 24},
+                                 "per_step": {"median": t / 8}} for st in FRACSTEP["stages"]}
+        timing["sections"] = {"poisson": {"per_call": {"median": t / 24}, "per_step": {"median": t / 8}}}
     return {
         "schema": "nsbench.run/1" if OLD else "nsbench.run/2", "timestamp": "2026-11-22T00:00:00Z",
         "machine": machine(), "build": build(), "run": run_record, "timing": timing,
@@ -222,10 +233,10 @@ def listing():
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
         return {"schema": "nsbench.list/1",
-                "recipes": sorted(set(RECIPES + URBAN_RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"]
+                "recipes": sorted(set(RECIPES + URBAN_RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"] + FRACSTEP["recipes"]
                                       + [r for g in GOHARI for r in g["recipes"]])),
                 "cases": CASES + URBAN_CASES + WAVE["cases"] + MULTIBLOCK["cases"] + [c for g in GOHARI for c in g["cases"]]
-                + POISSON_CASES,
+                + POISSON_CASES + FRACSTEP["cases"],
                 "with_cuda": True, "with_mpi": True, "halo": halo,
                 "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
                 + [{"stage": s, "name": n, "tunings": t} for s, n, t in URBAN_VARIANTS]
@@ -236,7 +247,7 @@ def listing():
                 + [{"solver": so, "stage": s, "name": n, "tunings": GOHARI_TUNINGS} for so, s, n in GOHARI_VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER + URBAN_STAGES,
-                         "cases": CASES + URBAN_CASES, "recipes": RECIPES + URBAN_RECIPES}, WAVE, MULTIBLOCK] + GOHARI,
+                         "cases": CASES + URBAN_CASES, "recipes": RECIPES + URBAN_RECIPES}, WAVE, MULTIBLOCK, FRACSTEP] + GOHARI,
             "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
@@ -263,11 +274,13 @@ def listing():
             "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES + URBAN_RECIPES]
             + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]]
             + [{"name": r, "solver": "multiblock", "description": ""} for r in MULTIBLOCK["recipes"]]
-            + [{"name": r, "solver": g["name"], "description": ""} for g in GOHARI for r in g["recipes"]],
+            + [{"name": r, "solver": g["name"], "description": ""} for g in GOHARI for r in g["recipes"]]
+            + [{"name": r, "solver": "fracstep", "description": ""} for r in FRACSTEP["recipes"]],
             "cases": [{"name": c, "solver": SOLVER} for c in CASES + URBAN_CASES] + [{"name": "standing_wave", "solver": "wave"},
                                                                        {"name": "conjugate_cylinder", "solver": "multiblock"}]
             + [{"name": c, "solver": g["name"]} for g in GOHARI for c in g["cases"]]
-            + [{"name": c, "solver": "poisson"} for c in POISSON_CASES],
+            + [{"name": c, "solver": "poisson"} for c in POISSON_CASES]
+            + [{"name": c, "solver": "fracstep"} for c in FRACSTEP["cases"]],
             "poisson_methods": POISSON_METHODS}
 
 

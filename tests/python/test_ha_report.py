@@ -22,3 +22,25 @@ def test_tridiag_bandwidth_tables_and_target(tmp_path):
     verdict = md_rows(md, ["double"])
     assert verdict[1].startswith("contiguous/pcr_thomas_shared") and verdict[3] == "reached"
     assert (out / "tridiag_bandwidth_float.png").stat().st_size > 5000
+
+
+def test_fracstep_step_time_table_against_the_paper(tmp_path):
+    """Table 1 rows: the fake GPU takes 1 ns a cell a step, so ns/cell/sub-step is 1/3; the paper's row is its CSV's;
+    every one of the solver's 7 sections (6 stages and the Poisson solve) is 1/8 of the step (12.5%)."""
+    r = run_study(tmp_path, "table1_step_time", "--quick", "--gpus", "1")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    out = tmp_path / "out"
+    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
+    md = (out / "report.md").read_text()
+    assert "REPORT ERROR" not in md
+    row = md_rows(md, ["256x256x256"])
+    cells = 256**3
+    assert row[2] == fmt(cells * 1e-9) and row[3] == fmt(1 / 3)
+    assert row[5] == fmt(0.67) and row[6] == fmt(0.67 / cells / 3 * 1e9)
+    assert md_rows(md, ["3072x256x768"])[-1] == "not run"  # not in the quick grids
+    # the share table: the row of a grid that holds exactly its 7 section shares
+    share_rows = [[c.strip() for c in line.split("|")[1:-1]] for line in md.splitlines()
+                  if line.startswith("| 768x256x512 |")]
+    shares = [row for row in share_rows if len(row) == 8]
+    assert shares and shares[0][1:] == [fmt(12.5)] * 7
+    assert (out / "fracstep_table1.png").stat().st_size > 5000

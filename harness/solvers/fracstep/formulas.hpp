@@ -1,0 +1,257 @@
+// The fractional-step solver of Ha, Park & You (notes seed_002 Sec. 1): the per-point and per-line
+// arithmetic every backend shares (the CPU reference and every GPU variant), written once beside its
+// equations.
+//
+// Grid (harness/grid.hpp): nx x ny x nz cells, one ghost layer, x fastest; staggered (MAC): p, phi and
+// the divergence at cell centres, u at the +x face of its cell (x = i dx), v at the +y face (y = j dy),
+// w at the +z face (z = k dz). Uniform spacing in all three directions (the paper stretches y; not done
+// in this slice, docs/solvers/fracstep.md).
+// Boundaries: x and z periodic (u(0) = u(nx), ...); y = 0 and y = ly no-slip walls: v = 0 on the wall
+// faces j = 0 and j = ny, and u, w mirrored with a sign change across the wall (ghost = - inner value),
+// which puts u = w = 0 on the wall. The unknowns of u and w are j = 1..ny, of v j = 1..ny-1.
+// The formulas read neighbours through these rules (velocity_at, pressure_at), so no stage writes a
+// ghost layer: every stage reads only interior storage (phi's ghosts, which the Poisson method sets, are
+// never read either).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "grid.hpp"
+#include "tridiag/formulas.hpp"
+
+#ifdef __CUDACC__
+#define NSB_FS_HD __host__ __device__ __forceinline__
+#else
+#define NSB_FS_HD inline
+#endif
+
+namespace nsb {
+
+// The low-storage RK3 of Spalart, Moser & Rogers (1991), as Le & Moin use it with CN (notes Sec. 1.4,
+// an [A] choice: the paper gives none): sub-step k = 0, 1, 2,
+//   gamma_k = 8/15, 5/12, 3/4;  zeta_k = 0, -17/60, -5/12;  alpha_k = (gamma_k + zeta_k) / 2.
+struct Rk3 {
+  static constexpr double gamma[3] = {8.0 / 15.0, 5.0 / 12.0, 3.0 / 4.0};
+  static constexpr double zeta[3] = {0.0, -17.0 / 60.0, -5.0 / 12.0};
+  static constexpr double alpha(int k) { return 0.5 * (gamma[k] + zeta[k]); }
+};
+
+// Sub-step k (delta form, notes Sec. 1.4; nu = 1/Re, f a constant body force, e.g. the mean pressure
+// gradient that drives a channel):
+//   rhs      du = dt [ -gamma_k N(u^{k-1}) - zeta_k N(u^{k-2}) - 2 alpha_k G p^{k-1}
+//                      + 2 alpha_k nu L u^{k-1} + 2 alpha_k f ]
+//   ADI      (1 - beta Lz) then (1 - beta Ly) then (1 - beta Lx) applied inversely to du, beta = alpha_k dt nu
+//   div      div (u + du)                                (u^ = u^{k-1} + du is never stored)
+//   Poisson  L phi = div(u^) / (2 alpha_k dt)            (the Poisson family's fft2_tridiag)
+//   correct  u^k = u + du - 2 alpha_k dt G phi,  p^k = p^{k-1} + phi
+// The term - alpha_k dt nu L phi of p^k is dropped (as the notes say is usual; p only enters as its
+// gradient and the velocity is unaffected to second order in dt).
+
+NSB_FS_HD int wrap_periodic(int i, int n) { return i < 1 ? i + n : i > n ? i - n : i; }
+
+// Component `comp` (0 u, 1 v, 2 w) of a velocity-like field at any (i, j, k) a stencil reaches: x and z
+// wrapped, y by the wall rules above. Also right for a velocity increment du (walls homogeneous too).
+template <class T>
+NSB_FS_HD T velocity_at(const T* q, const Grid& g, int comp, int i, int j, int k) {
+  i = wrap_periodic(i, g.nx), k = wrap_periodic(k, g.nz);
+  if (comp == 1) return (j <= 0 || j >= g.ny) ? T(0) : q[g.idx(i, j, k)];
+  if (j < 1) return -q[g.idx(i, 1, k)];
+  if (j > g.ny) return -q[g.idx(i, g.ny, k)];
+  return q[g.idx(i, j, k)];
+}
+
+// A cell-centred scalar (p, phi): x and z wrapped, y mirrored (d/dy = 0 at the walls: the Poisson
+// family's neumann faces).
+template <class T>
+NSB_FS_HD T pressure_at(const T* p, const Grid& g, int i, int j, int k) {
+  i = wrap_periodic(i, g.nx), k = wrap_periodic(k, g.nz);
+  j = j < 1 ? 1 : j > g.ny ? g.ny : j;
+  return p[g.idx(i, j, k)];
+}
+
+// Whether (j) is an unknown of component comp (v: the walls' faces are not).
+NSB_FS_HD bool is_unknown_row(const Grid& g, int comp, int j) { return comp == 1 ? j >= 1 && j < g.ny : j >= 1 && j <= g.ny; }
+
+struct Offset {
+  int i, j, k;
+};
+NSB_FS_HD Offset unit(int axis) { return {axis == 0 ? 1 : 0, axis == 1 ? 1 : 0, axis == 2 ? 1 : 0}; }
+
+// The spacings and their inverses, formed once per call.
+template <class T>
+struct Spacing {
+  T inv_h[3];   // 1 / dx, 1 / dy, 1 / dz
+  T inv_h2[3];  // 1 / dx^2, ...
+};
+template <class T>
+Spacing<T> spacing_of(const Grid& g) {
+  const double h[3] = {g.dx(), g.dy(), g.dz()};
+  Spacing<T> s;
+  for (int a = 0; a < 3; ++a) s.inv_h[a] = T(1.0 / h[a]), s.inv_h2[a] = T(1.0 / (h[a] * h[a]));
+  return s;
+}
+
+// The convection term N_c = d(u_c u_d)/dx_d (summed over d) of component comp at its point (i, j, k), in
+// the conservative second-order form of the staggered grid: along d = comp the product of the
+// component's averages at the two cell centres it lies between; along d != comp the product of the
+// averages of u_c and u_d at the two cell edges of that direction.
+template <class T>
+NSB_FS_HD T convection(const T* const* vel, const Grid& g, const Spacing<T>& s, int comp, int i, int j, int k) {
+  const T* qc = vel[comp];
+  const T half = T(0.5);
+  T sum = T(0);
+  for (int d = 0; d < 3; ++d) {
+    const Offset e = unit(d), ec = unit(comp);
+    const T here = velocity_at(qc, g, comp, i, j, k);
+    if (d == comp) {
+      const T hi = half * (here + velocity_at(qc, g, comp, i + e.i, j + e.j, k + e.k));
+      const T lo = half * (velocity_at(qc, g, comp, i - e.i, j - e.j, k - e.k) + here);
+      sum += (hi * hi - lo * lo) * s.inv_h[d];
+    } else {
+      const T* qd = vel[d];
+      const T c_hi = half * (here + velocity_at(qc, g, comp, i + e.i, j + e.j, k + e.k));
+      const T d_hi = half * (velocity_at(qd, g, d, i, j, k) + velocity_at(qd, g, d, i + ec.i, j + ec.j, k + ec.k));
+      const T c_lo = half * (velocity_at(qc, g, comp, i - e.i, j - e.j, k - e.k) + here);
+      const T d_lo = half * (velocity_at(qd, g, d, i - e.i, j - e.j, k - e.k) +
+                             velocity_at(qd, g, d, i - e.i + ec.i, j - e.j + ec.j, k - e.k + ec.k));
+      sum += (c_hi * d_hi - c_lo * d_lo) * s.inv_h[d];
+    }
+  }
+  return sum;
+}
+
+// The three-point Laplacian of component comp at its point, with the wall rules.
+template <class T>
+NSB_FS_HD T laplacian(const T* q, const Grid& g, const Spacing<T>& s, int comp, int i, int j, int k) {
+  const T here = velocity_at(q, g, comp, i, j, k);
+  T sum = T(0);
+  for (int d = 0; d < 3; ++d) {
+    const Offset e = unit(d);
+    sum += (velocity_at(q, g, comp, i + e.i, j + e.j, k + e.k) - T(2) * here +
+            velocity_at(q, g, comp, i - e.i, j - e.j, k - e.k)) * s.inv_h2[d];
+  }
+  return sum;
+}
+
+// The sub-step's constants, formed once per call.
+template <class T>
+struct SubstepCoef {
+  T dt = 0, nu = 0;
+  T gamma = 0, zeta = 0, alpha = 0;
+  T force[3] = {0, 0, 0};
+};
+template <class T>
+SubstepCoef<T> substep_coef(int k, double dt, double nu, const double force[3]) {
+  SubstepCoef<T> c;
+  c.dt = T(dt), c.nu = T(nu);
+  c.gamma = T(Rk3::gamma[k]), c.zeta = T(Rk3::zeta[k]), c.alpha = T(Rk3::alpha(k));
+  for (int a = 0; a < 3; ++a) c.force[a] = T(force[a]);
+  return c;
+}
+
+// The right-hand side of sub-step k at one unknown of component comp (the equation above): returns du,
+// with n = N_c(u^{k-1}) here (the caller stores it for the next sub-step) and n_old = N_c(u^{k-2}).
+template <class T>
+NSB_FS_HD T rhs_point(T n, T n_old, T grad_p, T lap_u, T force, const SubstepCoef<T>& c) {
+  const T two_alpha = T(2) * c.alpha;
+  return c.dt * (-c.gamma * n - c.zeta * n_old + two_alpha * (c.nu * lap_u + force - grad_p));
+}
+
+// d p / d x_comp at the point of component comp (between cells (i,j,k) and (i,j,k) + e_comp).
+template <class T>
+NSB_FS_HD T pressure_gradient(const T* p, const Grid& g, const Spacing<T>& s, int comp, int i, int j, int k) {
+  const Offset e = unit(comp);
+  return (pressure_at(p, g, i + e.i, j + e.j, k + e.k) - pressure_at(p, g, i, j, k)) * s.inv_h[comp];
+}
+
+// div(u + du) at cell (i, j, k).
+template <class T>
+NSB_FS_HD T divergence_point(const T* const* vel, const T* const* dvel, const Grid& g, const Spacing<T>& s, int i, int j,
+                             int k) {
+  T sum = T(0);
+  for (int c = 0; c < 3; ++c) {
+    const Offset e = unit(c);
+    const T hi = velocity_at(vel[c], g, c, i, j, k) + velocity_at(dvel[c], g, c, i, j, k);
+    const T lo = velocity_at(vel[c], g, c, i - e.i, j - e.j, k - e.k) +
+                 velocity_at(dvel[c], g, c, i - e.i, j - e.j, k - e.k);
+    sum += (hi - lo) * s.inv_h[c];
+  }
+  return sum;
+}
+
+// u^k = u + du - 2 alpha_k dt G phi at one unknown of component comp.
+template <class T>
+NSB_FS_HD T corrected_velocity(T u, T du, T grad_phi, const SubstepCoef<T>& c) {
+  return u + du - T(2) * c.alpha * c.dt * grad_phi;
+}
+
+// ------------------------------------------------------------------------------------------------- ADI
+//
+// One implicit sweep along an axis solves (1 - beta L_axis) x = d on every line of that axis, in place.
+// The matrix is the same for every line of a (component, axis): L_axis is the three-point operator with
+// r = beta / h^2:  a_j = c_j = -r, b_j = 1 + 2 r  (|b| = |a| + |c| + 1, the paper's Sec. 3.2), and
+//   periodic (x, z)         cyclic: the corners a_0, c_{n-1} = -r, by Sherman-Morrison (tridiag family)
+//   wall, cell-centred (y)  u, w: ghost = - inner, so b_0 = b_{n-1} = 1 + 3 r and a_0 = c_{n-1} = 0
+//   wall, faces (y)         v: the wall values are 0 (n = ny - 1), a_0 = c_{n-1} = 0
+// So the line-independent parts are tabulated once (host, double, then cast): the rows (for a cyclic
+// line, the tridiagonal part A' of tridiag/formulas.hpp's Sherman-Morrison split), the c' of Thomas and
+// the Sherman-Morrison column z (A' z = u). A line then needs only its right-hand side: one Thomas
+// forward and back pass in place, plus the rank-one correction x -= f z when cyclic.
+enum class AdiEnds : int { periodic = 0, wall_centred = 1, wall_faces = 2 };
+
+template <class T>
+struct AdiTable {
+  int n = 0;             // unknowns a line
+  bool cyclic = false;
+  T a0 = 0, gamma = 0;   // cyclic: the corner a_0 and Sherman-Morrison's gamma
+  const T* a = nullptr;  // n rows each (a_0 = c_{n-1} = 0: A' when cyclic)
+  const T* b = nullptr;
+  const T* c = nullptr;
+  const T* cp = nullptr;  // c' of Thomas on these rows
+  const T* z = nullptr;   // cyclic: A' z = (gamma, 0, ..., 0, c_{n-1})
+};
+
+// The table's values, in double, packed as a | b | c | cp | z (n each) for one upload.
+struct AdiTableValues {
+  int n = 0;
+  bool cyclic = false;
+  double a0 = 0, gamma = 0;
+  std::vector<double> packed;
+};
+AdiTableValues adi_table_values(int n, double r, AdiEnds ends);
+
+// Solves line x[0], x[stride], ..., x[(n-1) stride] in place (x holds d on entry).
+template <class T>
+NSB_FS_HD void adi_line(const AdiTable<T>& t, T* x, std::ptrdiff_t stride) {
+  ThomasRow<T> row{T(0), T(0)};
+  for (int j = 0; j < t.n; ++j) {
+    row = thomas_forward(t.a[j], t.b[j], t.c[j], x[j * stride], row);
+    x[j * stride] = row.dp;
+  }
+  T next = x[(t.n - 1) * stride];
+  for (int j = t.n - 2; j >= 0; --j) next = x[j * stride] = thomas_back(ThomasRow<T>{t.cp[j], x[j * stride]}, next);
+  if (!t.cyclic) return;
+  const T f = cyclic_factor(x[0], x[(t.n - 1) * stride], t.z[0], t.z[t.n - 1], t.a0, t.gamma);
+  for (int j = 0; j < t.n; ++j) x[j * stride] -= f * t.z[j];
+}
+
+// The lines of an axis: how many, where line `line` of component comp starts, and its stride. x lines
+// are indexed (j, k), y lines (i, k), z lines (i, j), the first index fastest; v's y lines start at its
+// first unknown row j = 1 (as do u's and w's).
+struct AdiLines {
+  int count = 0;
+  std::ptrdiff_t stride = 0;
+};
+NSB_FS_HD AdiLines adi_lines(const Grid& g, int axis) {
+  if (axis == 0) return {g.ny * g.nz, 1};
+  if (axis == 1) return {g.nx * g.nz, g.sy()};
+  return {g.nx * g.ny, g.sz()};
+}
+NSB_FS_HD std::size_t adi_line_start(const Grid& g, int axis, int line) {
+  if (axis == 0) return g.idx(1, 1 + line % g.ny, 1 + line / g.ny);
+  if (axis == 1) return g.idx(1 + line % g.nx, 1, 1 + line / g.nx);
+  return g.idx(1 + line % g.nx, 1 + line / g.nx, 1);
+}
+
+}  // namespace nsb

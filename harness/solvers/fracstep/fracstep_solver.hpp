@@ -1,0 +1,262 @@
+// The fractional-step solver of Ha, Park & You (notes seed_002 Sec. 1.4), V0: one GPU (or the CPU),
+// the whole grid. A time step is three RK3 sub-steps (formulas.hpp), each:
+//
+//   rhs          explicit right-hand side (RK3 convection, CN viscous, pressure, force)   fracstep/rhs
+//   adi_z        (1 - beta Lz)^-1 on du dv dw, cyclic (Sherman-Morrison)                    fracstep/adi_z
+//   adi_y        (1 - beta Ly)^-1, Thomas (walls)                                           fracstep/adi_y
+//   adi_x        (1 - beta Lx)^-1, cyclic                                                   fracstep/adi_x
+//   divergence   div(u + du)                                                                fracstep/divergence
+//   poisson      L phi = div / (2 alpha dt): the Poisson family's fft2_tridiag (transforms
+//                in x and z, a Thomas solve in y: the paper's FFT + TDMA-C), or fft
+//   correct      u += du - 2 alpha dt G phi; p += phi                                       fracstep/correct
+//
+// The sweep order z, y, x is the paper's (notes Sec. 1.5: its transposes go x->z, z->y, y->x). The
+// timing sections are these seven (the six stages in step order, then poisson) (notes Sec. 6.3 names RHS, ADI-X, ADI-Y, ADI-Z, FFT and TDMA-C; the
+// last two are one section here, the Poisson method's whole solve, since the method runs its transforms
+// and its y solve inside one call).
+// N(u) of the previous sub-step lives in one of two buffers: sub-step k writes buffer k % 2 and reads the
+// other, so every step runs the same pointers (zeta_0 = 0: the first sub-step's read is multiplied by 0).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "fields.hpp"
+#include "fracstep/adi_tables.hpp"
+#include "fracstep/stage_call.hpp"
+#include "nvtx.hpp"
+#include "poisson/fft_solve.hpp"
+#include "poisson/poisson.hpp"
+#include "solver.hpp"
+
+namespace nsb {
+
+// The stages in step order (kFracstepStages), then the solver's own section: the Poisson solve.
+enum FracstepSection : int { kFsRhs = 0, kFsAdiZ, kFsAdiY, kFsAdiX, kFsDivergence, kFsCorrect, kFsPoisson };
+inline std::vector<std::string> fracstep_sections() {
+  std::vector<std::string> s(std::begin(kFracstepStages), std::end(kFracstepStages));
+  s.push_back("poisson");
+  return s;
+}
+
+// What a case hands the solver.
+struct FracstepParameters {
+  double dt = 0, nu = 0;
+  double force[3] = {0, 0, 0};
+};
+
+// The Poisson method: fft2_tridiag (the paper's), or fft; the generic default "jacobi" means the
+// former here (a Jacobi sweep stage of its own is not part of this solver).
+inline std::string fracstep_poisson_method(const SolverOptions& o) {
+  return o.poisson_method == "jacobi" ? "fft2_tridiag" : o.poisson_method;
+}
+inline void check_fracstep_options(const SolverOptions& o) {
+  const std::string m = fracstep_poisson_method(o);
+  if (m != "fft2_tridiag" && m != "fft")
+    throw std::runtime_error("the fracstep solver's pressure is a direct solve: --poisson fft2_tridiag (default) or fft, "
+                             "not " + o.poisson_method);
+  if (o.scheme != TimeScheme::euler) throw std::runtime_error("the fracstep solver's time scheme is RK3/CN; drop --scheme");
+}
+
+// The pressure equation for a direct Poisson method: L phi = rhs_scale * div, x and z periodic, y
+// neumann (v is fixed at the walls).
+template <class T>
+class FracstepPressureSystem final : public PoissonSystem<T> {
+ public:
+  explicit FracstepPressureSystem(PoissonEquation<T> e) : eq_(e) {}
+  void sweep() override { refuse(); }
+  double sweep_residual_rms() override { return refuse(); }
+  double rhs_rms() override { return refuse(); }
+  void accept_sweep() override { refuse(); }
+  PoissonEquation<T> equation() override { return eq_; }
+
+ private:
+  static double refuse() { throw std::runtime_error("the fracstep solver's pressure needs a direct Poisson method"); }
+  PoissonEquation<T> eq_;
+};
+
+inline PoissonFaces fracstep_faces() {
+  PoissonFaces f;
+  f.face[0][0] = f.face[0][1] = PoissonFace::periodic;
+  f.face[2][0] = f.face[2][1] = PoissonFace::periodic;
+  return f;  // y: neumann
+}
+
+template <class T>
+class FracstepSolver final : public Solver<T> {
+ public:
+  static std::vector<std::string> field_names() {
+    return {"u", "v", "w", "p", "du", "dv", "dw", "n0_u", "n0_v", "n0_w", "n1_u", "n1_v", "n1_w", "phi", "div"};
+  }
+  static std::vector<std::string> state_names() { return {"u", "v", "w", "p"}; }
+
+  FracstepSolver(const Grid& g, const FracstepParameters& prm, const ResolvedRecipe& r, const SolverOptions& o)
+      : grid_(g), prm_(prm), recipe_(r), fields_(g.padded_points(), r.backend == Backend::cuda),
+        tables_(g, prm.dt, prm.nu, r.backend == Backend::cuda),
+        poisson_(make_poisson_method<T>(fracstep_poisson_method(o), {})) {
+    check_fracstep_options(o);
+    method_name_ = fracstep_poisson_method(o);
+    for (const std::string& name : field_names()) fields_.add(name);
+    for (int s = 0; s < 6; ++s) stage_[s] = &recipe_[kFracstepStages[s]];
+    if (r.backend == Backend::cuda) stream_ = device::stream_create();
+    exec_ = Exec{r.backend, o.threads, stream_, nullptr, 0};
+    call_.grid = g;
+    call_.spacing = spacing_of<T>(g);
+    call_.p = fields_["p"], call_.phi = fields_["phi"], call_.div = fields_["div"];
+    const char* vel[3] = {"u", "v", "w"};
+    const char* dvel[3] = {"du", "dv", "dw"};
+    for (int c = 0; c < 3; ++c) {
+      call_.vel[c] = fields_[vel[c]], call_.dvel[c] = fields_[dvel[c]];
+      conv_[0][c] = fields_[std::string("n0_") + vel[c]], conv_[1][c] = fields_[std::string("n1_") + vel[c]];
+    }
+    call_.exec = exec_;
+  }
+  ~FracstepSolver() override {
+    poisson_.reset();  // its plans may use the stream
+    if (stream_) device::stream_destroy(stream_);
+  }
+  FracstepSolver(const FracstepSolver&) = delete;
+  FracstepSolver& operator=(const FracstepSolver&) = delete;
+
+  // Bytes on the GPU: the 15 fields, and the direct Poisson solve's working arrays (W and E, a complex
+  // value a cell each, and a word of Thomas scratch: variants/poisson/fft/spectral_lines.cuh) with room for
+  // cuFFT's work areas of its two plans (up to a complex value a cell each): 24 words a cell in all.
+  static std::size_t device_bytes(const Grid& g) {
+    return (15 + 9) * g.padded_points() * sizeof(T);
+  }
+
+  void load(const HostState<T>& s) override {
+    for (const std::string& name : field_names())
+      fields_.upload(name, s.has(name) ? s.field(name) : std::vector<T>(grid_.padded_points(), T(0)));
+    step_ = s.step;
+    time_ = s.time;
+    sync();
+  }
+  HostState<T> save() const override {
+    sync();
+    HostState<T> s{grid_, {}, step_, time_};
+    for (const std::string& name : state_names()) s.fields.emplace_back(name, fields_.buffer(name).download());
+    return s;
+  }
+
+  void step() override {
+    if (timer_) timer_->set_step(step_);
+    NvtxRange step_range("step");
+    begin(kStepSection);
+    for (int k = 0; k < 3; ++k) substep(k);
+    end(kStepSection);
+    ++step_;
+    time_ += prm_.dt;
+  }
+
+  // The divergence of the saved velocity (after the last projection): its largest |div| times the cell
+  // size over the largest |velocity| is round-off when the projection works.
+  nlohmann::json final_checks() override {
+    const HostState<T> s = save();
+    const T* vel[3] = {s.field("u").data(), s.field("v").data(), s.field("w").data()};
+    const std::vector<T> zero(grid_.padded_points(), T(0));
+    const T* none[3] = {zero.data(), zero.data(), zero.data()};
+    const Spacing<T> sp = spacing_of<T>(grid_);
+    double max_div = 0, max_vel = 0;
+    for (int k = 1; k <= grid_.nz; ++k)
+      for (int j = 1; j <= grid_.ny; ++j)
+        for (int i = 1; i <= grid_.nx; ++i) {
+          max_div = std::max(max_div, std::abs(double(divergence_point(vel, none, grid_, sp, i, j, k))));
+          for (int c = 0; c < 3; ++c) max_vel = std::max(max_vel, std::abs(double(vel[c][grid_.idx(i, j, k)])));
+        }
+    const double h = std::min({grid_.dx(), grid_.dy(), grid_.dz()});
+    return {{"max_divergence", max_div},
+            {"relative_divergence", max_vel > 0 ? max_div * h / max_vel : max_div},
+            {"max_velocity", max_vel},
+            {"poisson_method", method_name_}};
+  }
+  WorkModel work_model(int section) const override {
+    if (section == kFsPoisson) return fft_solve_model(grid_, fracstep_faces(), int(sizeof(T)), method_name_ == "fft2_tridiag");
+    if (section < 0 || section > kFsCorrect) return {};
+    return fracstep_model(kFracstepStages[section], grid_, int(sizeof(T)));
+  }
+  double calls_per_step(int) const override { return 3; }
+
+  void set_timer(SectionTimer* t) override { timer_ = t; }
+  int steps_per_graph() const override { return 1; }  // every step runs the same pointers
+  void replayed(int steps) override {
+    step_ += steps;
+    time_ += steps * prm_.dt;
+  }
+  int step_index() const override { return step_; }
+  double time() const override { return time_; }
+  void sync() const override {
+    if (stream_) device::stream_sync(stream_);
+  }
+  void* stream() const override { return stream_; }
+
+ private:
+  void substep(int k) {
+    call_.coef = substep_coef<T>(k, prm_.dt, prm_.nu, prm_.force);
+    for (int a = 0; a < 3; ++a)
+      for (int c = 0; c < 3; ++c) call_.adi[a][c] = tables_.of_substep(k)[a][c];
+    for (int c = 0; c < 3; ++c) call_.conv[c] = conv_[k % 2][c], call_.conv_old[c] = conv_[(k + 1) % 2][c];
+    run(kFsRhs);
+    run(kFsAdiZ);
+    run(kFsAdiY);
+    run(kFsAdiX);
+    run(kFsDivergence);
+    solve_pressure(k);
+    run(kFsCorrect);
+  }
+
+  void run(int section) {
+    const ResolvedStage& st = *stage_[section];  // a stage's section is its index in kFracstepStages
+    NvtxRange range(st.variant->id().c_str());
+    begin(section);
+    call_.tuning = st.tuning;
+    call_.exec.backend = st.variant->backend;
+    st.variant->template fn<FracstepCall<T>>()(call_);
+    end(section);
+  }
+
+  void solve_pressure(int k) {
+    NvtxRange range("poisson");
+    begin(kFsPoisson);
+    PoissonEquation<T> e;
+    e.grid = grid_;
+    e.faces = fracstep_faces();
+    e.p = fields_["phi"];
+    e.rhs = fields_["div"];
+    e.rhs_scale = T(1.0 / (2 * Rk3::alpha(k) * prm_.dt));
+    e.exec = exec_;
+    FracstepPressureSystem<T> system(e);
+    poisson_->solve(system);
+    end(kFsPoisson);
+  }
+
+  void begin(int section) {
+    if (timer_) timer_->begin(section);
+  }
+  void end(int section) {
+    if (timer_) timer_->end(section);
+  }
+
+  Grid grid_;
+  FracstepParameters prm_;
+  ResolvedRecipe recipe_;
+  const ResolvedStage* stage_[6] = {};
+  FieldSet<T> fields_;
+  AdiTables<T> tables_;
+  std::unique_ptr<PoissonMethod<T>> poisson_;
+  std::string method_name_ = "";
+  T* conv_[2][3] = {};
+  FracstepCall<T> call_;
+  Exec exec_;
+  void* stream_ = nullptr;
+  SectionTimer* timer_ = nullptr;
+  int step_ = 0;
+  double time_ = 0;
+};
+
+}  // namespace nsb

@@ -1,0 +1,172 @@
+// The fractional-step solver as the executor sees it: its cases, sections and stages (SolverDef), and a
+// case set up for runs (FracstepProblem: initial state, the solver, validation against exact solutions).
+//
+// Cases (all: x, z periodic; no-slip walls at y = 0 and y = ly; cubic cells of side ly / ny, so
+// lx = nx / ny and lz = nz / ny with ly = 1: the paper gives no domain, notes Sec. 6.1; --re is Re on
+// the centreline velocity 1 and the channel height ly = 1, default 100):
+//   poiseuille     laminar Poiseuille (channel) flow driven by the constant force f = 8 / (Re ly^2) along x. The
+//                  discrete steady state of the mirrored-wall scheme is the exact parabola shifted by
+//                  A dy^2 / 4 (A = 4 / ly^2: centreline velocity 1), which starts the run; it must stay
+//                  steady to round-off. Validation: max error against it; "parabola_error" is its
+//                  (second-order) distance from the continuous parabola.
+//   synthetic      the channel profile plus a deterministic random perturbation of amplitude 0.1 in
+//                  u, v, w (not divergence-free: the first projection removes that): the "turbulent-like"
+//                  timing run of notes Sec. 6.1 with the same kernels. No validation.
+//   shear_wave_z   u = sin(pi y / ly) sin(2 pi z / lz) exp(-nu k^2 t), k^2 = (pi / ly)^2 + (2 pi / lz)^2,
+//                  v = w = 0: an exact Navier-Stokes solution (no convection, uniform pressure) through
+//                  the y walls and the periodic z ADI. Validation: max error against it at the points.
+//   shear_wave_x   w = sin(pi y / ly) sin(2 pi x / lx) exp(-nu k^2 t), k^2 = (pi / ly)^2 + (2 pi / lx)^2,
+//                  u = v = 0: the same through the periodic x ADI.
+// Time step: --dt, else the paper's fixed CFL = 1.0 on a unit velocity: dt = min cell size.
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+#include <stdexcept>
+
+#include "fracstep/fracstep_solver.hpp"
+
+namespace nsb {
+namespace {
+
+enum class FsCase { poiseuille, synthetic, shear_wave_z, shear_wave_x };
+
+FsCase parse_case(const std::string& name) {
+  if (name.empty() || name == "poiseuille") return FsCase::poiseuille;
+  if (name == "synthetic") return FsCase::synthetic;
+  if (name == "shear_wave_z") return FsCase::shear_wave_z;
+  if (name == "shear_wave_x") return FsCase::shear_wave_x;
+  throw std::invalid_argument("fracstep: no case '" + name + "'");
+}
+const char* case_name(FsCase c) {
+  switch (c) {
+    case FsCase::poiseuille: return "poiseuille";
+    case FsCase::synthetic: return "synthetic";
+    case FsCase::shear_wave_z: return "shear_wave_z";
+    default: return "shear_wave_x";
+  }
+}
+
+// A value in [-1, 1) from (field, index) alone (splitmix64), so every backend starts the same.
+double hashed_unit(unsigned field, std::size_t n) {
+  std::uint64_t z = (std::uint64_t(field) << 48) ^ std::uint64_t(n);
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return 2.0 * double(z >> 11) * (1.0 / 9007199254740992.0) - 1.0;
+}
+
+class FracstepProblem final : public ProblemImpl<FracstepProblem> {
+ public:
+  explicit FracstepProblem(const CaseOptions& o) : case_(parse_case(o.name)), re_(o.re) {
+    if (o.nx < 3 || o.nz < 3 || o.ny < 2)
+      throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
+    if (!(o.re > 0)) throw std::invalid_argument("fracstep: --re must be positive");
+    if (o.gamma != 0) throw std::invalid_argument("fracstep: --gamma (upwinding) has no meaning here");
+    grid_.nx = o.nx, grid_.ny = o.ny, grid_.nz = o.nz;
+    grid_.ly = 1.0, grid_.lx = double(o.nx) / o.ny, grid_.lz = double(o.nz) / o.ny;
+    prm_.nu = 1.0 / o.re;
+    prm_.dt = o.dt > 0 ? o.dt : std::min({grid_.dx(), grid_.dy(), grid_.dz()});  // CFL 1 on velocity 1
+    if (case_ == FsCase::poiseuille || case_ == FsCase::synthetic) prm_.force[0] = 8.0 * prm_.nu / (grid_.ly * grid_.ly);
+  }
+
+  const Grid& grid() const override { return grid_; }
+  bool periodic_z() const override { return true; }
+  double dt() const override { return prm_.dt; }
+  nlohmann::json describe() const override {
+    return {{"case", case_name(case_)}, {"re", re_}, {"nu", prm_.nu}, {"dt", prm_.dt},
+            {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
+            {"time_scheme", "RK3 (Spalart-Moser-Rogers) + Crank-Nicolson, ADI z-y-x, 3 sub-steps a step"}};
+  }
+  void check_options(const SolverOptions& o) const override { check_fracstep_options(o); }
+
+  template <class T>
+  HostState<T> initial() const {
+    HostState<T> s{grid_, {}, 0, 0.0};
+    for (const std::string& name : FracstepSolver<T>::state_names())
+      s.fields.emplace_back(name, std::vector<T>(grid_.padded_points(), T(0)));
+    const char* vel[3] = {"u", "v", "w"};
+    for (int c = 0; c < 3; ++c) {
+      std::vector<T>& q = s.field(vel[c]);
+      for (int k = 1; k <= grid_.nz; ++k)
+        for (int j = 1; j <= grid_.ny; ++j)
+          for (int i = 1; i <= grid_.nx; ++i)
+            if (is_unknown_row(grid_, c, j)) q[grid_.idx(i, j, k)] = T(exact(c, i, j, k, 0.0, true));
+    }
+    return s;
+  }
+  template <class T>
+  std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
+    if (ctx && ctx->decomposed())
+      throw std::runtime_error("fracstep: V0 runs on one rank (the y-slab PDD/PPT drivers are not built yet)");
+    return std::make_unique<FracstepSolver<T>>(grid_, prm_, r, o);
+  }
+  template <class T>
+  nlohmann::json check(const HostState<T>& s, bool) const {
+    if (case_ == FsCase::synthetic) return {{"kind", "none"}, {"detail", "a timing case: no exact solution"}};
+    double max_err = 0, sum2 = 0, count = 0, parabola = 0;
+    const char* vel[3] = {"u", "v", "w"};
+    for (int c = 0; c < 3; ++c) {
+      const std::vector<T>& q = s.field(vel[c]);
+      for (int k = 1; k <= grid_.nz; ++k)
+        for (int j = 1; j <= grid_.ny; ++j)
+          for (int i = 1; i <= grid_.nx; ++i) {
+            if (!is_unknown_row(grid_, c, j)) continue;
+            const double e = double(q[grid_.idx(i, j, k)]) - exact(c, i, j, k, s.time, true);
+            max_err = std::max(max_err, std::abs(e)), sum2 += e * e, count += 1;
+            if (case_ == FsCase::poiseuille)
+              parabola = std::max(parabola, std::abs(exact(c, i, j, k, s.time, true) - exact(c, i, j, k, s.time, false)));
+          }
+    }
+    nlohmann::json v = {{"kind", "exact"}, {"max_error", max_err}, {"rms_error", std::sqrt(sum2 / count)}};
+    if (case_ == FsCase::poiseuille) v["parabola_error"] = parabola;
+    return v;
+  }
+  template <class T>
+  std::size_t bytes(const Grid& g, const SolverOptions&) const {
+    return FracstepSolver<T>::device_bytes(g);
+  }
+
+ private:
+  // The case's velocity component c at its point (i, j, k) at time t; `discrete`: the channel's discrete
+  // steady profile rather than the continuous parabola.
+  double exact(int c, int i, int j, int k, double t, bool discrete) const {
+    const double pi = std::numbers::pi;
+    const double xc = (i - 0.5) * grid_.dx(), yc = (j - 0.5) * grid_.dy(), zc = (k - 0.5) * grid_.dz();
+    switch (case_) {
+      case FsCase::poiseuille:
+      case FsCase::synthetic: {
+        const double a = 4.0 / (grid_.ly * grid_.ly);
+        double q = c == 0 ? a * (yc * (grid_.ly - yc) + (discrete ? 0.25 * grid_.dy() * grid_.dy() : 0.0)) : 0.0;
+        if (case_ == FsCase::synthetic) q += 0.1 * hashed_unit(unsigned(c), grid_.idx(i, j, k));
+        return q;
+      }
+      case FsCase::shear_wave_z: {
+        const double k2 = pi * pi / (grid_.ly * grid_.ly) + 4 * pi * pi / (grid_.lz * grid_.lz);
+        return c == 0 ? std::sin(pi * yc / grid_.ly) * std::sin(2 * pi * zc / grid_.lz) * std::exp(-prm_.nu * k2 * t) : 0.0;
+      }
+      default: {
+        const double k2 = pi * pi / (grid_.ly * grid_.ly) + 4 * pi * pi / (grid_.lx * grid_.lx);
+        return c == 2 ? std::sin(pi * yc / grid_.ly) * std::sin(2 * pi * xc / grid_.lx) * std::exp(-prm_.nu * k2 * t) : 0.0;
+      }
+    }
+  }
+
+  FsCase case_;
+  double re_;
+  Grid grid_;
+  FracstepParameters prm_;
+};
+
+const SolverRegistrar reg{SolverDef{
+    .name = "fracstep",
+    .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
+                   "tridiagonal Poisson), staggered, x/z periodic, y walls; V0 (one GPU)",
+    .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
+    .sections = fracstep_sections(),
+    .stages = std::vector<std::string>(std::begin(kFracstepStages), std::end(kFracstepStages)),
+    .make_problem = [](const CaseOptions& o) -> std::unique_ptr<Problem> { return std::make_unique<FracstepProblem>(o); },
+}};
+
+}  // namespace
+}  // namespace nsb

@@ -1,0 +1,51 @@
+// The fractional-step solver's stage call: what every variant of its stage kinds receives
+// (harness/solvers/fracstep/stages.cpp). One call structure for all of them; each kind reads and writes
+// its own part (formulas.hpp has the equations):
+//
+//   fracstep/rhs         reads u v w, p, n_old -> writes du dv dw (the sub-step's right-hand side times
+//                        dt) and n (N(u^{k-1}), for the next sub-step); v's wall row j = ny gets 0 in both
+//   fracstep/adi_x       du dv dw in place: (1 - beta Lx)^{-1} on every x line (cyclic)
+//   fracstep/adi_y       the same along y (Thomas; u, w: mirrored walls; v: wall faces)
+//   fracstep/adi_z       the same along z (cyclic)
+//   fracstep/divergence  reads u v w, du dv dw -> writes div = div(u + du) at the cells
+//   fracstep/correct     reads du dv dw, phi -> u v w += du - 2 alpha dt G phi; p += phi
+//
+// Every kind works on the whole interior (this slice is one GPU, undecomposed: no z range).
+#pragma once
+
+#include <string>
+
+#include "fracstep/formulas.hpp"
+#include "grid.hpp"
+#include "stage.hpp"
+#include "stage_kind.hpp"
+
+namespace nsb {
+
+template <class T>
+struct FracstepCall {
+  using value_type = T;
+  Grid grid;
+  T* vel[3] = {nullptr, nullptr, nullptr};    // u, v, w
+  T* dvel[3] = {nullptr, nullptr, nullptr};   // du, dv, dw
+  T* conv[3] = {nullptr, nullptr, nullptr};   // N(u^{k-1}), written by rhs
+  const T* conv_old[3] = {nullptr, nullptr, nullptr};  // N(u^{k-2}), read by rhs
+  T* p = nullptr;
+  const T* phi = nullptr;
+  T* div = nullptr;
+  Spacing<T> spacing{};
+  SubstepCoef<T> coef;
+  AdiTable<T> adi[3][3];  // [axis][component], in the backend's memory
+  Tuning tuning;
+  Exec exec;
+};
+
+// The stage kinds, in step order.
+inline const char* const kFracstepStages[] = {"rhs", "adi_z", "adi_y", "adi_x", "divergence", "correct"};
+
+// The work of one call (models.cpp): each input read once and each output written once, over the
+// interior cells; flops counted by running the formulas on an operation-counting number type.
+WorkModel fracstep_model(const std::string& stage, const Grid& g, int elem_bytes);
+double fracstep_flops_per_point(const std::string& stage);
+
+}  // namespace nsb

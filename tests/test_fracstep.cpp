@@ -1,0 +1,245 @@
+// The fractional-step solver (Ha, Park & You V0): the laminar channel is steady to round-off, the
+// decaying shear waves decay at the exact rate with second order in space and in time, the divergence
+// after projection is round-off, the ADI line solve solves its systems, serial = OpenMP, what it
+// refuses; on a GPU (skipped without one), every variant against the CPU reference and whole runs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <memory>
+#include <numbers>
+
+#include "device.hpp"
+#include "fracstep/adi_tables.hpp"
+#include "fracstep/stage_call.hpp"
+#include "recipe.hpp"
+#include "solver.hpp"
+#include "stage_kind.hpp"
+#include "tridiag/systems.hpp"
+
+namespace nsb {
+namespace {
+
+CaseOptions options(const char* name, int nx, int ny, int nz, double dt = 0) {
+  CaseOptions o;
+  o.name = name;
+  o.nx = nx, o.ny = ny, o.nz = nz;
+  o.dt = dt;
+  return o;
+}
+
+std::unique_ptr<Problem> problem(const CaseOptions& o) { return SolverRegistry::instance().get("fracstep").make_problem(o); }
+
+template <class T>
+struct Ran {
+  HostState<T> state;
+  nlohmann::json checks;
+};
+
+template <class T>
+Ran<T> run(const Problem& p, const std::string& recipe, int steps, int threads = 0) {
+  SolverOptions o;
+  o.threads = threads;
+  const auto s = p.make_solver(Precision<T>{}, resolve(find_recipe("fracstep", recipe), {}), o, nullptr);
+  s->load(p.initial_state(Precision<T>{}));
+  for (int i = 0; i < steps; ++i) s->step();
+  return {s->save(), s->final_checks()};
+}
+
+double max_error(const Problem& p, const HostState<double>& s) { return p.validate(s, false)["max_error"].get<double>(); }
+
+// Poiseuille: the discrete steady profile (the parabola + A dy^2 / 4) starts the run and must not move.
+TEST(Fracstep, LaminarChannelIsSteadyToRoundOff) {
+  const auto p = problem(options("poiseuille", 16, 12, 8));
+  const Ran<double> r = run<double>(*p, "cpu-serial", 20);
+  const nlohmann::json v = p->validate(r.state, false);
+  EXPECT_LT(v["max_error"].get<double>(), 1e-13);
+  const double dy = 1.0 / 12;
+  EXPECT_NEAR(v["parabola_error"].get<double>(), dy * dy, 1e-14);  // A dy^2 / 4 with A = 4
+  const Ran<float> f = run<float>(*p, "cpu-serial", 20);
+  double worst = 0;
+  for (std::size_t n = 0; n < f.state.field("u").size(); ++n)
+    worst = std::max(worst, std::abs(double(f.state.field("u")[n]) - r.state.field("u")[n]));
+  EXPECT_LT(worst, 1e-5);
+}
+
+// The shear waves decay at the exact rate; refining y and the periodic axis halves h: the error falls 4x.
+TEST(Fracstep, ShearWavesConvergeAtSecondOrderInSpace) {
+  for (const char* name : {"shear_wave_z", "shear_wave_x"}) {
+    double previous = 0;
+    for (int n : {8, 16, 32}) {
+      const bool z = std::string(name) == "shear_wave_z";
+      const auto p = problem(options(name, z ? 4 : n, n, z ? n : 4, 2e-3));
+      const double e = max_error(*p, run<double>(*p, "cpu-serial", 50).state);
+      std::cout << name << " n " << n << ": max error " << e << (previous > 0 ? " ratio " + std::to_string(previous / e) : "") << "\n";
+      if (previous > 0) {
+        EXPECT_GT(previous / e, 3.6) << name << " n " << n << " error " << e;
+      }
+      previous = e;
+    }
+    EXPECT_LT(previous, 2e-4) << name;
+  }
+}
+
+// In time: against the semi-discrete solution (the mode is an eigenvector of the discrete operator: the
+// DST-II basis of the mirrored walls, the Fourier basis of z), so only the time error is left.
+TEST(Fracstep, ShearWaveIsSecondOrderInTime) {
+  const int n = 16;
+  const double pi = std::numbers::pi, h = 1.0 / n, nu = 0.01, t_end = 0.8;
+  const double lambda = 4 / (h * h) * (std::pow(std::sin(pi * h / 2), 2) + std::pow(std::sin(pi * h), 2));
+  double previous = 0;
+  for (int steps : {10, 20, 40}) {
+    const auto p = problem(options("shear_wave_z", 4, n, n, t_end / steps));
+    const HostState<double> s = run<double>(*p, "cpu-serial", steps).state;
+    const HostState<double> s0 = p->initial_state(Precision<double>{});
+    double e = 0;
+    for (std::size_t m = 0; m < s.field("u").size(); ++m)
+      e = std::max(e, std::abs(s.field("u")[m] - s0.field("u")[m] * std::exp(-nu * lambda * t_end)));
+    std::cout << "shear_wave_z " << steps << " steps: time error " << e << (previous > 0 ? " ratio " + std::to_string(previous / e) : "") << "\n";
+    if (previous > 0) {
+      EXPECT_GT(previous / e, 3.5) << steps << " steps, error " << e;
+    }
+    previous = e;
+  }
+}
+
+// A non-solenoidal start: after one step (three projections) the divergence is round-off.
+TEST(Fracstep, DivergenceAfterProjectionIsRoundOff) {
+  const auto p = problem(options("synthetic", 20, 12, 10));
+  EXPECT_LT(run<double>(*p, "cpu-serial", 1).checks["relative_divergence"].get<double>(), 1e-13);
+  EXPECT_LT(run<float>(*p, "cpu-serial", 1).checks["relative_divergence"].get<double>(), 1e-5);
+  const HostState<double> start = p->initial_state(Precision<double>{});
+  EXPECT_GT(start.field("v")[start.grid.idx(3, 4, 5)] * start.field("v")[start.grid.idx(3, 4, 5)], 0);
+}
+
+// Every ADI table solves its system (1 - beta L) x = d: the residual of the full matrix (with the
+// periodic corners, or the mirrored walls) is round-off.
+TEST(Fracstep, AdiLineSolvesTheFullSystem) {
+  const double r = 3.7;
+  for (AdiEnds ends : {AdiEnds::periodic, AdiEnds::wall_centred, AdiEnds::wall_faces}) {
+    const int n = 13;
+    const AdiTableValues v = adi_table_values(n, r, ends);
+    AdiTable<double> t;
+    t.n = n, t.cyclic = v.cyclic, t.a0 = v.a0, t.gamma = v.gamma;
+    t.a = v.packed.data(), t.b = t.a + n, t.c = t.b + n, t.cp = t.c + n, t.z = t.cp + n;
+    std::vector<double> d(n), x(n);
+    for (int j = 0; j < n; ++j) d[std::size_t(j)] = x[std::size_t(j)] = tridiag_random(3, 0, std::size_t(j));
+    adi_line(t, x.data(), 1);
+    const bool cyclic = ends == AdiEnds::periodic;
+    double worst = 0;
+    for (int j = 0; j < n; ++j) {
+      const double lo = j > 0 ? x[std::size_t(j - 1)] : cyclic ? x[std::size_t(n - 1)] : ends == AdiEnds::wall_centred ? -x[0] : 0;
+      const double hi = j < n - 1 ? x[std::size_t(j + 1)] : cyclic ? x[0] : ends == AdiEnds::wall_centred ? -x[std::size_t(n - 1)] : 0;
+      const double lhs = x[std::size_t(j)] - r * (lo - 2 * x[std::size_t(j)] + hi);
+      worst = std::max(worst, std::abs(lhs - d[std::size_t(j)]));
+    }
+    EXPECT_LT(worst, 1e-13) << int(ends);
+  }
+}
+
+// The convection term is in conservative form: summed over the unknowns of u (or w) of any field it is
+// zero (x and z fluxes wrap, the y fluxes at the walls vanish by the mirror rule), so an index error in a
+// flux shows. (v's control volumes end half a cell short of the walls, so its sum is not zero.)
+TEST(Fracstep, ConvectionOfUAndWIsConservative) {
+  const Grid g{11, 7, 9, 1.1, 0.7, 0.9};
+  std::vector<double> f[3];
+  for (int c = 0; c < 3; ++c) {
+    f[c].assign(g.padded_points(), 0.0);
+    for (std::size_t n = 0; n < f[c].size(); ++n) f[c][n] = tridiag_random(7, unsigned(c), n);
+  }
+  const double* vel[3] = {f[0].data(), f[1].data(), f[2].data()};
+  const Spacing<double> s = spacing_of<double>(g);
+  for (int comp : {0, 2}) {
+    double sum = 0, size = 0;
+    for (int k = 1; k <= g.nz; ++k)
+      for (int j = 1; j <= g.ny; ++j)
+        for (int i = 1; i <= g.nx; ++i) {
+          const double n = convection(vel, g, s, comp, i, j, k);
+          sum += n, size += std::abs(n);
+        }
+    EXPECT_LT(std::abs(sum), 1e-13 * size) << "component " << comp;
+    EXPECT_GT(size, 1.0);
+  }
+}
+
+TEST(Fracstep, SerialAndOpenMpAgreeBitForBit) {
+  const auto p = problem(options("synthetic", 12, 10, 9));
+  const HostState<double> a = run<double>(*p, "cpu-serial", 2).state, b = run<double>(*p, "cpu-omp", 2, 2).state;
+  for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(a.field(f), b.field(f)) << f;
+}
+
+TEST(Fracstep, RefusesWhatItCannotRun) {
+  EXPECT_THROW(problem(options("poiseuille", 2, 8, 8)), std::invalid_argument);
+  EXPECT_THROW(problem(options("poiseuille", 8, 1, 8)), std::invalid_argument);
+  EXPECT_THROW(problem(options("no_such_case", 8, 8, 8)), std::invalid_argument);
+  const auto p = problem(options("poiseuille", 8, 8, 8));
+  SolverOptions o;
+  o.poisson_method = "cg";
+  EXPECT_THROW(p->check_options(o), std::runtime_error);
+  o.poisson_method = "fft";
+  EXPECT_NO_THROW(p->check_options(o));
+}
+
+// ---------------------------------------------------------------------------------------------- GPU
+
+#define NSB_NEEDS_GPU() \
+  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
+
+template <class T>
+double fixture_difference(const StageFixture<T>& got, const StageFixture<T>& ref) {
+  double diff = 0, scale = 0;
+  const auto a = got.arrays(), b = ref.arrays();
+  for (std::size_t f = 0; f < b.size(); ++f)
+    for (std::size_t n = 0; n < b[f].second.size(); ++n) {
+      diff = std::max(diff, std::abs(double(a[f].second[n]) - double(b[f].second[n])));
+      scale = std::max(scale, std::abs(double(b[f].second[n])));
+    }
+  return diff / scale;
+}
+
+template <class T>
+void expect_variants_match_reference(const std::string& stage, const Grid& g) {
+  const StageKind& kind = StageKindRegistry::instance().get("fracstep/" + stage);
+  const Variant& reference = Registry::instance().get("fracstep/" + stage, "cpu_serial");
+  FixtureSpec spec;
+  spec.stage = stage, spec.grid = g, spec.backend = Backend::cpu_serial, spec.seed = 5, spec.verify = true;
+  const auto cpu = kind.fixture<T>()(spec);
+  cpu->run(reference, reference.tunings.front());
+  spec.backend = Backend::cuda;
+  for (const Variant* v : Registry::instance().of_stage("fracstep/" + stage)) {
+    if (v->backend != Backend::cuda) continue;
+    for (const Tuning& t : v->tunings) {
+      const auto gpu = kind.fixture<T>()(spec);
+      gpu->run(*v, t);
+      EXPECT_LE(fixture_difference(*gpu, *cpu), kind.tolerance<T>()) << v->id() << ":" << t.name << " elem " << sizeof(T);
+    }
+  }
+}
+
+TEST(FracstepGpu, EveryVariantMatchesTheCpuReference) {
+  NSB_NEEDS_GPU();
+  for (const char* stage : kFracstepStages)
+    for (const Grid& g : {Grid{37, 23, 19, 3.7, 2.3, 1.9}, Grid{64, 8, 5, 8, 1, 0.625}}) {
+      expect_variants_match_reference<float>(stage, g);
+      expect_variants_match_reference<double>(stage, g);
+    }
+}
+
+// GPU = CPU after 10 steps of the synthetic case (every kernel and the GPU Poisson solve).
+TEST(FracstepGpu, GlobalRecipeMatchesTheCpuSolverAfterTenSteps) {
+  NSB_NEEDS_GPU();
+  const auto p = problem(options("synthetic", 48, 20, 24));
+  const HostState<double> cpu = run<double>(*p, "cpu-serial", 10).state, gpu = run<double>(*p, "global", 10).state;
+  for (const char* f : {"u", "v", "w"}) {
+    double d = 0;
+    for (std::size_t n = 0; n < cpu.field(f).size(); ++n) d = std::max(d, std::abs(cpu.field(f)[n] - gpu.field(f)[n]));
+    EXPECT_LT(d, 1e-11) << f;
+  }
+  const Ran<float> g32 = run<float>(*p, "global", 10);
+  EXPECT_LT(g32.checks["relative_divergence"].get<double>(), 1e-5);
+}
+
+}  // namespace
+}  // namespace nsb

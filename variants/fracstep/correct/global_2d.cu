@@ -1,0 +1,27 @@
+// fracstep/correct/global_2d: the projection u += du - 2 alpha dt G phi and p += phi, a thread a cell (all three components) in 2D blocks
+// over (i, j), one z level a grid row; every value read from global memory (fracstep_kernels.cuh).
+#include "fracstep/fracstep_kernels.cuh"
+
+namespace nsb {
+namespace {
+
+template <class T>
+void run(const FracstepCall<T>& c) {
+  run_cells<T, &fracstep_correct_kernel<T>>(c, "fracstep_correct_kernel");
+}
+
+const Registrar reg{Variant{
+    .stage = "fracstep/correct",
+    .name = "global_2d",
+    .backend = Backend::cuda,
+    .tags = {{"memory", "global"}, {"mapping", "thread_per_point"}},
+    .tunings = fracstep_cell_tunings(),
+    .status = "global-memory baseline (V0)",
+    .run_float = &run<float>,
+    .run_double = &run<double>,
+    .kernels = {{"fracstep_correct_kernel<float>", (const void*)&fracstep_correct_kernel<float>, 4},
+                {"fracstep_correct_kernel<double>", (const void*)&fracstep_correct_kernel<double>, 8}},
+}};
+
+}  // namespace
+}  // namespace nsb
