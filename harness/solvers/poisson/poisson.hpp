@@ -15,11 +15,14 @@
 //   neumann    ghost = the interior neighbour        (dp/dn = 0 at the face)
 //   dirichlet  ghost = - the interior neighbour      (p = 0 at the face, between the two)
 //   periodic   ghost = the interior value on the opposite side
-// Where no face is dirichlet the solution is defined up to a constant (see null_space below).
+// Where no face is dirichlet the solution is defined up to a constant (PoissonFaces::singular): every
+// method with kernels of its own then removes the right-hand side's interior mean before solving and sets the solution's
+// interior mean to zero on return (the family's null-space rule, tested per method).
 //
 // Methods: jacobi (Thibault 2009: a fixed count of sweeps, or sweeps until the residual falls below a
 // tolerance), rbsor (red-black SOR), cg and pcg (conjugate gradients, plain or with the Jacobi
-// preconditioner; iterative.hpp, stage_call.hpp); multigrid and FFT solves join here.
+// preconditioner; iterative.hpp, stage_call.hpp), mg / mg_f / mg_wj / mg_f_wj (geometric multigrid,
+// multigrid.hpp), fft and fft2_tridiag (direct solves with cuFFT, fft_solve.hpp).
 #pragma once
 
 #include <map>
