@@ -16,8 +16,9 @@
 //   dirichlet  ghost = - the interior neighbour      (p = 0 at the face, between the two)
 //   periodic   ghost = the interior value on the opposite side
 // Where no face is dirichlet the solution is defined up to a constant (PoissonFaces::singular): every
-// method with kernels of its own then removes the right-hand side's interior mean before solving and sets the solution's
-// interior mean to zero on return (the family's null-space rule, tested per method).
+// method with kernels of its own then removes the right-hand side's interior mean before solving and
+// sets the solution's interior mean to zero on return (the family's null-space rule, tested per
+// method); Jacobi sweeps through the solver's own stage, whose ghost rule leaves the level free.
 //
 // Methods: jacobi (Thibault 2009: a fixed count of sweeps, or sweeps until the residual falls below a
 // tolerance), rbsor (red-black SOR), cg and pcg (conjugate gradients, plain or with the Jacobi
