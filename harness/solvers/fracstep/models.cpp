@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fracstep/stage_call.hpp"
+#include "op_count.hpp"
 
 namespace nsb {
 
@@ -38,20 +39,6 @@ AdiTableValues adi_table_values(int n, double r, AdiEnds ends) {
 
 namespace {
 
-// A number that counts the arithmetic done on it: +, -, *, / one each; negation and comparisons free.
-struct Counted {
-  static inline long ops = 0;
-  double v = 0;
-  Counted() = default;
-  Counted(double x) : v(x) {}
-};
-inline Counted operator+(Counted a, Counted b) { ++Counted::ops; return {a.v + b.v}; }
-inline Counted operator-(Counted a, Counted b) { ++Counted::ops; return {a.v - b.v}; }
-inline Counted operator*(Counted a, Counted b) { ++Counted::ops; return {a.v * b.v}; }
-inline Counted operator/(Counted a, Counted b) { ++Counted::ops; return {a.v / b.v}; }
-inline Counted operator-(Counted a) { return {-a.v}; }
-inline Counted& operator+=(Counted& a, Counted b) { return a = a + b; }
-inline Counted& operator-=(Counted& a, Counted b) { return a = a - b; }
 
 template <class F>
 long count(F&& f) {

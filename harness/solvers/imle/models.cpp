@@ -7,27 +7,11 @@
 #include "imle/ccd_formulas.hpp"
 #include "imle/mls_formulas.hpp"
 #include "imle/point_formulas.hpp"
+#include "op_count.hpp"
 
 namespace nsb {
 namespace {
 
-// +, -, *, / and sqrt count one each; negation and comparisons are free.
-struct Counted {
-  static inline long ops = 0;
-  double v = 0;
-  Counted() = default;
-  Counted(double x) : v(x) {}
-};
-inline Counted operator+(Counted a, Counted b) { ++Counted::ops; return {a.v + b.v}; }
-inline Counted operator-(Counted a, Counted b) { ++Counted::ops; return {a.v - b.v}; }
-inline Counted operator*(Counted a, Counted b) { ++Counted::ops; return {a.v * b.v}; }
-inline Counted operator/(Counted a, Counted b) { ++Counted::ops; return {a.v / b.v}; }
-inline Counted operator-(Counted a) { return {-a.v}; }
-inline Counted& operator+=(Counted& a, Counted b) { return a = a + b; }
-inline Counted& operator-=(Counted& a, Counted b) { return a = a - b; }
-inline bool operator<(Counted a, Counted b) { return a.v < b.v; }
-inline bool operator==(Counted a, Counted b) { return a.v == b.v; }
-inline Counted sqrt(Counted a) { ++Counted::ops; return {std::sqrt(a.v)}; }
 
 template <class F>
 long count(F&& f) {

@@ -5,31 +5,11 @@
 
 #include "projection/boundary.hpp"
 #include "projection/urban_formulas.hpp"
+#include "op_count.hpp"
 
 namespace nsb {
 namespace {
 
-// A number that counts the arithmetic done on it. Negation and comparisons are free (a sign flip and
-// a branch, not floating-point work); +, -, * and / count one each.
-struct Counted {
-  static inline long ops = 0;
-  double v = 0;
-  Counted() = default;
-  Counted(double x) : v(x) {}  // literals such as T(0.25) convert freely
-};
-inline Counted operator+(Counted a, Counted b) { ++Counted::ops; return {a.v + b.v}; }
-inline Counted operator-(Counted a, Counted b) { ++Counted::ops; return {a.v - b.v}; }
-inline Counted operator*(Counted a, Counted b) { ++Counted::ops; return {a.v * b.v}; }
-inline Counted operator/(Counted a, Counted b) { ++Counted::ops; return {a.v / b.v}; }
-inline Counted operator-(Counted a) { return {-a.v}; }
-inline Counted& operator+=(Counted& a, Counted b) { return a = a + b; }
-inline bool operator<(Counted a, Counted b) { return a.v < b.v; }
-inline bool operator==(Counted a, Counted b) { return a.v == b.v; }
-inline bool operator!=(Counted a, Counted b) { return a.v != b.v; }
-inline Counted square_root(Counted a) {  // found by argument-dependent look-up from the formulas
-  ++Counted::ops;
-  return {std::sqrt(a.v)};
-}
 
 struct CountedField {
   Counted operator()(int di, int dj, int dk) const { return Counted(1.0 + di + 2 * dj + 3 * dk); }
