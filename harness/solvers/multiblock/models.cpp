@@ -4,32 +4,18 @@
 #include <vector>
 
 #include "multiblock/stage_call.hpp"
+#include "op_count.hpp"
 
 namespace nsb {
-
-// A number that counts the arithmetic done on it: +, -, *, /, sqrt one each; sign flips and comparisons free.
-struct MbCounted {
-  static inline long ops = 0;
-  double v = 1;
-  MbCounted() = default;
-  MbCounted(double x) : v(x) {}
-};
-inline MbCounted operator+(MbCounted a, MbCounted b) { ++MbCounted::ops; return {a.v + b.v}; }
-inline MbCounted operator-(MbCounted a, MbCounted b) { ++MbCounted::ops; return {a.v - b.v}; }
-inline MbCounted operator*(MbCounted a, MbCounted b) { ++MbCounted::ops; return {a.v * b.v}; }
-inline MbCounted operator/(MbCounted a, MbCounted b) { ++MbCounted::ops; return {a.v / b.v}; }
-inline MbCounted operator-(MbCounted a) { return {-a.v}; }
-inline bool operator<(MbCounted a, MbCounted b) { return a.v < b.v; }
-inline MbCounted sqrt(MbCounted a) { ++MbCounted::ops; return {std::sqrt(a.v)}; }
 
 namespace {
 
 constexpr std::ptrdiff_t kSide = 16;  // a patch of counted values, stencils of reach 2 fit around its middle
 
 struct CountedArrays {
-  std::vector<std::vector<MbCounted>> store;
-  MbArrays<MbCounted> a{};
-  CountedArrays() : store(kMbFieldCount, std::vector<MbCounted>(kSide * kSide)) {
+  std::vector<std::vector<Counted>> store;
+  MbArrays<Counted> a{};
+  CountedArrays() : store(kMbFieldCount, std::vector<Counted>(kSide * kSide)) {
     for (int f = 0; f < kMbFieldCount; ++f) {
       for (std::size_t n = 0; n < store[std::size_t(f)].size(); ++n) store[std::size_t(f)][n] = 1.0 + 0.01 * double(n);
       a.f[f] = store[std::size_t(f)].data();
@@ -39,9 +25,9 @@ struct CountedArrays {
 
 template <class F>
 long count(F&& f) {
-  MbCounted::ops = 0;
+  Counted::ops = 0;
   f();
-  return MbCounted::ops;
+  return Counted::ops;
 }
 
 }  // namespace
@@ -80,7 +66,7 @@ MbStageFields mb_stage_fields(MbStage s) {
 
 double mb_flops_per_point(MbStage s) {
   CountedArrays c;
-  const MbArrays<MbCounted>& a = c.a;
+  const MbArrays<Counted>& a = c.a;
   const std::size_t n = std::size_t(kSide * 5 + 5);
   switch (s) {
     case MbStage::conjugatep: return double(count([&] { conjugatep_point(a, n, kSide); }));
@@ -90,12 +76,12 @@ double mb_flops_per_point(MbStage s) {
     case MbStage::stresstrb: return double(count([&] { stresstrb_point(a, n, kSide); }));
     case MbStage::flux:  // per cell: the cell's change and its four corners' adds
       return double(count([&] {
-        MbCounted out[4][4];
+        Counted out[4][4];
         ni_cell<MbMeanFlow>(a, n, kSide, out);
       })) + 16;
     case MbStage::fluxtrb:
       return double(count([&] {
-        MbCounted out[4][2];
+        Counted out[4][2];
         ni_cell<MbTurbulence>(a, n, kSide, out);
       })) + 8;
     case MbStage::smthp: return double(count([&] { smthp_point(a, n, kSide, 5, 5, 9); }));
