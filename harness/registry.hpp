@@ -67,6 +67,20 @@ struct Variant {
   bool answers_to(const std::string& n) const;
 };
 
+// A CPU reference variant: the serial or OpenMP backend's, named and tagged by its backend (the
+// variants a CPU recipe runs for a stage it leaves out).
+inline Variant cpu_reference_variant(std::string stage, Backend b, StageFn run_float, StageFn run_double) {
+  Variant v;
+  v.stage = std::move(stage);
+  v.name = backend_name(b);
+  v.backend = b;
+  v.tags = {{"backend", backend_name(b)}};
+  v.status = "reference";
+  v.run_float = run_float;
+  v.run_double = run_double;
+  return v;
+}
+
 // The entry point of a variant whose tunings carry their compiled instances (Tuning::instance): runs
 // the instance of the call's tuning. Every caller sets the call's tuning from the variant's list (a
 // recipe, verify, the stage benchmarks), so this is one indirect call, not a look-up.

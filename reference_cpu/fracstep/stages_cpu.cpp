@@ -88,15 +88,7 @@ void correct(const FracstepCall<T>& c) {
 }
 
 Variant cpu(const char* stage, Backend b, void (*f32)(const FracstepCall<float>&), void (*f64)(const FracstepCall<double>&)) {
-  Variant v;
-  v.stage = stage;
-  v.name = backend_name(b);
-  v.backend = b;
-  v.tags = {{"backend", backend_name(b)}};
-  v.status = "reference";
-  v.run_float = f32;
-  v.run_double = f64;
-  return v;
+  return cpu_reference_variant(stage, b, f32, f64);
 }
 
 #define NSB_FRACSTEP_CPU(stage_name, fn)                                                                   \

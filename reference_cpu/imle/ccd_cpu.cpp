@@ -24,15 +24,7 @@ void ccd(const CcdCall<T>& c) {
 }
 
 Variant cpu(Backend b) {
-  Variant v;
-  v.stage = "imle/ccd";
-  v.name = backend_name(b);
-  v.backend = b;
-  v.tags = {{"backend", backend_name(b)}};
-  v.status = "reference";
-  v.run_float = &ccd<float>;
-  v.run_double = &ccd<double>;
-  return v;
+  return cpu_reference_variant("imle/ccd", b, &ccd<float>, &ccd<double>);
 }
 
 const Registrar serial{cpu(Backend::cpu_serial)};

@@ -23,15 +23,7 @@ void mls(const MlsCall<T>& c) {
 }
 
 Variant cpu(Backend b) {
-  Variant v;
-  v.stage = "imle/mls";
-  v.name = backend_name(b);
-  v.backend = b;
-  v.tags = {{"backend", backend_name(b)}};
-  v.status = "reference";
-  v.run_float = &mls<float>;
-  v.run_double = &mls<double>;
-  return v;
+  return cpu_reference_variant("imle/mls", b, &mls<float>, &mls<double>);
 }
 
 const Registrar serial{cpu(Backend::cpu_serial)};

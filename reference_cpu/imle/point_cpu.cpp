@@ -23,15 +23,7 @@ void point(const ImlePointCall<T>& c) {
 
 template <ImlePoint S>
 Variant cpu(const char* stage, Backend b) {
-  Variant v;
-  v.stage = stage;
-  v.name = backend_name(b);
-  v.backend = b;
-  v.tags = {{"backend", backend_name(b)}};
-  v.status = "reference";
-  v.run_float = &point<S, float>;
-  v.run_double = &point<S, double>;
-  return v;
+  return cpu_reference_variant(stage, b, &point<S, float>, &point<S, double>);
 }
 
 const Registrar predict_serial{cpu<ImlePoint::predict>("imle/predict", Backend::cpu_serial)};

@@ -129,15 +129,7 @@ void shift(const MgShiftCall<T>& c) {
 template <class Call>
 void register_cpu(const char* stage, void (*run_float)(const Call&), auto run_double) {
   for (Backend b : {Backend::cpu_serial, Backend::cpu_omp}) {
-    Variant v;
-    v.stage = stage;
-    v.name = backend_name(b);
-    v.backend = b;
-    v.tags = {{"backend", backend_name(b)}};
-    v.status = "reference";
-    v.run_float = run_float;
-    v.run_double = run_double;
-    Registry::instance().add(std::move(v));
+    Registry::instance().add(cpu_reference_variant(stage, b, run_float, run_double));
   }
 }
 

@@ -158,14 +158,7 @@ std::vector<Tuning> omega_tunings() {
 
 template <void (*F)(const PoissonCall<float>&), void (*D)(const PoissonCall<double>&)>
 void add(const char* stage, Backend b) {
-  Variant v;
-  v.stage = std::string("poisson/") + stage;
-  v.name = backend_name(b);
-  v.backend = b;
-  v.tags = {{"backend", backend_name(b)}};
-  v.status = "reference";
-  v.run_float = F;
-  v.run_double = D;
+  Variant v = cpu_reference_variant(std::string("poisson/") + stage, b, F, D);
   if (v.stage == "poisson/rbsor") v.tunings = omega_tunings();
   Registry::instance().add(std::move(v));
 }

@@ -95,17 +95,11 @@ void reduce(const StageCall<T>& c) {
 }
 
 Variant cpu(const std::string& stage, Backend b, StageFn ff, StageFn fd) {
-  Variant v;
-  v.stage = "projection/" + stage;
-  v.name = backend_name(b);
-  v.backend = b;
-  v.tags = {{"backend", backend_name(b)}};
+  Variant v = cpu_reference_variant("projection/" + stage, b, ff, fd);
   if (stage == "reduce") v.tags["reduce"] = b == Backend::cpu_omp ? "omp_reduction" : "serial_sum";
   if (stage == "pressure") v.tags["obstacles"] = "masked";
   v.status = b == Backend::cpu_serial ? "CPU reference: what every variant is checked against, and the serial baseline"
                                       : "CPU baseline: the reference's loops over OpenMP threads";
-  v.run_float = ff;
-  v.run_double = fd;
   return v;
 }
 

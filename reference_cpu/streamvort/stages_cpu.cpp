@@ -47,14 +47,8 @@ void boundary(const BoundaryCall<T>& c) {
 }
 
 Variant cpu(const char* stage, Backend b, StageFn f, StageFn d) {
-  Variant v;
-  v.stage = stage;
-  v.name = backend_name(b);
-  v.backend = b;
-  v.tags = {{"backend", backend_name(b)}};
+  Variant v = cpu_reference_variant(stage, b, f, d);
   v.status = b == Backend::cpu_serial ? "reference; the paper's serial CPU baseline" : "reference, OpenMP (labelled extra)";
-  v.run_float = f;
-  v.run_double = d;
   return v;
 }
 

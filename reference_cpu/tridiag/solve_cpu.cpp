@@ -33,16 +33,10 @@ void solve(const TridiagCall<T>& c) {
 
 void register_cpu(const char* stage) {
   for (Backend b : {Backend::cpu_serial, Backend::cpu_omp}) {
-    Variant v;
-    v.stage = stage;
-    v.name = backend_name(b);
-    v.backend = b;
+    Variant v = cpu_reference_variant(stage, b, &solve<float>, &solve<double>);
     const std::string id = stage;
     v.tags = {{"method", id == "tridiag/cyclic" ? "sherman_morrison" : id == "tridiag/pdd" ? "pdd" : id == "tridiag/ppt" ? "ppt" : "thomas"}};
-    v.status = "reference";
-    v.run_float = &solve<float>;
-    v.run_double = &solve<double>;
-    Registry::instance().add(v);
+    Registry::instance().add(std::move(v));
   }
 }
 

@@ -24,15 +24,7 @@ void step(const WaveCall<T>& c) {
 }
 
 Variant cpu(Backend b) {
-  Variant v;
-  v.stage = "wave/step";
-  v.name = backend_name(b);
-  v.backend = b;
-  v.tags = {{"backend", backend_name(b)}};
-  v.status = "reference";
-  v.run_float = &step<float>;
-  v.run_double = &step<double>;
-  return v;
+  return cpu_reference_variant("wave/step", b, &step<float>, &step<double>);
 }
 
 const Registrar serial{cpu(Backend::cpu_serial)};
