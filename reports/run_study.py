@@ -114,23 +114,28 @@ def skip_reason(run, gpus, known):
 
 
 def run_one(study, run, argv, folder, final, mode, machine):
-    """Runs one nsbench command; returns (result, None) or (None, failure record)."""
+    """Runs one nsbench command; returns (result, None) or (None, failure record). The result records the
+    command's wall time (process start to exit: set-up, checks and writing included), so that a user can see
+    where a study's time goes before choosing what to run."""
     env = dict(os.environ, NCCL_NVLS_ENABLE="0", OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
     if run["mpi_ranks"]:
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     tmp = final + ".tmp"
     if os.path.exists(tmp):  # left by an interrupted run: ours to replace (nsbench never overwrites a file)
         os.remove(tmp)
+    start = time.time()
     proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+    wall_s = round(time.time() - start, 2)
     if proc.returncode not in (0, 2) or not os.path.exists(tmp):
         if os.path.exists(tmp):
             os.remove(tmp)
-        return None, {"id": run["id"], "command": " ".join(argv), "exit_code": proc.returncode,
+        return None, {"id": run["id"], "command": " ".join(argv), "exit_code": proc.returncode, "wall_s": wall_s,
                       "output_tail": (proc.stdout + proc.stderr)[-3000:]}
     with open(tmp) as f:
         result = json.load(f)
     result["study"] = {"study": study["study"], "run_id": run["id"], "group": run["group"], "mode": mode,
-                       "params": run["params"], "machine_id": machine, "command": " ".join(argv)}
+                       "params": run["params"], "machine_id": machine, "command": " ".join(argv),
+                       "wall_s": wall_s}
     write_json(final, result)
     os.remove(tmp)
     return result, None
@@ -202,6 +207,7 @@ def main(argv=None):
           f"results under {a.results}/", flush=True)
     t0 = time.time()
     durations, failed, ran, skipped, kept = [], 0, 0, 0, []
+    study_seconds = {}  # where the time went, printed at the end
     for i, (s, r) in enumerate(plan, 1):
         folder = os.path.join(a.results, s["study"], machine)
         final = os.path.join(folder, r["id"] + ".json")
@@ -231,6 +237,7 @@ def main(argv=None):
         start = time.time()
         result, failure = run_one(s, r, argv, folder, final, a.mode, machine)
         durations.append(time.time() - start)
+        study_seconds[s["study"]] = study_seconds.get(s["study"], 0.0) + durations[-1]
         if failure:
             failed += 1
             write_json(os.path.join(folder, r["id"] + ".failed.json"), failure)
@@ -246,6 +253,9 @@ def main(argv=None):
         step = result.get("timing", {}).get("step", {}).get("median")
         print(f"{head}: {durations[-1]:.1f} s" + (f", {common.fmt(step * 1e3, 4)} ms/step" if step else "") + verdict,
               flush=True)
+    if len(study_seconds) > 1:
+        print("run-study: time by study: " + ", ".join(f"{name} {fmt_time(sec)}" for name, sec in
+                                                      sorted(study_seconds.items(), key=lambda kv: -kv[1])))
     print(f"run-study: {ran} run, {len(kept)} kept from earlier{summary_of_kept(kept)}, {skipped} skipped, "
           f"{failed} failed in {fmt_time(time.time() - t0)}; results under {a.results}/<study>/{machine}/")
     return 1 if failed else 0

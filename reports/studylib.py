@@ -3,7 +3,8 @@
 A study file (studies/<paper>/<name>.yaml) names the table or figure it reproduces, the paper's
 published numbers (a CSV beside it) and the runs. Each entry of `runs` is a group: `args` are nsbench
 options, and every option given as a list is a matrix dimension; `quick:` / `full:` replace options
-for that form of the study. Example:
+for that form of the study, and `quick: skip` leaves a group out of the quick form (the full form only: a
+size or sweep too costly for a first look). Example:
 
     study: fig4_5_global_vs_optimal
     title: Whole solver, all-global kernels vs the optimal global/shared mix
@@ -117,6 +118,8 @@ def load_study(path, known=None):
             _fail(path, f"{where}: unknown command '{cmd}'; known: {sorted(COMMANDS)}")
         for section in ("args", "quick", "full"):
             opts = r.get(section, {}) or {}
+            if section == "quick" and opts == "skip":
+                continue
             if not isinstance(opts, dict):
                 _fail(path, f"{where}.{section}: a mapping of nsbench options")
             bad = set(opts) - OPTIONS[cmd]
@@ -226,6 +229,8 @@ def expand(study, mode):
     gpus (needed), mpi_ranks (0: no mpirun)."""
     runs = []
     for g in study["runs"]:
+        if g.get(mode) == "skip":
+            continue
         cmd = g.get("command", "run")
         opts = dict(g.get("args") or {})
         opts.update(g.get(mode) or {})

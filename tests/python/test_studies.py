@@ -36,6 +36,16 @@ def test_matrix_expansion_and_quick_overrides():
     assert argv[:2] == ["nsbench", "run"] and "--json" in argv and "--quiet" in argv
 
 
+def test_quick_skip_leaves_a_group_out_of_the_quick_form_only(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("study: s\ntitle: t\nreproduces: r\nbaseline: b\nreport: roofline\nruns:\n"
+                    "  - {group: small, command: stages, gpus: 1, args: {grid: 64x64x64, samples: 5}}\n"
+                    "  - {group: large, command: stages, gpus: 1, args: {grid: 512x512x512, samples: 5}, quick: skip}\n")
+    s = studylib.load_study(str(path))
+    assert [r["group"] for r in studylib.expand(s, "quick")] == ["small"]
+    assert [r["group"] for r in studylib.expand(s, "full")] == ["small", "large"]
+
+
 def test_mpi_runs_go_through_mpirun_with_the_rank_count():
     s = studylib.load_study(os.path.join(STUDIES, "thibault2009", "fig4_8_scaling.yaml"))
     mpi = [r for r in studylib.expand(s, "quick") if r["group"] == "mpi"]
