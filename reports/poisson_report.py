@@ -108,6 +108,7 @@ def ghia_rows(results):
         v = r.get("checks", {}).get("validation") or {}
         return [p[2] for p in v.get("u_profile", []) + v.get("w_profile", [])]
 
+    results = [r for r in results if "run" in r]  # runs skipped on this machine have none
     jacobi = {key(r): profile(r) for r in results if r["run"].get("poisson_method") == "jacobi"}
     rows = []
     for r in results:
