@@ -67,7 +67,8 @@ class ConjugateGradients final : public PoissonMethod<T> {
       st.run("cg_update", c);
       c.rz = st.scalar(rz_slot(next)), c.rz_prev = st.scalar(rz_slot(now));
       r.iterations = it;
-      const bool check = (tolerance || s_.record_history) && (it % s_.check_interval(kIterativeCheckEvery) == 0 || it == s_.iterations);
+      const bool check = (tolerance || s_.record_history) &&
+                         (it % s_.check_interval(kIterativeCheckEvery) == 0 || it == s_.iterations);
       if (check) {
         r.absolute_residual = std::sqrt(st.read(rz_slot(next) + 1, c.exec) / points);
         r.relative_residual = r.absolute_residual / rhs;

@@ -59,7 +59,8 @@ class RedBlackSor final : public PoissonMethod<T> {
     for (int it = 1; it <= s_.iterations; ++it) {
       st.run("rbsor", c);
       r.iterations = it;
-      const bool check = (tolerance || s_.record_history) && (it % s_.check_interval(kIterativeCheckEvery) == 0 || it == s_.iterations);
+      const bool check = (tolerance || s_.record_history) &&
+                         (it % s_.check_interval(kIterativeCheckEvery) == 0 || it == s_.iterations);
       if (!check) continue;
       st.run("residual", c);
       r.absolute_residual = std::sqrt(st.read(0, c.exec) / double(e.grid.interior_points()));
