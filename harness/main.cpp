@@ -101,7 +101,10 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
   run->add_option("--jacobi-tol", ro.solver.jacobi_tol,
                   "iterate until RMS residual <= tol * RMS(div/dt) (0: fixed count)")
       ->capture_default_str();
-  run->add_option("--check-every", ro.solver.check_every, "sweeps between residual checks")->capture_default_str();
+  run->add_option("--check-every", ro.solver.check_every,
+                  "iterations between residual checks in tolerance mode; 0: the method's default (10 for jacobi, "
+                  "rbsor, cg, pcg; every cycle for multigrid)")
+      ->capture_default_str();
   run->add_option("--poisson", ro.solver.poisson_method,
                   "method of the Poisson solve (the Poisson family, harness/solvers/poisson/): " +
                       nsb::poisson_method_names() +

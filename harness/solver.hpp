@@ -57,7 +57,7 @@ struct SolverOptions {
   std::map<std::string, std::string> poisson_kernels;
   int jacobi_iterations = 20;  // pressure / Poisson sweeps per step (thesis nITERATIONS), or the cap with a tolerance
   double jacobi_tol = 0;       // > 0: iterate until RMS residual <= tol * RMS(right-hand side)
-  int check_every = 10;        // sweeps between residual checks in tolerance mode
+  int check_every = 0;         // iterations between residual checks in tolerance mode; 0: the method's default
   int threads = 0;             // cpu_omp threads (0: all)
 };
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "device.hpp"
+#include "poisson/fft_real.hpp"
 #include "poisson/fft_solve.hpp"
 #include "poisson/host_ops.hpp"
 #include "projection/cases.hpp"
@@ -151,6 +152,89 @@ TEST(PoissonFft, TheTwoMethodsAgree) {
   }
 }
 
+// The real path of cufft_r2c (fft_real.hpp) on the host, a plain DFT in place of cuFFT's R2C and C2R
+// (its layout: the half spectrum of the first axis of more than one cell): the GPU kernels' own pack,
+// orbit and unpack numerics against the CPU reference, on even, odd, 2D and x-of-one-cell grids.
+using Cd = Complex<double>;
+void dft_axis(std::vector<Cd>& w, const int len[3], int axis, double sign) {
+  const double pi = 3.14159265358979323846;
+  const int n = len[axis];
+  const std::size_t stride = axis == 0 ? 1 : axis == 1 ? std::size_t(len[0]) : std::size_t(len[0]) * len[1];
+  std::vector<Cd> line(n);
+  for (std::size_t start = 0; start < w.size(); ++start) {
+    if ((start / stride) % n != 0) continue;  // the first point of each line of the axis
+    for (int j = 0; j < n; ++j) line[j] = w[start + j * stride];
+    for (int k = 0; k < n; ++k) {
+      Cd sum{0, 0};
+      for (int j = 0; j < n; ++j)
+        sum = sum + Cd{line[j].re * std::cos(2 * pi * j * k / n) - sign * line[j].im * std::sin(2 * pi * j * k / n),
+                       line[j].im * std::cos(2 * pi * j * k / n) + sign * line[j].re * std::sin(2 * pi * j * k / n)};
+      w[start + k * stride] = sum;
+    }
+  }
+}
+std::vector<double> real_path_solve(const Grid& g, const PoissonFaces& f, const std::vector<double>& rhs) {
+  RealSpectrumShape s{{g.nx, g.ny, g.nz}, real_half_axis(g), {}};
+  for (int a = 0; a < 3; ++a) s.t[a] = axis_transform(f, a, nullptr);
+  const std::size_t n = g.interior_points();
+  const auto coords = [&](std::size_t w, int q[3]) {
+    q[0] = int(w % g.nx), q[1] = int(w / g.nx % g.ny), q[2] = int(w / g.nx / g.ny);
+  };
+  std::vector<Cd> full(n);
+  for (std::size_t w = 0; w < n; ++w) {  // real_pack_kernel
+    int q[3];
+    bool flip;
+    coords(w, q);
+    const double v = rhs[g.idx(q[0] + 1, q[1] + 1, q[2] + 1)];
+    full[s.real_index(q, &flip)] = {flip ? -v : v, 0};
+  }
+  for (int a = 0; a < 3; ++a) dft_axis(full, s.len, a, -1);
+  std::vector<Cd> half(s.complex_points());
+  for (std::size_t w = 0; w < n; ++w) {
+    int q[3];
+    coords(w, q);
+    if (q[s.half] <= s.len[s.half] / 2) half[s.complex_index(q)] = full[w];
+  }
+  std::vector<double> eig;
+  std::vector<Cd> tw;
+  build_real_tables(g, s, eig, tw);
+  for (std::size_t o = 0; o < s.orbits(); ++o) solve_spectral_orbit(half.data(), s, RealSpectrumTables<double>{eig.data(), tw.data()}, o);
+  for (std::size_t w = 0; w < n; ++w) {  // the full spectrum again, by conjugate symmetry
+    int q[3], m[3];
+    coords(w, q);
+    for (int a = 0; a < 3; ++a) m[a] = (s.len[a] - q[a]) % s.len[a];
+    const bool stored = q[s.half] <= s.len[s.half] / 2;
+    const Cd v = half[s.complex_index(stored ? q : m)];
+    full[w] = stored ? v : Cd{v.re, -v.im};
+  }
+  for (int a = 0; a < 3; ++a) dft_axis(full, s.len, a, +1);
+  std::vector<double> p(g.padded_points(), 0.0);
+  for (std::size_t w = 0; w < n; ++w) {  // real_unpack_kernel
+    int q[3];
+    bool flip;
+    coords(w, q);
+    const double v = full[s.real_index(q, &flip)].re / double(n);
+    p[g.idx(q[0] + 1, q[1] + 1, q[2] + 1)] = flip ? -v : v;
+  }
+  return p;
+}
+
+TEST(PoissonFft, RealPathOnTheHostEqualsTheReference) {
+  for (const Grid& g : {Grid{12, 10, 14, 1.2, 0.7, 2.1}, Grid{9, 7, 11, 1, 1, 1}, Grid{16, 1, 12, 1, 1, 1}, Grid{1, 8, 5, 1, 1, 1}})
+    for (const FaceCase& fc : kFaceCases) {
+      const std::vector<double> rhs = random_rhs(g, 11);
+      const std::vector<double> full = direct_solve<double>("poisson/fft", "cpu_serial", g, fc.faces, rhs);
+      std::vector<double> ref(full.size(), 0.0);  // interior only: the real path's test leaves ghosts out
+      for (int k = 1; k <= g.nz; ++k)
+        for (int j = 1; j <= g.ny; ++j)
+          for (int i = 1; i <= g.nx; ++i) ref[g.idx(i, j, k)] = full[g.idx(i, j, k)];
+      const std::vector<double> p = real_path_solve(g, fc.faces, rhs);
+      const double diff = test::max_abs_diff(p, ref) / test::max_abs(ref);
+      std::printf("real path %2dx%2dx%2d %-28s max diff / max |p| %.1e\n", g.nx, g.ny, g.nz, fc.name, diff);
+      EXPECT_LT(diff, 1e-12) << g.nx << "x" << g.ny << "x" << g.nz << " " << fc.name;
+    }
+}
+
 TEST(PoissonFft, SerialAndOpenMpAgreeBitForBit) {
   const Grid g{11, 6, 9, 1, 1, 1};
   const std::vector<double> rhs = random_rhs(g, 4);
@@ -275,19 +359,30 @@ TEST(PoissonFft, TrafficModelInSweepEquivalents) {
   for (const auto& set : sets)
     for (bool tridiagonal : {false, true}) {
       if (tridiagonal && set.faces.face[1][0] == F::periodic) continue;
-      const double separate = fft_solve_traffic_bytes(g, set.faces, 8, tridiagonal, false) / sweep;
-      const double fused = fft_solve_traffic_bytes(g, set.faces, 8, tridiagonal, true) / sweep;
-      std::printf("%-24s %-12s sweep equivalents by traffic: separate passes %.1f, fused %.1f\n", set.name,
+      const double separate = fft_solve_traffic_bytes(g, set.faces, 8, tridiagonal, DirectPasses::separate) / sweep;
+      const double fused = fft_solve_traffic_bytes(g, set.faces, 8, tridiagonal, DirectPasses::fused) / sweep;
+      std::printf("%-24s %-12s sweep equivalents by traffic: separate passes %.1f, fused %.1f", set.name,
                   tridiagonal ? "fft2_tridiag" : "fft", separate, fused);
       EXPECT_LT(fused, separate);
       if (tridiagonal) {
         EXPECT_LE(fused, 20.0);
+      } else {  // the real path: 5 passes of its own and 2 cuFFT passes an axis, about 2 words each
+        const double real = fft_solve_traffic_bytes(g, set.faces, 8, false, DirectPasses::real) / sweep;
+        std::printf(", real (cufft_r2c) %.1f", real);
+        EXPECT_LT(real, fused / 3);
       }
+      std::printf("\n");
     }
   // A 2D grid (ny = 1) transforms two axes.
   const PoissonFaces n3 = axes(F::neumann, F::neumann, F::neumann);
-  EXPECT_LT(fft_solve_traffic_bytes(Grid{256, 1, 256, 1, 1, 1}, n3, 8, false, false),
-            fft_solve_traffic_bytes(Grid{256, 2, 256, 1, 1, 1}, n3, 8, false, false) / 2);
+  EXPECT_LT(fft_solve_traffic_bytes(Grid{256, 1, 256, 1, 1, 1}, n3, 8, false, DirectPasses::separate),
+            fft_solve_traffic_bytes(Grid{256, 2, 256, 1, 1, 1}, n3, 8, false, DirectPasses::separate) / 2);
+  // The model pass by pass, as the variants run them (the byte model of each kernel for the profile).
+  for (DirectPasses p : {DirectPasses::separate, DirectPasses::fused, DirectPasses::real}) {
+    std::printf("fft neumann 256^3 passes (%s):", p == DirectPasses::real ? "real" : p == DirectPasses::fused ? "fused" : "separate");
+    for (const DirectSolvePass& pass : fft_solve_passes(g, n3, false, p)) std::printf(" %s %.2f;", pass.name.c_str(), pass.words);
+    std::printf("\n");
+  }
 }
 
 // The GPU variants against the CPU reference (verify's fixtures: odd grids, every workload, both

@@ -14,6 +14,8 @@
 #include "fields.hpp"
 #include "poisson/host_ops.hpp"
 #include "poisson/multigrid.hpp"
+#include "poisson/multigrid_call.hpp"
+#include "registry.hpp"
 #include "poisson/poisson.hpp"
 #include "test_support.hpp"
 
@@ -255,6 +257,59 @@ TEST(Multigrid, ACycleCostsAFewFineSweeps) {
   std::printf("mg to 1e-6: %d cycles = %.0f sweep equivalents (without the residual checks)\n", cycles,
               cycles * v.sweep_equivalents);
   EXPECT_LE(cycles * v.sweep_equivalents, 100.0);
+}
+
+// The fused residual + restriction (poisson/mg_residual_restrict) computes what mg_residual then
+// mg_restrict compute, bit for bit on the CPU (the same values summed in the same order), and saves a
+// kernel a level and 2 words a fine point of each level (~0.7 fine sweep equivalents a V-cycle).
+TEST(Multigrid, TheFusedResidualRestrictionEqualsTheTwoPasses) {
+  const Grid fine{14, 10, 12, 1.0, 1.5, 0.75}, coarse{7, 5, 6, 1.0, 1.5, 0.75};
+  const std::vector<double> p = random_values<double>(fine.padded_points(), 21), f = random_values<double>(fine.padded_points(), 22);
+  std::vector<double> r(fine.padded_points(), 0.0), two(coarse.padded_points(), 0.0), one(coarse.padded_points(), 0.0);
+  const auto base = [](const Grid& g) {
+    MgCallBase b;
+    b.grid = g, b.zr = ZRange::interior(g), b.exec.backend = Backend::cpu_serial;
+    return b;
+  };
+  MgResidualCall<double> res;
+  static_cast<MgCallBase&>(res) = base(fine);
+  res.p = p.data(), res.f = f.data(), res.r = r.data();
+  Registry::instance().get("poisson/mg_residual", "cpu_serial").fn<MgResidualCall<double>>()(res);
+  MgRestrictCall<double> rst;
+  static_cast<MgCallBase&>(rst) = base(coarse);
+  rst.fine = fine, rst.fine_r = r.data(), rst.coarse_f = two.data();
+  Registry::instance().get("poisson/mg_restrict", "cpu_serial").fn<MgRestrictCall<double>>()(rst);
+  MgResidualRestrictCall<double> both;
+  static_cast<MgCallBase&>(both) = base(coarse);
+  both.fine = fine, both.p = p.data(), both.f = f.data(), both.coarse_f = one.data();
+  Registry::instance().get("poisson/mg_residual_restrict", "cpu_serial").fn<MgResidualRestrictCall<double>>()(both);
+  EXPECT_EQ(one, two);
+  EXPECT_GT(test::max_abs(one), 0.1);
+
+  const PoissonFaces neumann = all_faces(PoissonFace::neumann);
+  MgOptions separate = mg_method_options("mg");
+  separate.fused_restriction = false;
+  const MgCycleCost fused = mg_cycle_cost(cube(256), mg_method_options("mg"), neumann);
+  const MgCycleCost apart = mg_cycle_cost(cube(256), separate, neumann);
+  std::printf("V(2,2) at 256^3: fused restriction %.2f sweep equivalents, %d kernels; separate %.2f, %d\n",
+              fused.sweep_equivalents, fused.kernels, apart.sweep_equivalents, apart.kernels);
+  EXPECT_EQ(fused.kernels, apart.kernels - 7);  // one launch fewer on each of the 7 levels above the coarsest
+  EXPECT_NEAR(apart.sweep_equivalents - fused.sweep_equivalents, 2.0 / 3 * (1 + 1.0 / 8 + 1.0 / 64), 0.01);
+}
+
+// Multigrid checks its residual after every cycle unless told otherwise (PoissonSettings::check_every
+// 0, the command line's default): it stops at the first cycle under the tolerance, where a check
+// every 10 cycles runs 10.
+TEST(Multigrid, ChecksEveryCycleByDefault) {
+  const Grid g = cube(32);
+  const std::vector<double> rhs = random_rhs<double>(g, 7);
+  PoissonSettings by_default = to_tolerance(1e-6), every10 = to_tolerance(1e-6);
+  by_default.check_every = 0, every10.check_every = 10;
+  const int cycles = solve<double>("mg", g, all_faces(PoissonFace::neumann), rhs, by_default).report.iterations;
+  const int ten = solve<double>("mg", g, all_faces(PoissonFace::neumann), rhs, every10).report.iterations;
+  EXPECT_EQ(cycles, solve<double>("mg", g, all_faces(PoissonFace::neumann), rhs, to_tolerance(1e-6)).report.iterations);
+  EXPECT_LE(cycles, 8);
+  EXPECT_EQ(ten, 10);
 }
 
 // The projection solver's pressure solve by mg through --poisson: the same flow as Jacobi when both

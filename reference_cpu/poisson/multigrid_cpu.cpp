@@ -83,6 +83,14 @@ void restrict_to_coarse(const MgRestrictCall<T>& c) {
 }
 
 template <class T>
+void residual_restrict(const MgResidualRestrictCall<T>& c) {
+  const MgCoef<T> coef = make_mg_coef<T>(c.fine);
+  for_interior(c, [&](int I, int J, int K, std::size_t n) {
+    c.coarse_f[n] = mg_residual_restrict_point(c.p, c.f, c.fine, coef, I, J, K);
+  });
+}
+
+template <class T>
 void prolong(const MgProlongCall<T>& c) {
   for_interior(c, [&](int i, int j, int k, std::size_t n) { c.fine_e[n] += mg_prolong_point(c.coarse_e, c.coarse, i, j, k); });
 }
@@ -139,6 +147,7 @@ const bool registered = [] {
   register_cpu("poisson/mg_rbgs", &rbgs<float>, &rbgs<double>);
   register_cpu("poisson/mg_residual", &residual<float>, &residual<double>);
   register_cpu("poisson/mg_restrict", &restrict_to_coarse<float>, &restrict_to_coarse<double>);
+  register_cpu("poisson/mg_residual_restrict", &residual_restrict<float>, &residual_restrict<double>);
   register_cpu("poisson/mg_prolong", &prolong<float>, &prolong<double>);
   register_cpu("poisson/mg_coarse", &coarse<float>, &coarse<double>);
   register_cpu("poisson/mg_sums", &sums<float>, &sums<double>);

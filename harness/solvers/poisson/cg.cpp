@@ -25,7 +25,7 @@ template <class T>
 class ConjugateGradients final : public PoissonMethod<T> {
  public:
   ConjugateGradients(const PoissonSettings& s, bool precondition) : s_(s), precondition_(precondition) {
-    if (s.check_every < 1) throw std::invalid_argument("cg: check_every must be at least 1");
+    if (s.check_every < 0) throw std::invalid_argument("cg: check_every must be 0 (the default) or more");
   }
   PoissonReport solve(PoissonSystem<T>& system) override {
     const PoissonEquation<T> e = system.equation();
@@ -67,7 +67,8 @@ class ConjugateGradients final : public PoissonMethod<T> {
       st.run("cg_update", c);
       c.rz = st.scalar(rz_slot(next)), c.rz_prev = st.scalar(rz_slot(now));
       r.iterations = it;
-      const bool check = (tolerance || s_.record_history) && (it % s_.check_every == 0 || it == s_.iterations);
+      const bool check = (tolerance || s_.record_history) &&
+                         (it % s_.check_interval(kIterativeCheckEvery) == 0 || it == s_.iterations);
       if (check) {
         r.absolute_residual = std::sqrt(st.read(rz_slot(next) + 1, c.exec) / points);
         r.relative_residual = r.absolute_residual / rhs;

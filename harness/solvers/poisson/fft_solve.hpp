@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "grid.hpp"
 #include "poisson/poisson.hpp"
@@ -158,9 +159,16 @@ NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, cons
 // eigenvalue, 14 a point for a complex Thomas solve (elimination 9, back substitution 4, 1 division).
 WorkModel fft_solve_model(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y);
 
-// The bytes the GPU variants actually move through DRAM, by their passes (docs/solvers/poisson_fft.md):
-// the "fine-grid Jacobi-sweep equivalents" estimate (over a sweep's 3 words a point), beside the
-// measured ratio. fused: the cufft*_fused variants.
-double fft_solve_traffic_bytes(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y, bool fused);
+// The passes of the GPU variants and the words of T a point each moves through DRAM (its byte model,
+// docs/solvers/poisson_fft.md): the "fine-grid Jacobi-sweep equivalents" estimate is their sum over a
+// sweep's 3 words a point, beside the measured ratio. separate: cufft, cufft_thomas; fused: the
+// *_fused variants; real: cufft_r2c (fft only).
+enum class DirectPasses { separate, fused, real };
+struct DirectSolvePass {
+  std::string name;
+  double words;  // a point of the grid
+};
+std::vector<DirectSolvePass> fft_solve_passes(const Grid& g, const PoissonFaces& f, bool tridiagonal_y, DirectPasses p);
+double fft_solve_traffic_bytes(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y, DirectPasses p);
 
 }  // namespace nsb

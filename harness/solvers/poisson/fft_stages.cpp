@@ -6,6 +6,7 @@
 
 #include "device.hpp"
 #include "fields.hpp"
+#include "poisson/fft_real.hpp"
 #include "poisson/fft_solve.hpp"
 
 namespace nsb {
@@ -56,25 +57,62 @@ WorkModel fft_solve_model(const Grid& g, const PoissonFaces& f, int elem_bytes, 
   return {n, 2.0 * elem_bytes * n, flops};
 }
 
-// Per point, in words of T: one forward and one inverse pass over each transformed axis (12: the
-// gather into axis-contiguous lines 2+2, the FFT's read and write 4, the scatter back 2+2), the
-// right-hand side packed into complex (3) and the solution unpacked (3); fft: the division by the
-// eigenvalue (4); fft2_tridiag: the Thomas solve (10: elimination and back substitution over the
-// complex line and its scratch). Fused, the first gather reads rhs (1 word, not 2) with no pack, the
-// last inverse scatter writes p (1, not 2) with no unpack, and (fft) the last forward scatter divides:
-// 12 words fewer (fft), 8 (fft2_tridiag); a periodic x is transformed in place, with no gather or
-// scatter: 8 fewer again (its pack and unpack then run alone, at the cost of the gather and scatter
-// they were folded into). Axes of one cell are skipped, as the variants skip them.
-double fft_solve_traffic_bytes(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y, bool fused) {
+// Per point, in words of T, what each pass reads and writes, as the variants run them.
+// Complex path (spectral_lines.cuh): pack 3 (rhs read, complex written); per transformed axis and
+// direction a gather into axis-contiguous lines 2+2, the FFT's read and write 4 (one pass for n <= 512
+// assumed: cuFFT may take more for larger n), a scatter back 2+2; divide 4 (fft) or Thomas 10
+// (fft2_tridiag: elimination and back substitution over the complex line and its scratch); unpack 3.
+// Fused, the first gather reads rhs (3, not 4) with no pack, the last inverse scatter writes p (3)
+// with no unpack, and (fft) the last forward scatter divides; a periodic x is transformed in place in
+// W with no gather or scatter (its pack and unpack then run alone).
+// Real path (spectral_real.cuh): pack 2 (rhs read, the real array written), the R2C transform one
+// pass per axis of more than one cell reading and writing the half spectrum (h words a point each way,
+// h = 2 (n_half/2 + 1) / n_half, ~1; assumed as above), the orbit pass 2h, C2R as R2C, unpack 2.
+// Axes of one cell are skipped, as the variants skip them; the ghost passes (a surface) are left out.
+std::vector<DirectSolvePass> fft_solve_passes(const Grid& g, const PoissonFaces& f, bool tridiagonal_y, DirectPasses p) {
   const int len[3] = {g.nx, g.ny, g.nz};
-  int axes = 0;
+  std::vector<int> axes;
   for (int a = 0; a < 3; ++a)
-    if (!(tridiagonal_y && a == 1) && len[a] > 1) ++axes;
-  double words = 3 + 3 + (tridiagonal_y ? 10 : 4) + 2 * 12 * axes;
-  if (fused && axes > 0) {
-    words -= tridiagonal_y ? 8 : 12;
-    if (g.nx > 1 && axis_transform(f, 0, nullptr) == AxisTransform::fourier) words -= 8;
+    if (!(tridiagonal_y && a == 1) && len[a] > 1) axes.push_back(a);
+  std::vector<DirectSolvePass> out;
+  if (p == DirectPasses::real) {
+    const int h_axis = real_half_axis(g);
+    const double h = 2.0 * (len[h_axis] / 2 + 1) / len[h_axis];
+    out.push_back({"real_pack", 2});
+    for (int a : axes) out.push_back({std::string("cufft_r2c ") + "xyz"[a], 2 * h});
+    out.push_back({"orbit", 2 * h});
+    for (int a : axes) out.push_back({std::string("cufft_c2r ") + "xyz"[a], 2 * h});
+    out.push_back({"real_unpack", 2});
+    return out;
   }
+  const bool fused = p == DirectPasses::fused && !axes.empty();
+  const int first = axes.empty() ? -1 : axes.front(), last = axes.empty() ? -1 : axes.back();
+  const auto in_place = [&](int a) { return fused && a == 0 && axis_transform(f, 0, nullptr) == AxisTransform::fourier; };
+  const auto axis_passes = [&](int a, bool forward) {
+    const std::string dir = forward ? "forward " : "inverse ", name(1, "xyz"[a]);
+    if (in_place(a)) {
+      if (forward && a == first) out.push_back({"pack", 3});
+      out.push_back({"cufft " + dir + name, 4});
+      if (forward && a == last && !tridiagonal_y) out.push_back({"divide", 4});
+      if (!forward && a == first) out.push_back({"unpack", 3});
+      return;
+    }
+    out.push_back({"gather " + dir + name, fused && forward && a == first ? 3.0 : 4.0});
+    out.push_back({"cufft " + dir + name, 4});
+    out.push_back({"scatter " + dir + name, fused && !forward && a == first ? 3.0 : 4.0});
+  };
+  if (!fused) out.push_back({"pack", 3});
+  for (int a : axes) axis_passes(a, true);
+  if (tridiagonal_y) out.push_back({"thomas", 10});
+  else if (!fused) out.push_back({"divide", 4});
+  for (auto a = axes.rbegin(); a != axes.rend(); ++a) axis_passes(*a, false);
+  if (!fused) out.push_back({"unpack", 3});
+  return out;
+}
+
+double fft_solve_traffic_bytes(const Grid& g, const PoissonFaces& f, int elem_bytes, bool tridiagonal_y, DirectPasses p) {
+  double words = 0;
+  for (const DirectSolvePass& pass : fft_solve_passes(g, f, tridiagonal_y, p)) words += pass.words;
   return words * elem_bytes * double(g.interior_points());
 }
 
@@ -165,10 +203,11 @@ StageKind direct_kind(bool tridiagonal) {
   // directly; cuFFT's own kernels use shared memory inside.
   k.tag_vocabulary = {{"memory", {"global"}},
                       {"library", {"cufft"}},
-                      {"transform", {"c2c_makhoul"}},
+                      {"transform", {"c2c_makhoul", "r2c_makhoul"}},
                       {"tridiagonal", {"thomas_per_thread"}},
-                      {"passes", {"separate", "fused"}}};
-  k.default_gpu_variant = tridiagonal ? "cufft_thomas" : "cufft";
+                      {"passes", {"separate", "fused", "orbit"}}};
+  // fft: the real path, a third of the complex path's traffic by the pass model (fft_solve_passes).
+  k.default_gpu_variant = tridiagonal ? "cufft_thomas" : "cufft_r2c";
   // A solve's round-off grows with the condition number of L (~ (n / pi)^2 on verify's grids) over the
   // largest value of p: measured differences are far below this (docs/solvers/poisson_fft.md).
   k.tolerance_ulps = 4096;

@@ -18,7 +18,7 @@ class Jacobi final : public PoissonMethod<T> {
     const double rhs = tolerance ? system.rhs_rms() : 0;
     for (int it = 1; it <= s_.iterations; ++it) {
       system.sweep();
-      const bool check = tolerance && (it % s_.check_every == 0 || it == s_.iterations);
+      const bool check = tolerance && (it % s_.check_interval(kIterativeCheckEvery) == 0 || it == s_.iterations);
       if (check) r.absolute_residual = system.sweep_residual_rms();
       system.accept_sweep();
       r.iterations = it;

@@ -66,10 +66,10 @@ int mg_coarse_sweeps(const Grid& g) {
 namespace {
 
 // The multigrid stage kinds, in the order the method resolves them.
-enum Stage { ghosts, jacobi, rbgs, residual, restrict_, prolong, coarse, sums, shift, kStages };
+enum Stage { ghosts, jacobi, rbgs, residual, restrict_, residual_restrict, prolong, coarse, sums, shift, kStages };
 const char* const kStageIds[kStages] = {"poisson/mg_ghosts", "poisson/mg_jacobi", "poisson/mg_rbgs",
-                                        "poisson/mg_residual", "poisson/mg_restrict", "poisson/mg_prolong",
-                                        "poisson/mg_coarse", "poisson/mg_sums", "poisson/mg_shift"};
+                                        "poisson/mg_residual", "poisson/mg_restrict", "poisson/mg_residual_restrict",
+                                        "poisson/mg_prolong", "poisson/mg_coarse", "poisson/mg_sums", "poisson/mg_shift"};
 
 template <class T>
 class Multigrid final : public PoissonMethod<T> {
@@ -92,7 +92,8 @@ class Multigrid final : public PoissonMethod<T> {
     for (int it = 1; it <= s_.iterations; ++it) {
       cycle(0, o_.cycle);
       r.iterations = it;
-      if (!tolerance || (it % std::max(1, s_.check_every) != 0 && it != s_.iterations)) continue;
+      const int every = s_.check_interval(kMgDefaultCheckEvery);
+      if (!tolerance || (it % every != 0 && it != s_.iterations)) continue;
       run_residual(0);
       r.absolute_residual = rms_of(top.spare(), 0);
       if (r.absolute_residual <= s_.tolerance * std::max(rhs, 1e-300)) break;
@@ -201,8 +202,12 @@ class Multigrid final : public PoissonMethod<T> {
   void cycle(int l, MgCycle kind) {
     if (l == last()) return run_coarse(l);
     smooth(l, o_.pre);
-    run_residual(l);
-    run_restrict(l);
+    if (o_.fused_restriction) {
+      run_residual_restrict(l);
+    } else {
+      run_residual(l);
+      run_restrict(l);
+    }
     if (singular_) {
       run_sums(levels_[std::size_t(l) + 1].f, grid(l + 1));
       run_shift(levels_[std::size_t(l) + 1].f, levels_[std::size_t(l) + 1].f, T(1), true, grid(l + 1));
@@ -278,6 +283,12 @@ class Multigrid final : public PoissonMethod<T> {
     auto c = call<MgRestrictCall<T>>(grid(l + 1));
     c.fine = grid(l), c.fine_r = levels_[std::size_t(l)].spare(), c.coarse_f = levels_[std::size_t(l) + 1].f;
     run(restrict_, c, mg_restrict_model(grid(l + 1), eb));
+  }
+  void run_residual_restrict(int l) {  // level l's residual straight to level l+1's right-hand side
+    auto c = call<MgResidualRestrictCall<T>>(grid(l + 1));
+    c.fine = grid(l), c.p = levels_[std::size_t(l)].e(), c.f = levels_[std::size_t(l)].f;
+    c.coarse_f = levels_[std::size_t(l) + 1].f;
+    run(residual_restrict, c, mg_residual_restrict_model(grid(l + 1), eb));
   }
   void run_prolong(int l) {  // level l+1's correction added to level l's
     auto c = call<MgProlongCall<T>>(grid(l));

@@ -11,8 +11,9 @@
 // solution's mean is set to zero on return (the family's null-space rule, poisson.hpp).
 //
 // Settings (PoissonSettings): `iterations` cycles, or the cap with a `tolerance` (relative to the RMS
-// of the mean-free right-hand side, checked every `check_every` cycles); `kernels` picks the variant of
-// each poisson/mg_* stage.
+// of the mean-free right-hand side, checked after every cycle unless `check_every` says otherwise: a
+// check costs about a sixth of a cycle, a cycle past the tolerance a whole one); `kernels` picks the
+// variant of each poisson/mg_* stage.
 #pragma once
 
 #include <string>
@@ -30,10 +31,15 @@ struct MgOptions {
   MgCycle cycle = MgCycle::v;
   MgSmoother smoother = MgSmoother::red_black_gauss_seidel;
   int pre = 2, post = 2;  // smoothing sweeps before and after the coarse-grid correction
+  // The residual and its restriction in one pass (poisson/mg_residual_restrict), or as two
+  // (poisson/mg_residual into the spare array, then poisson/mg_restrict): the same values either way.
+  bool fused_restriction = true;
 };
 
 // The options behind a method's name: mg (V, red-black Gauss-Seidel), mg_f (F, red-black Gauss-Seidel),
 // mg_wj (V, weighted Jacobi), mg_f_wj (F, weighted Jacobi). Throws std::invalid_argument for another name.
+// The cycles between convergence checks when PoissonSettings::check_every is 0 (the method's default).
+inline constexpr int kMgDefaultCheckEvery = 1;
 MgOptions mg_method_options(const std::string& method);
 
 // The levels of a fine grid, finest first: every axis halved while all are even and at least 4. Throws

@@ -62,13 +62,26 @@ NSB_HD inline bool mg_has_colour(int i, int j, int k, int colour) { return ((i +
 // Restriction: the coarse right-hand side is the average of the 8 fine residuals the coarse cell covers
 // (the adjoint of constant prolongation over 8; it keeps a singular problem's sum, so a compatible
 // fine residual gives a compatible coarse one up to roundoff).
-template <class T>
-NSB_HD inline T mg_restrict_point(const T* fine, const Grid& fg, int I, int J, int K) {
+// The average of value(m) over the 8 fine cells m of coarse cell (I, J, K), in a fixed order.
+template <class T, class Value>
+NSB_HD inline T mg_average_of_8(const Grid& fg, int I, int J, int K, const Value& value) {
   const std::size_t n = fg.idx(2 * I - 1, 2 * J - 1, 2 * K - 1);
   const std::ptrdiff_t sy = fg.sy(), sz = fg.sz();
-  const T lower = (fine[n] + fine[n + 1]) + (fine[n + sy] + fine[n + sy + 1]);
-  const T upper = (fine[n + sz] + fine[n + sz + 1]) + (fine[n + sz + sy] + fine[n + sz + sy + 1]);
+  const T lower = (value(n) + value(n + 1)) + (value(n + sy) + value(n + sy + 1));
+  const T upper = (value(n + sz) + value(n + sz + 1)) + (value(n + sz + sy) + value(n + sz + sy + 1));
   return T(0.125) * (lower + upper);
+}
+template <class T>
+NSB_HD inline T mg_restrict_point(const T* fine, const Grid& fg, int I, int J, int K) {
+  return mg_average_of_8<T>(fg, I, J, K, [fine](std::size_t m) { return fine[m]; });
+}
+// The residual and its restriction in one (poisson/mg_residual_restrict): the 8 fine residuals are
+// computed where they are averaged and never stored, the same values in the same order as mg_residual
+// then mg_restrict.
+template <class T>
+NSB_HD inline T mg_residual_restrict_point(const T* p, const T* f, const Grid& fg, const MgCoef<T>& c, int I, int J, int K) {
+  const std::ptrdiff_t sy = fg.sy(), sz = fg.sz();
+  return mg_average_of_8<T>(fg, I, J, K, [=](std::size_t m) { return mg_residual_point(p, m, sy, sz, f[m], c); });
 }
 
 // Trilinear prolongation of cell-centred values: a fine cell lies a quarter of a coarse cell from its

@@ -74,7 +74,7 @@ class MgFixture final : public StageFixture<T> {
   explicit MgFixture(const FixtureSpec& s) : spec_(s), gpu_(s.backend == Backend::cuda) {
     if (gpu_) stream_ = device::stream_create();
     Grid g = s.grid;
-    if (s.stage == "mg_restrict" || s.stage == "mg_prolong") g = coarse_of(g);
+    if (s.stage == "mg_restrict" || s.stage == "mg_prolong" || s.stage == "mg_residual_restrict") g = coarse_of(g);
     if (s.stage == "mg_coarse") g = coarsest_of(g);
     base_.grid = g;
     base_.zr = ZRange::interior(g);
@@ -87,6 +87,7 @@ class MgFixture final : public StageFixture<T> {
     if (k == "mg_rbgs") add("p", g), add("f", g);
     if (k == "mg_residual") add("p", g), add("f", g), add("r", g);
     if (k == "mg_restrict") add("fine_r", fine_of(g)), add("coarse_f", g);
+    if (k == "mg_residual_restrict") add("p", fine_of(g)), add("f", fine_of(g)), add("coarse_f", g);
     if (k == "mg_prolong") add("coarse_e", g), add("fine_e", fine_of(g));
     if (k == "mg_coarse") add("e", g), add("f", g);
     if (k == "mg_sums") add("a", g);
@@ -124,6 +125,10 @@ class MgFixture final : public StageFixture<T> {
       auto c = with_base<MgRestrictCall<T>>(b);
       c.fine = fine_of(g), c.fine_r = at(0), c.coarse_f = at(1);
       v.fn<MgRestrictCall<T>>()(c);
+    } else if (k == "mg_residual_restrict") {
+      auto c = with_base<MgResidualRestrictCall<T>>(b);
+      c.fine = fine_of(g), c.p = at(0), c.f = at(1), c.coarse_f = at(2);
+      v.fn<MgResidualRestrictCall<T>>()(c);
     } else if (k == "mg_prolong") {
       auto c = with_base<MgProlongCall<T>>(b);
       c.grid = fine_of(g), c.zr = ZRange::interior(c.grid), c.coarse = g, c.coarse_e = at(0), c.fine_e = at(1);
@@ -161,6 +166,7 @@ class MgFixture final : public StageFixture<T> {
     if (k == "mg_rbgs") return mg_rbgs_model(g, eb);
     if (k == "mg_residual") return mg_residual_model(g, eb);
     if (k == "mg_restrict") return mg_restrict_model(g, eb);
+    if (k == "mg_residual_restrict") return mg_residual_restrict_model(g, eb);
     if (k == "mg_prolong") return mg_prolong_model(fine_of(g), eb);
     if (k == "mg_coarse") return mg_coarse_model(g, mg_coarse_sweeps(g), eb);
     if (k == "mg_sums") return mg_sums_model(g, eb);
@@ -228,6 +234,10 @@ std::vector<StageKind> mg_kinds() {
                         "global_zloop", zloop));
   out.push_back(mg_kind("mg_restrict", "coarse_f = average of the 8 fine residuals each coarse cell covers",
                         {"fine_r"}, {"coarse_f"}, kMgRestrictFlops, "global_zloop", zloop));
+  out.push_back(mg_kind("mg_residual_restrict",
+                        "coarse_f = average of the 8 fine residuals f - L p each coarse cell covers, computed in place "
+                        "(mg_residual and mg_restrict in one pass)",
+                        {"p", "f"}, {"coarse_f"}, 8 * kMgResidualFlops + kMgRestrictFlops, "global_zloop", zloop));
   out.push_back(mg_kind("mg_prolong", "fine_e += trilinear interpolation of coarse_e (weights 27, 9, 3, 1 / 64)",
                         {"coarse_e", "fine_e"}, {"fine_e"}, kMgProlongFlops, "global_zloop", zloop));
   StageKind coarse = mg_kind("mg_coarse", "e = red-black Gauss-Seidel sweeps on the coarsest level (<= 512 cells), ghosts set",

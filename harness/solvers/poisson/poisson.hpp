@@ -65,10 +65,15 @@ struct PoissonEquation {
   bool decomposed = false;  // a rank's slab of a larger grid: a method without rank support refuses it
 };
 
+// The iterative methods' default check interval (jacobi, rbsor, cg, pcg): a check reads a residual back,
+// which costs about a sweep and a host synchronisation. Multigrid checks every cycle (multigrid.hpp).
+inline constexpr int kIterativeCheckEvery = 10;
+
 struct PoissonSettings {
   int iterations = 20;     // sweeps (iterations, cycles) per solve, or the cap with a tolerance
   double tolerance = 0;    // > 0: iterate until RMS residual <= tolerance * RMS(right-hand side)
-  int check_every = 10;    // iterations between residual checks in tolerance mode
+  int check_every = 0;     // iterations between residual checks in tolerance mode; 0: the method's default
+  int check_interval(int method_default) const { return check_every > 0 ? check_every : method_default; }
   // Kernel choices of the family's own stages, "poisson/<stage>" -> "variant[:tuning]" (from a recipe
   // or --stage); a stage left out takes its kind's default for the backend.
   std::map<std::string, std::string> kernels;

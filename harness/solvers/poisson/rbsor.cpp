@@ -35,7 +35,7 @@ class RedBlackSor final : public PoissonMethod<T> {
  public:
   explicit RedBlackSor(const PoissonSettings& s) : s_(s) {
     check_omega_choice(s);
-    if (s.check_every < 1) throw std::invalid_argument("rbsor: check_every must be at least 1");
+    if (s.check_every < 0) throw std::invalid_argument("rbsor: check_every must be 0 (the default) or more");
   }
   PoissonReport solve(PoissonSystem<T>& system) override {
     const PoissonEquation<T> e = system.equation();
@@ -59,7 +59,8 @@ class RedBlackSor final : public PoissonMethod<T> {
     for (int it = 1; it <= s_.iterations; ++it) {
       st.run("rbsor", c);
       r.iterations = it;
-      const bool check = (tolerance || s_.record_history) && (it % s_.check_every == 0 || it == s_.iterations);
+      const bool check = (tolerance || s_.record_history) &&
+                         (it % s_.check_interval(kIterativeCheckEvery) == 0 || it == s_.iterations);
       if (!check) continue;
       st.run("residual", c);
       r.absolute_residual = std::sqrt(st.read(0, c.exec) / double(e.grid.interior_points()));

@@ -32,6 +32,7 @@
 
 #include "cuda/check.cuh"
 #include "device.hpp"
+#include "poisson/fft_real.hpp"
 #include "poisson/fft_solve.hpp"
 #include "poisson/formulas.hpp"
 #include "registry.hpp"
@@ -93,8 +94,6 @@ struct AxisGeometry {
   }
 };
 
-// Makhoul's reordering: where x[q] goes in v.
-__device__ inline int makhoul_position(int q, int n) { return q % 2 == 0 ? q / 2 : n - 1 - (q - 1) / 2; }
 // a e^{i pi k / 2n} (k may be negative): Makhoul's twiddle, in the precision of T (sincospi: no range
 // reduction; float's is as accurate as the float FFT around it).
 template <class T>
@@ -252,6 +251,29 @@ __global__ void ghost_axis_kernel(T* p, Grid g, int axis, PoissonFace lo, Poisso
   }
 }
 
+// compact_point's 32-bit index: grids of 2^32 points or more are refused.
+inline void refuse_past_point_index(const Grid& g) {
+  if (g.interior_points() >= (std::size_t(1) << 32))
+    throw std::invalid_argument("poisson fft: a grid of 2^32 points or more (" + std::to_string(g.interior_points()) +
+                                ") is past the variants' 32-bit point index");
+}
+
+inline unsigned spectral_blocks(std::size_t work, int block) {
+  const std::size_t b = (work + block - 1) / block;
+  return unsigned(b < 65535u * 32u ? b : 65535u * 32u);  // grid-stride loops cover the rest
+}
+
+// p's ghost layer by the faces, axis by axis over whole padded faces.
+template <class T>
+void launch_ghost_axes(T* p, const Grid& g, const PoissonFaces& faces, cudaStream_t stream, int block) {
+  for (int a = 0; a < 3; ++a) {
+    const std::size_t face = a == 0 ? std::size_t(g.NY()) * g.NZ() : a == 1 ? std::size_t(g.NX()) * g.NZ()
+                                                                           : std::size_t(g.NX()) * g.NY();
+    ghost_axis_kernel<<<spectral_blocks(face, block), block, 0, stream>>>(p, g, a, faces.face[a][0], faces.face[a][1]);
+    NSB_LAUNCHED("ghost_axis_kernel");
+  }
+}
+
 // A solver's spectral state for one grid and face set (see the top of this file).
 template <class T>
 class SpectralLines final : public DirectSolveState {
@@ -313,20 +335,13 @@ class SpectralLines final : public DirectSolveState {
       unpack_kernel<<<blocks(points, block), block, 0, stream>>>(c.p, w_, T(scale), g_);
       NSB_LAUNCHED("unpack_kernel");
     }
-    for (int a = 0; a < 3; ++a) {
-      const std::size_t face = a == 0 ? std::size_t(g_.NY()) * g_.NZ() : a == 1 ? std::size_t(g_.NX()) * g_.NZ()
-                                                                                 : std::size_t(g_.NX()) * g_.NY();
-      ghost_axis_kernel<<<blocks(face, block), block, 0, stream>>>(c.p, g_, a, faces_.face[a][0], faces_.face[a][1]);
-      NSB_LAUNCHED("ghost_axis_kernel");
-    }
+    launch_ghost_axes(c.p, g_, faces_, stream, block);
   }
 
  private:
   void build() {
     const std::size_t points = g_.interior_points();
-    if (points >= (std::size_t(1) << 32))
-      throw std::invalid_argument("poisson fft: a grid of 2^32 points or more (" + std::to_string(points) +
-                                  ") is past the variants' 32-bit point index");
+    refuse_past_point_index(g_);
     const int len[3] = {g_.nx, g_.ny, g_.nz};
     const double h[3] = {g_.dx(), g_.dy(), g_.dz()};
     std::vector<T> eig;
@@ -369,10 +384,7 @@ class SpectralLines final : public DirectSolveState {
     const int len[3] = {g_.nx, g_.ny, g_.nz};
     return len[a] > 1 && !(tridiagonal_ && a == 1);
   }
-  static unsigned blocks(std::size_t work, int block) {
-    const std::size_t b = (work + block - 1) / block;
-    return unsigned(b < 65535u * 32u ? b : 65535u * 32u);  // grid-stride loops cover the rest
-  }
+  static unsigned blocks(std::size_t work, int block) { return spectral_blocks(work, block); }
   // One axis's transform. In place: a periodic x, whose lines are already contiguous in W, transformed
   // there by cuFFT with no gather or scatter (the fused variants); the pass ends then run as their own
   // kernels (pack before, divide or unpack after).
@@ -412,21 +424,28 @@ class SpectralLines final : public DirectSolveState {
   T* scratch_ = nullptr;
 };
 
-// The call's spectral state: built on the first call for its grid and faces, kept in the workspace.
-template <class T>
-void solve_spectral(const PoissonDirectCall<T>& c, const char* variant, bool tridiagonal, bool fused) {
+// The call's state (a State, made by make()): built on the first call for its grid and faces, kept in
+// the workspace, rebuilt when the key changes.
+template <class State, class T, class Make>
+State& direct_solve_state(const PoissonDirectCall<T>& c, const char* variant, bool tridiagonal, Make make) {
   if (const std::string why = direct_solve_refusal(c.faces, tridiagonal); !why.empty()) throw std::invalid_argument(why);
   if (!c.workspace) throw std::logic_error(std::string(variant) + ": the call carries no workspace");
   const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces);
-  auto* state = dynamic_cast<SpectralLines<T>*>(c.workspace->state.get());
+  auto* state = dynamic_cast<State*>(c.workspace->state.get());
   if (!state || state->key != key) {
     c.workspace->state.reset();  // the old plans and buffers first: two 512^3 sets may not fit
-    auto fresh = std::make_unique<SpectralLines<T>>(c, tridiagonal);
+    std::unique_ptr<State> fresh = make();
     fresh->key = key;
     state = fresh.get();
     c.workspace->state = std::move(fresh);
   }
-  state->solve(c, fused);
+  return *state;
+}
+
+template <class T>
+void solve_spectral(const PoissonDirectCall<T>& c, const char* variant, bool tridiagonal, bool fused) {
+  direct_solve_state<SpectralLines<T>>(c, variant, tridiagonal, [&] { return std::make_unique<SpectralLines<T>>(c, tridiagonal); })
+      .solve(c, fused);
 }
 
 // The kernels of a variant, for its register report.

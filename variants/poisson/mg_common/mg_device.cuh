@@ -79,6 +79,18 @@ struct MgRestrictOp {  // over the coarse grid
 };
 
 template <class T>
+struct MgResidualRestrictOp {  // over the coarse grid
+  const T* p;
+  const T* f;
+  T* coarse_f;
+  Grid fine;
+  MgCoef<T> coef;
+  __device__ void operator()(int I, int J, int K, std::size_t n) const {
+    coarse_f[n] = mg_residual_restrict_point(p, f, fine, coef, I, J, K);
+  }
+};
+
+template <class T>
 struct MgProlongOp {  // over the fine grid
   const T* coarse_e;
   T* fine_e;
