@@ -83,7 +83,7 @@ void transform_axis(std::vector<Cd>& w, const int len[3], int axis, const std::v
 template <class T>
 void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
   const Grid g = c.grid;
-  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal); !why.empty()) throw std::invalid_argument(why);
+  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal, c.y_faces != nullptr); !why.empty()) throw std::invalid_argument(why);
   const bool parallel = c.exec.backend == Backend::cpu_omp;
   const int threads = parallel ? (c.exec.threads > 0 ? c.exec.threads : omp_get_max_threads()) : 1;
   const int len[3] = {g.nx, g.ny, g.nz};
@@ -115,7 +115,7 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
   } else {
     const PoissonFace lo = c.faces.face[1][0], hi = c.faces.face[1][1];
     std::vector<double> scratch(w.size());
-    const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi); };
+    const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi, c.y_faces); };
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
     for (int k = 0; k < g.nz; ++k)
       for (int i = 0; i < g.nx; ++i) {

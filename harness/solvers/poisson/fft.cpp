@@ -31,6 +31,7 @@ class DirectSolve final : public PoissonMethod<T> {
     c.p = e.p;
     c.rhs = e.rhs;
     c.rhs_scale = e.rhs_scale;
+    c.y_faces = e.y_faces;
     c.workspace = &workspace_;
     c.tuning = stage_.tuning;
     c.exec = e.exec;
@@ -54,7 +55,7 @@ class DirectSolve final : public PoissonMethod<T> {
     if (e.decomposed)
       throw std::invalid_argument("Poisson method " + name_ + " cannot solve a decomposed equation (a rank's slab): " +
                                   "its transforms need whole lines; run it on one rank");
-    if (const std::string why = direct_solve_refusal(e.faces, tridiagonal_); !why.empty())
+    if (const std::string why = direct_solve_refusal(e.faces, tridiagonal_, e.y_faces != nullptr); !why.empty())
       throw std::invalid_argument("Poisson method " + name_ + " refuses " + why);
     const auto choice = s_.kernels.find(stage_id_);
     stage_ = resolve_stage_choice(stage_id_, e.exec.backend, choice == s_.kernels.end() ? "" : choice->second);
@@ -82,7 +83,7 @@ const PoissonMethodRegistrar fft_reg{
      &make_fft<float>, &make_fft<double>}};
 const PoissonMethodRegistrar fft2_tridiag_reg{
     {"fft2_tridiag", "direct solve: transforms in x and z, a Thomas solve per (kx, kz) line in y (Ha et al.); y faces "
-                     "neumann or dirichlet; one rank",
+                     "neumann or dirichlet; a stretched y (PoissonEquation::y_faces) in its rows; one rank",
      &make_fft2_tridiag<float>, &make_fft2_tridiag<double>}};
 
 }  // namespace

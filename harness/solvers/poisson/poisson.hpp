@@ -63,6 +63,9 @@ struct PoissonEquation {
   T rhs_scale = 1;          // the equation's right-hand side is rhs_scale * rhs
   Exec exec;                // backend, threads, stream, reduction scratch
   bool decomposed = false;  // a rank's slab of a larger grid: a method without rank support refuses it
+  // A stretched y: the ny + 1 face positions (host memory, the solver's). Only fft2_tridiag reads them
+  // (fft refuses them); the solvers that set them (fracstep) allow no other method.
+  const double* y_faces = nullptr;
 };
 
 struct PoissonSettings {

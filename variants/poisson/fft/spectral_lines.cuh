@@ -216,7 +216,9 @@ template <class T>
 struct RowsFromArrays {
   const T* rows;
   int n;
-  __host__ __device__ TridiagonalRow operator()(int j) const { return {double(rows[j]), double(rows[n + j]), double(rows[2 * n + j])}; }
+  __host__ __device__ TridiagonalRow operator()(int j) const {
+    return {double(rows[j]), double(rows[n + j]), double(rows[2 * n + j]), double(rows[3 * n + j])};
+  }
 };
 
 template <class T>
@@ -257,6 +259,7 @@ template <class T>
 class SpectralLines final : public DirectSolveState {
  public:
   SpectralLines(const PoissonDirectCall<T>& c, bool tridiagonal) : g_(c.grid), faces_(c.faces), tridiagonal_(tridiagonal) {
+    if (c.y_faces) y_faces_.assign(c.y_faces, c.y_faces + c.grid.ny + 1);
     try {
       build();
     } catch (...) {  // a plan or an allocation refused (a grid too large): nothing left behind
@@ -339,10 +342,11 @@ class SpectralLines final : public DirectSolveState {
     eig_ = static_cast<T*>(device::alloc(eig.size() * sizeof(T), "poisson fft: eigenvalues"));
     device::copy_to_device(eig_, eig.data(), eig.size() * sizeof(T));
     if (tridiagonal_) {
-      std::vector<T> rows(3 * std::size_t(g_.ny));
+      std::vector<T> rows(4 * std::size_t(g_.ny));
       for (int j = 0; j < g_.ny; ++j) {
-        const TridiagonalRow r = tridiagonal_row(j, g_.ny, h[1], faces_.face[1][0], faces_.face[1][1]);
-        rows[j] = T(r.lower), rows[g_.ny + j] = T(r.diag), rows[2 * g_.ny + j] = T(r.upper);
+        const TridiagonalRow r = tridiagonal_row(j, g_.ny, h[1], faces_.face[1][0], faces_.face[1][1],
+                                                 y_faces_.empty() ? nullptr : y_faces_.data());
+        rows[j] = T(r.lower), rows[g_.ny + j] = T(r.diag), rows[2 * g_.ny + j] = T(r.upper), rows[3 * g_.ny + j] = T(r.weight);
       }
       rows_ = static_cast<T*>(device::alloc(rows.size() * sizeof(T), "poisson fft2_tridiag: rows"));
       device::copy_to_device(rows_, rows.data(), rows.size() * sizeof(T));
@@ -401,6 +405,7 @@ class SpectralLines final : public DirectSolveState {
 
   Grid g_;
   PoissonFaces faces_;
+  std::vector<double> y_faces_;  // empty: uniform y
   bool tridiagonal_;
   AxisTransform t_[3] = {};
   cufftHandle plan_[3] = {0, 0, 0};
@@ -415,9 +420,9 @@ class SpectralLines final : public DirectSolveState {
 // The call's spectral state: built on the first call for its grid and faces, kept in the workspace.
 template <class T>
 void solve_spectral(const PoissonDirectCall<T>& c, const char* variant, bool tridiagonal, bool fused) {
-  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal); !why.empty()) throw std::invalid_argument(why);
+  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal, c.y_faces != nullptr); !why.empty()) throw std::invalid_argument(why);
   if (!c.workspace) throw std::logic_error(std::string(variant) + ": the call carries no workspace");
-  const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces);
+  const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces, c.y_faces);
   auto* state = dynamic_cast<SpectralLines<T>*>(c.workspace->state.get());
   if (!state || state->key != key) {
     c.workspace->state.reset();  // the old plans and buffers first: two 512^3 sets may not fit
