@@ -196,6 +196,44 @@ TEST(Fracstep, ConvectionOfUAndWIsConservative) {
   }
 }
 
+// V2 on virtual y-ranks (variant=..., y_ranks=P): the largest difference of u, v, w from V0 after
+// `steps` steps of the synthetic case (stretched y), over the largest |velocity|.
+double difference_from_v0(const char* variant, int ranks, int steps) {
+  CaseOptions o = options("synthetic", 16, 32, 10);
+  const auto v0 = problem(o);
+  o.params = {std::string("variant=") + variant, "y_ranks=" + std::to_string(ranks)};
+  const auto v2 = problem(o);
+  const HostState<double> a = run<double>(*v0, "cpu-serial", steps).state, b = run<double>(*v2, "cpu-serial", steps).state;
+  double diff = 0, size = 0;
+  for (const char* f : {"u", "v", "w"})
+    for (std::size_t n = 0; n < a.field(f).size(); ++n)
+      diff = std::max(diff, std::abs(a.field(f)[n] - b.field(f)[n])), size = std::max(size, std::abs(a.field(f)[n]));
+  return diff / size;
+}
+
+// V2 (PDD for ADI-Y, PPT for TDMA-C) and V2-ppt (PPT for both) equal V0 to round-off over 3 steps: PDD's
+// dropped couplings decay across a block at the ADI rows of a CFL-1 step (the paper's "machine
+// accuracy"), PPT is exact.
+TEST(Fracstep, V2EqualsV0ToRoundOff) {
+  for (const auto& [variant, ranks] : {std::pair{"V2", 2}, std::pair{"V2", 4}, std::pair{"V2-ppt", 4}, std::pair{"V2-ppt", 8}}) {
+    const double d = difference_from_v0(variant, ranks, 3);
+    std::cout << variant << " y_ranks " << ranks << ": max |u - u_V0| / max |u| after 3 steps " << d << "\n";
+    EXPECT_LT(d, 1e-13) << variant << " " << ranks;
+  }
+}
+
+// V2-acc (PDD for the Poisson rows too): exact at p = 2 (the reduced system is its one 2x2 block), wrong
+// from p = 3 (eps = the modified wavenumbers, down to 0 for the mean line): the paper's "inaccurate"
+// claim, as the error of one step against p.
+TEST(Fracstep, V2AccIsVisiblyWrong) {
+  EXPECT_LT(difference_from_v0("V2-acc", 2, 1), 1e-13);
+  for (int ranks : {3, 4, 8}) {
+    const double d = difference_from_v0("V2-acc", ranks, 1);
+    std::cout << "V2-acc y_ranks " << ranks << ": max |u - u_V0| / max |u| after 1 step " << d << "\n";
+    EXPECT_GT(d, 1e-4) << ranks;
+  }
+}
+
 TEST(Fracstep, SerialAndOpenMpAgreeBitForBit) {
   const auto p = problem(options("synthetic", 12, 10, 9));
   const HostState<double> a = run<double>(*p, "cpu-serial", 2).state, b = run<double>(*p, "cpu-omp", 2, 2).state;
@@ -218,6 +256,11 @@ TEST(Fracstep, RefusesWhatItCannotRun) {
   EXPECT_THROW(problem(bad), std::invalid_argument);
   bad.params = {"stretch=1"};
   EXPECT_THROW(problem(bad), std::invalid_argument);
+  for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V2"},
+                                            {"variant=V2", "y_ranks=9"}, {"variant=V2", "y_ranks=5"}, {"y_ranks=2"}}) {
+    bad.params = v;
+    EXPECT_THROW(problem(bad), std::invalid_argument) << v.front();  // 8 y cells: at most 4 ranks
+  }
 }
 
 // ---------------------------------------------------------------------------------------------- GPU

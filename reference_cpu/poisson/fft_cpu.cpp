@@ -98,8 +98,11 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
       for (int i = 0; i < g.nx; ++i)
         w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)] = {double(c.rhs_scale) * double(c.rhs[g.idx(i + 1, j + 1, k + 1)]), 0};
 
+  c.phases.begin(c.phases.transforms);
   for (int a = 0; a < 3; ++a)
     if (!(tridiagonal && a == 1)) transform_axis(w, len, a, basis[a].forward, threads, parallel);
+  c.phases.end(c.phases.transforms);
+  c.phases.begin(c.phases.tridiagonal);
 
   if (!tridiagonal) {
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
@@ -114,7 +117,7 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
         }
   } else {
     const PoissonFace lo = c.faces.face[1][0], hi = c.faces.face[1][1];
-    std::vector<double> scratch(w.size());
+    std::vector<double> scratch(w.size() * (c.y_ranks > 1 ? 3 : 1));  // Thomas's c'; split: v and w too
     const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi, c.y_faces); };
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
     for (int k = 0; k < g.nz; ++k)
@@ -122,10 +125,13 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
         const std::size_t first = i + std::size_t(g.nx) * g.ny * k;
         const bool singular = axis_constant_mode(t[0], i) && axis_constant_mode(t[2], k) && lo == PoissonFace::neumann;
         const double shift = axis_eigenvalue(t[0], i, g.nx, h[0]) + axis_eigenvalue(t[2], k, g.nz, h[2]);
-        thomas_line(w.data() + first, g.nx, g.ny, rows, shift, scratch.data() + first, singular);
+        const LineSplit<double> split{c.y_ranks, c.y_exact, scratch.data() + w.size() + first, scratch.data() + 2 * w.size() + first};
+        thomas_line(w.data() + first, g.nx, g.ny, rows, shift, scratch.data() + first, singular, split);
       }
   }
 
+  c.phases.end(c.phases.tridiagonal);
+  c.phases.begin(c.phases.transforms);
   for (int a = 2; a >= 0; --a)
     if (!(tridiagonal && a == 1)) transform_axis(w, len, a, basis[a].inverse, threads, parallel);
 
@@ -133,6 +139,7 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) c.p[g.idx(i + 1, j + 1, k + 1)] = T(w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)].re);
   apply_faces_host(c.p, g, c.faces, threads);
+  c.phases.end(c.phases.transforms);
 }
 
 template <class T>

@@ -21,6 +21,7 @@
 
 #include "grid.hpp"
 #include "tridiag/formulas.hpp"
+#include "tridiag/pdd_formulas.hpp"
 
 #ifdef __CUDACC__
 #define NSB_FS_HD __host__ __device__ __forceinline__
@@ -265,6 +266,25 @@ NSB_FS_HD void adi_line(const AdiTable<T>& t, T* x, std::ptrdiff_t stride) {
   if (!t.cyclic) return;
   const T f = cyclic_factor(x[0], x[(t.n - 1) * stride], t.z[0], t.z[t.n - 1], t.a0, t.gamma);
   for (int j = 0; j < t.n; ++j) x[j * stride] -= f * t.z[j];
+}
+
+// The y sweep of V2 (y-slabs over `ranks` virtual ranks, notes Sec. 6.1): the same rows, each line cut
+// into the ranks' blocks and solved by PDD (exact = false, the paper's ADI-Y) or PPT (exact = true,
+// V2-ppt) as tridiag/pdd_formulas.hpp split_line_solve does; v, w, cp: scratch at the line's stride.
+// ranks = 1 is adi_line.
+template <class T>
+struct AdiRow {
+  T lower, diag, upper;
+};
+template <class T>
+struct AdiRows {
+  const AdiTable<T>* t;
+  NSB_FS_HD AdiRow<T> operator()(int j) const { return {t->a[j], t->b[j], t->c[j]}; }
+};
+template <class T>
+NSB_FS_HD void adi_line_split(const AdiTable<T>& t, T* x, std::ptrdiff_t stride, int ranks, bool exact, T* v, T* w, T* cp) {
+  if (ranks <= 1 || t.cyclic) return adi_line(t, x, stride);
+  split_line_solve(AdiRows<T>{&t}, t.n, ranks, exact, x, stride, v, w, cp, stride);
 }
 
 // The lines of an axis: how many, where line `line` of component comp starts, and its stride. x lines

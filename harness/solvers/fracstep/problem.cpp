@@ -61,9 +61,10 @@ double hashed_unit(unsigned field, std::size_t n) {
 class FracstepProblem final : public ProblemImpl<FracstepProblem> {
  public:
   explicit FracstepProblem(const CaseOptions& o) : case_(parse_case(o.name)), re_(o.re) {
-    const auto params = case_params(o, {"y_stretch"});
+    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks"});
     stretch_ = number_param(params, "y_stretch", kDefaultStretch);
     if (stretch_ < 0) throw std::invalid_argument("fracstep: y_stretch must be >= 0 (0: uniform)");
+    set_variant(params.count("variant") ? params.at("variant") : "V0", int(number_param(params, "y_ranks", 1)), o.ny);
     if (o.nx < 3 || o.nz < 3 || o.ny < 2)
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
     if (!(o.re > 0)) throw std::invalid_argument("fracstep: --re must be positive");
@@ -83,6 +84,9 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
   double dt() const override { return prm_.dt; }
   nlohmann::json describe() const override {
     return {{"case", case_name(case_)}, {"re", re_}, {"nu", prm_.nu}, {"dt", prm_.dt}, {"y_stretch", stretch_},
+            {"variant", prm_.variant}, {"y_ranks", prm_.y_ranks}, {"emulated", prm_.y_ranks > 1},
+            {"adi_y", prm_.y_ranks == 1 ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
+            {"tdma_c", prm_.y_ranks == 1 ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
             {"min_dy", prm_.y_faces[1]},
             {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
             {"time_scheme", "RK3 (Spalart-Moser-Rogers) + Crank-Nicolson, ADI z-y-x, 3 sub-steps a step"}};
@@ -133,10 +137,29 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions&) const {
-    return FracstepSolver<T>::device_bytes(g);
+    return FracstepSolver<T>::device_bytes(g, prm_.y_ranks);
   }
 
  private:
+  // --case-param variant=V0|V2|V2-acc|V2-ppt, y_ranks=P (notes Sec. 6.1): V2's y-slabs are virtual ranks
+  // on this device (emulated: the ranks' local work runs as one whole-grid launch, the y solves cut into
+  // the ranks' blocks with their interfaces solved as PDD or PPT would, reading the other blocks' rows in
+  // place of the messages).
+  void set_variant(const std::string& v, int ranks, int ny) {
+    prm_.variant = v;
+    if (v == "V0") {
+      if (ranks != 1) throw std::invalid_argument("fracstep: V0 is one rank (y_ranks=1); V2 splits y");
+      return;
+    }
+    if (v != "V2" && v != "V2-acc" && v != "V2-ppt")
+      throw std::invalid_argument("fracstep: variant=" + v + " is not one of V0, V2, V2-acc, V2-ppt (V1, V2-async: not built)");
+    if (ranks < 2 || ranks > kPptMaxRanks || ny < 2 * ranks)
+      throw std::invalid_argument("fracstep: " + v + " needs y_ranks=P, 2 <= P <= 8, with 2 y cells a rank at least");
+    prm_.y_ranks = ranks;
+    prm_.momentum_exact = v == "V2-ppt";
+    prm_.poisson_exact = v != "V2-acc";
+  }
+
   // The channel's discrete steady profile at the centres j = 1..ny: nu L_y u = -f with L_y the solver's
   // y Laplacian (formulas.hpp laplacian: flux form, ghost = - inner at the walls), by Thomas in double.
   std::vector<double> discrete_channel_profile() const {

@@ -32,6 +32,8 @@ class DirectSolve final : public PoissonMethod<T> {
     c.rhs = e.rhs;
     c.rhs_scale = e.rhs_scale;
     c.y_faces = e.y_faces;
+    c.y_ranks = e.y_ranks, c.y_exact = e.y_exact;
+    c.phases = e.phases;
     c.workspace = &workspace_;
     c.tuning = stage_.tuning;
     c.exec = e.exec;
@@ -57,6 +59,9 @@ class DirectSolve final : public PoissonMethod<T> {
                                   "its transforms need whole lines; run it on one rank");
     if (const std::string why = direct_solve_refusal(e.faces, tridiagonal_, e.y_faces != nullptr); !why.empty())
       throw std::invalid_argument("Poisson method " + name_ + " refuses " + why);
+    if (e.y_ranks > 1 && (!tridiagonal_ || e.y_ranks > kPptMaxRanks || e.grid.ny < 2 * e.y_ranks))
+      throw std::invalid_argument("Poisson method " + name_ + " cannot split y over " + std::to_string(e.y_ranks) +
+                                  " virtual ranks (fft2_tridiag only, at most 8, 2 rows a rank)");
     const auto choice = s_.kernels.find(stage_id_);
     stage_ = resolve_stage_choice(stage_id_, e.exec.backend, choice == s_.kernels.end() ? "" : choice->second);
   }

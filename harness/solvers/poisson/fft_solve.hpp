@@ -36,6 +36,7 @@
 #include "poisson/poisson.hpp"
 #include "stage.hpp"
 #include "stage_kind.hpp"
+#include "tridiag/pdd_formulas.hpp"
 
 namespace nsb {
 
@@ -52,7 +53,7 @@ struct DirectSolveWorkspace {
 
 // The key of a call's set-up: variant, precision, grid (sizes and extents), faces and the y faces.
 std::string direct_solve_key(const std::string& variant, int elem_bytes, const Grid& g, const PoissonFaces& f,
-                             const double* y_faces);
+                             const double* y_faces, int y_ranks = 1);
 
 // poisson/fft and poisson/fft2_tridiag: p = L^-1 (rhs_scale * rhs) at the interior (null space: see
 // above), p's ghost layer set by the faces; rhs is only read. Every point of p is written.
@@ -65,6 +66,9 @@ struct PoissonDirectCall {
   const T* rhs = nullptr;
   T rhs_scale = 1;
   const double* y_faces = nullptr;  // fft2_tridiag: ny + 1 face positions of a stretched y (host); null: uniform
+  int y_ranks = 1;                  // fft2_tridiag: the y lines split over this many virtual ranks (LineSplit)
+  bool y_exact = true;              // ... their interfaces by PPT (true) or PDD
+  SolvePhases phases;               // sections the caller times inside the solve
   DirectSolveWorkspace* workspace = nullptr;  // never null: the variant's plans live there
   Tuning tuning;
   Exec exec;
@@ -139,13 +143,26 @@ NSB_HD inline Complex<T> operator-(Complex<T> a, Complex<T> b) { return {a.re - 
 template <class T>
 NSB_HD inline Complex<T> operator*(T s, Complex<T> a) { return {s * a.re, s * a.im}; }
 
+// A y line split over virtual y-ranks (Ha et al.'s y-slabs, emulated on one device: fracstep V2):
+// ranks = 1 is the plain Thomas solve; else each rank's block solved locally and the interfaces by PPT
+// (exact, the paper's TDMA-C) or PDD (the paper's "inaccurate" choice for the Poisson rows), as
+// tridiag/pdd_formulas.hpp split_line_solve. v, w: two more scratch values a point (beside upper_scaled).
+template <class T>
+struct LineSplit {
+  int ranks = 1;
+  bool exact = true;
+  T* v = nullptr;
+  T* w = nullptr;
+};
+
 // Thomas algorithm on one line of complex unknowns (real coefficients): x[j * stride], j = 0..n-1,
 // holds the right-hand side in and the solution out; rows from `row(j)` (a TridiagonalRow), shifted by
 // `shift` on the diagonal; `upper_scaled` is scratch of n values at the same stride. `singular`: the
-// line of the null space (neumann pair, shift 0), solved as stated at the top of this file.
+// line of the null space (neumann pair, shift 0), solved as stated at the top of this file. `split`: the
+// line cut over virtual y-ranks (above); the real and imaginary parts are then solved one after the other.
 template <class T, class Rows>
 NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, const Rows& row, T shift,
-                               T* upper_scaled, bool singular) {
+                               T* upper_scaled, bool singular, const LineSplit<T>& split = {}) {
   Complex<T> mean{0, 0};  // singular: the weighted mean (uniform y: the plain mean) that makes r compatible
   if (singular) {
     T weights = 0;
@@ -154,23 +171,35 @@ NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, cons
       mean = mean + w * x[j * stride], weights += w;
     }
     mean = (T(1) / weights) * mean;
+    for (int j = 0; j < n; ++j) x[j * stride] = x[j * stride] - mean;
+    x[0] = {0, 0};  // x[0] = 0 fixes the level (its row is the identity below)
   }
-  // Forward elimination: upper_scaled[j] = u_j / m_j, x[j] = (r_j - l_j x[j-1]) / m_j.
-  Complex<T> prev{0, 0};
-  T prev_upper = 0;
-  for (int j = 0; j < n; ++j) {
-    const TridiagonalRow r = row(j);
-    T lower = T(r.lower), diag = T(r.diag) + shift, upper = T(r.upper);
-    Complex<T> rhs = singular ? x[j * stride] - mean : x[j * stride];
-    if (singular && j == 0) lower = 0, diag = 1, upper = 0, rhs = {0, 0};  // x[0] = 0 fixes the level
-    const T m = diag - lower * prev_upper;
-    prev_upper = upper / m;
-    prev = (T(1) / m) * (rhs - lower * prev);
-    upper_scaled[j * stride] = prev_upper;
-    x[j * stride] = prev;
+  const auto shifted = [&](int j) {
+    TridiagonalRow r = row(j);
+    r.diag += double(shift);
+    if (singular && j == 0) r.lower = 0, r.diag = 1, r.upper = 0;
+    return r;
+  };
+  if (split.ranks > 1) {
+    T* parts = &x[0].re;  // re and im, each a line at stride 2 stride
+    for (int part = 0; part < 2; ++part)
+      split_line_solve(shifted, n, split.ranks, split.exact, parts + part, 2 * stride, split.v, split.w, upper_scaled, stride);
+  } else {
+    // Forward elimination: upper_scaled[j] = u_j / m_j, x[j] = (r_j - l_j x[j-1]) / m_j.
+    Complex<T> prev{0, 0};
+    T prev_upper = 0;
+    for (int j = 0; j < n; ++j) {
+      const TridiagonalRow r = shifted(j);
+      const T lower = T(r.lower), diag = T(r.diag), upper = T(r.upper);
+      const T m = diag - lower * prev_upper;
+      prev_upper = upper / m;
+      prev = (T(1) / m) * (x[j * stride] - lower * prev);
+      upper_scaled[j * stride] = prev_upper;
+      x[j * stride] = prev;
+    }
+    // Back substitution.
+    for (int j = n - 2; j >= 0; --j) x[j * stride] = x[j * stride] - upper_scaled[j * stride] * x[(j + 1) * stride];
   }
-  // Back substitution.
-  for (int j = n - 2; j >= 0; --j) x[j * stride] = x[j * stride] - upper_scaled[j * stride] * x[(j + 1) * stride];
   if (singular) {
     Complex<T> level{0, 0};
     for (int j = 0; j < n; ++j) level = level + x[j * stride];

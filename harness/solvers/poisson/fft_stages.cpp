@@ -11,12 +11,13 @@
 namespace nsb {
 
 std::string direct_solve_key(const std::string& variant, int elem_bytes, const Grid& g, const PoissonFaces& f,
-                             const double* y_faces) {
+                             const double* y_faces, int y_ranks) {
   std::ostringstream out;
   out.precision(17);
   out << variant << ' ' << elem_bytes << ' ' << g.nx << 'x' << g.ny << 'x' << g.nz << ' ' << g.lx << ' ' << g.ly
       << ' ' << g.lz;
   for (const auto& axis : f.face) out << ' ' << int(axis[0]) << int(axis[1]);
+  out << " ranks " << y_ranks;
   if (y_faces) {  // the faces' moments: a different stretching changes them (formatting all is too slow a call)
     double sum = 0, moment = 0;
     for (int j = 0; j <= g.ny; ++j) sum += y_faces[j], moment += j * y_faces[j];
