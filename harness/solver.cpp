@@ -1,8 +1,38 @@
 #include "solver.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 namespace nsb {
+
+std::map<std::string, std::string> case_params(const CaseOptions& o, const std::vector<std::string>& known) {
+  std::map<std::string, std::string> out;
+  for (const std::string& p : o.params) {
+    const auto eq = p.find('=');
+    const std::string key = p.substr(0, eq);
+    if (eq == std::string::npos || std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += " " + k;
+      throw std::invalid_argument("case '" + o.name + "' has no setting '" + p + "' (KEY=VALUE; its keys:" +
+                                  (list.empty() ? std::string(" none") : list) + ")");
+    }
+    out[key] = p.substr(eq + 1);
+  }
+  return out;
+}
+
+double number_param(const std::map<std::string, std::string>& p, const std::string& key, double fallback) {
+  const auto it = p.find(key);
+  if (it == p.end()) return fallback;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(it->second, &used);
+    if (used == it->second.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument("case setting " + key + "=" + it->second + " is not a number");
+}
 
 int SolverDef::section_index(const std::string& section) const {
   const auto it = std::find(sections.begin(), sections.end(), section);

@@ -200,6 +200,11 @@ struct CaseOptions {
   std::vector<std::string> params{};
 };
 
+// A case's --case-param KEY=VALUE settings, checked against the keys it knows (std::invalid_argument
+// naming them otherwise), and one of them as a number (the fallback where it is not given).
+std::map<std::string, std::string> case_params(const CaseOptions& o, const std::vector<std::string>& known);
+double number_param(const std::map<std::string, std::string>& p, const std::string& key, double fallback);
+
 struct SolverDef {
   std::string name;
   std::string description;

@@ -101,6 +101,8 @@ def _fracstep_rows(results):
         run = r.get("run") or {}
         if run.get("solver") != "fracstep" or "timing" not in r or run.get("decomposition", {}).get("ranks", 1) != 1:
             continue
+        if run.get("variant", "V0") != "V0":  # V2 on virtual y-ranks (emulated) is no p = 1 time
+            continue
         g = run["grid"]
         grid = f"{g['nx']}x{g['ny']}x{g['nz']}"
         if grid not in out or r["timing"]["step"]["median"] < out[grid]["timing"]["step"]["median"]:

@@ -45,7 +45,15 @@ void adi(const FracstepCall<T>& c, int axis) {
   const AdiLines lines = adi_lines(g, axis);
 #pragma omp parallel for schedule(static) num_threads(threads_of(c)) if (parallel(c))
   for (int line = 0; line < lines.count; ++line)
-    for (int comp = 0; comp < 3; ++comp) adi_line(c.adi[axis][comp], c.dvel[comp] + adi_line_start(g, axis, line), lines.stride);
+    for (int comp = 0; comp < 3; ++comp) {
+      const std::size_t start = adi_line_start(g, axis, line);
+      if (axis == 1 && c.y_ranks > 1) {
+        T* const* s = c.y_scratch[comp];
+        adi_line_split(c.adi[1][comp], c.dvel[comp] + start, lines.stride, c.y_ranks, c.y_exact, s[0] + start, s[1] + start, s[2] + start);
+      } else {
+        adi_line(c.adi[axis][comp], c.dvel[comp] + start, lines.stride);
+      }
+    }
 }
 template <class T>
 void adi_x(const FracstepCall<T>& c) {

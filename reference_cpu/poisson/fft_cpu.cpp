@@ -83,7 +83,7 @@ void transform_axis(std::vector<Cd>& w, const int len[3], int axis, const std::v
 template <class T>
 void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
   const Grid g = c.grid;
-  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal); !why.empty()) throw std::invalid_argument(why);
+  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal, c.y_faces != nullptr); !why.empty()) throw std::invalid_argument(why);
   const bool parallel = c.exec.backend == Backend::cpu_omp;
   const int threads = parallel ? (c.exec.threads > 0 ? c.exec.threads : omp_get_max_threads()) : 1;
   const int len[3] = {g.nx, g.ny, g.nz};
@@ -98,8 +98,11 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
       for (int i = 0; i < g.nx; ++i)
         w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)] = {double(c.rhs_scale) * double(c.rhs[g.idx(i + 1, j + 1, k + 1)]), 0};
 
+  c.phases.begin(c.phases.transforms);
   for (int a = 0; a < 3; ++a)
     if (!(tridiagonal && a == 1)) transform_axis(w, len, a, basis[a].forward, threads, parallel);
+  c.phases.end(c.phases.transforms);
+  c.phases.begin(c.phases.tridiagonal);
 
   if (!tridiagonal) {
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
@@ -114,18 +117,21 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
         }
   } else {
     const PoissonFace lo = c.faces.face[1][0], hi = c.faces.face[1][1];
-    std::vector<double> scratch(w.size());
-    const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi); };
+    std::vector<double> scratch(w.size() * (c.y_ranks > 1 ? 3 : 1));  // Thomas's c'; split: v and w too
+    const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi, c.y_faces); };
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
     for (int k = 0; k < g.nz; ++k)
       for (int i = 0; i < g.nx; ++i) {
         const std::size_t first = i + std::size_t(g.nx) * g.ny * k;
         const bool singular = axis_constant_mode(t[0], i) && axis_constant_mode(t[2], k) && lo == PoissonFace::neumann;
         const double shift = axis_eigenvalue(t[0], i, g.nx, h[0]) + axis_eigenvalue(t[2], k, g.nz, h[2]);
-        thomas_line(w.data() + first, g.nx, g.ny, rows, shift, scratch.data() + first, singular);
+        const LineSplit<double> split{c.y_ranks, c.y_exact, scratch.data() + w.size() + first, scratch.data() + 2 * w.size() + first};
+        thomas_line(w.data() + first, g.nx, g.ny, rows, shift, scratch.data() + first, singular, split);
       }
   }
 
+  c.phases.end(c.phases.tridiagonal);
+  c.phases.begin(c.phases.transforms);
   for (int a = 2; a >= 0; --a)
     if (!(tridiagonal && a == 1)) transform_axis(w, len, a, basis[a].inverse, threads, parallel);
 
@@ -133,6 +139,7 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) c.p[g.idx(i + 1, j + 1, k + 1)] = T(w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)].re);
   apply_faces_host(c.p, g, c.faces, threads);
+  c.phases.end(c.phases.transforms);
 }
 
 template <class T>

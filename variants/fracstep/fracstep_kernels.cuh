@@ -30,6 +30,9 @@ struct FracstepArgs {
   Spacing<T> s;
   SubstepCoef<T> coef;
   AdiTable<T> adi[3];  // the sweep's axis, per component
+  int y_ranks;         // V2's y sweep (stage_call.hpp)
+  bool y_exact;
+  T* y_scratch[3][3];
 };
 
 template <class T>
@@ -40,6 +43,9 @@ FracstepArgs<T> fracstep_args(const FracstepCall<T>& c, int axis) {
     a.vel[k] = c.vel[k], a.dvel[k] = c.dvel[k], a.conv[k] = c.conv[k], a.conv_old[k] = c.conv_old[k],
     a.adi[k] = c.adi[axis][k];
   a.p = c.p, a.phi = c.phi, a.div = c.div, a.s = c.spacing, a.coef = c.coef;
+  a.y_ranks = c.y_ranks, a.y_exact = c.y_exact;
+  for (int k = 0; k < 3; ++k)
+    for (int m = 0; m < 3; ++m) a.y_scratch[k][m] = c.y_scratch[k][m];
   return a;
 }
 
@@ -119,7 +125,13 @@ __global__ void fracstep_adi_kernel(FracstepArgs<T> a) {
   const int line = int(blockIdx.x * blockDim.x + threadIdx.x), comp = int(blockIdx.y);
   const AdiLines lines = adi_lines(a.g, Axis);
   if (line >= lines.count) return;
-  adi_line(a.adi[comp], a.dvel[comp] + adi_line_start(a.g, Axis, line), lines.stride);
+  const std::size_t start = adi_line_start(a.g, Axis, line);
+  if (Axis == 1 && a.y_ranks > 1) {
+    T* const* s = a.y_scratch[comp];
+    adi_line_split(a.adi[comp], a.dvel[comp] + start, lines.stride, a.y_ranks, a.y_exact, s[0] + start, s[1] + start, s[2] + start);
+  } else {
+    adi_line(a.adi[comp], a.dvel[comp] + start, lines.stride);
+  }
 }
 
 template <class T, int Axis>

@@ -10,12 +10,35 @@
 
 namespace nsb {
 
+// The y metric (formulas.hpp Spacing) of the face positions, in the backend's memory and on the host
+// (the host checks of a run read it there).
+template <class T>
+class YMetric {
+ public:
+  YMetric(const std::vector<double>& faces, bool on_device)
+      : values_(y_metric_values(faces)), host_(values_.begin(), values_.end()),
+        buffer_(host_.size(), on_device, "fracstep y metric") {
+    buffer_.upload(host_);
+  }
+  const std::vector<double>& values() const { return values_; }
+  Spacing<T> spacing(const Grid& g) const { return spacing_of<T>(g, buffer_.get()); }
+  Spacing<T> host_spacing(const Grid& g) const { return spacing_of<T>(g, host_.data()); }
+
+ private:
+  std::vector<double> values_;
+  std::vector<T> host_;
+  Buffer<T> buffer_;
+};
+
 template <class T>
 class AdiTables {
  public:
-  AdiTables(const Grid& g, double dt, double nu, bool on_device) {
+  // y_metric: y_metric_values of the grid's y faces.
+  AdiTables(const Grid& g, double dt, double nu, const std::vector<double>& y_metric, bool on_device) {
     const double h[3] = {g.dx(), g.dy(), g.dz()};
     const int n[3] = {g.nx, g.ny, g.nz};
+    const double* inv_cell = y_metric.data();
+    const double* inv_gap = inv_cell + g.ny + 2;
     std::vector<double> all;
     struct Slot {
       AdiTableValues v;
@@ -25,10 +48,17 @@ class AdiTables {
     for (int k = 0; k < 3; ++k)
       for (int axis = 0; axis < 3; ++axis)
         for (int comp = 0; comp < 3; ++comp) {
-          const double r = Rk3::alpha(k) * dt * nu / (h[axis] * h[axis]);
+          const double beta = Rk3::alpha(k) * dt * nu;
           const AdiEnds ends = axis != 1 ? AdiEnds::periodic : comp == 1 ? AdiEnds::wall_faces : AdiEnds::wall_centred;
           const int len = axis == 1 && comp == 1 ? n[1] - 1 : n[axis];
-          slots.push_back({adi_table_values(len, r, ends), all.size()});
+          std::vector<double> lower(std::size_t(len), beta / (h[axis] * h[axis])), upper = lower;
+          for (int row = 0; axis == 1 && row < len; ++row) {  // laplacian()'s y rows; v's rows are faces 1..ny-1
+            const int j = row + 1;
+            const double step = comp == 1 ? inv_gap[j] : inv_cell[j];
+            lower[std::size_t(row)] = beta * step * (comp == 1 ? inv_cell[j] : inv_gap[j - 1]);
+            upper[std::size_t(row)] = beta * step * (comp == 1 ? inv_cell[j + 1] : inv_gap[j]);
+          }
+          slots.push_back({adi_table_values(lower, upper, ends), all.size()});
           all.insert(all.end(), slots.back().v.packed.begin(), slots.back().v.packed.end());
         }
     buffer_ = Buffer<T>(all.size(), on_device, "fracstep ADI tables");

@@ -4,8 +4,10 @@
 //
 // Grid (harness/grid.hpp): nx x ny x nz cells, one ghost layer, x fastest; staggered (MAC): p, phi and
 // the divergence at cell centres, u at the +x face of its cell (x = i dx), v at the +y face (y = j dy),
-// w at the +z face (z = k dz). Uniform spacing in all three directions (the paper stretches y; not done
-// in this slice, docs/solvers/fracstep.md).
+// w at the +z face (z = k dz). Uniform spacing in x and z; y stretched (the paper clusters the cells at
+// the wall, notes Sec. 1.2): the ny + 1 face positions y_0 = 0 .. y_ny = ly give every y derivative its
+// own step (Spacing's y metric below); cell j spans faces j-1..j, v's face j lies between the centres of
+// cells j and j+1.
 // Boundaries: x and z periodic (u(0) = u(nx), ...); y = 0 and y = ly no-slip walls: v = 0 on the wall
 // faces j = 0 and j = ny, and u, w mirrored with a sign change across the wall (ghost = - inner value),
 // which puts u = w = 0 on the wall. The unknowns of u and w are j = 1..ny, of v j = 1..ny-1.
@@ -19,6 +21,7 @@
 
 #include "grid.hpp"
 #include "tridiag/formulas.hpp"
+#include "tridiag/pdd_formulas.hpp"
 
 #ifdef __CUDACC__
 #define NSB_FS_HD __host__ __device__ __forceinline__
@@ -78,18 +81,37 @@ struct Offset {
 };
 NSB_FS_HD Offset unit(int axis) { return {axis == 0 ? 1 : 0, axis == 1 ? 1 : 0, axis == 2 ? 1 : 0}; }
 
-// The spacings and their inverses, formed once per call.
+// The spacings and their inverses, formed once per call. y: the metric of the stretched axis, in the
+// backend's memory (y_metric_values packs it: inv_cell then inv_gap):
+//   inv_cell[j] = 1 / (y_j - y_{j-1}), the height of cell j = 1..ny (0, ny + 1: the mirrored ghost cells)
+//   inv_gap[j]  = 1 / (yc_{j+1} - yc_j), the gap of the centres around face j = 0..ny (at a wall the
+//                 ghost centre is the mirror of the inner one: the gap is the wall cell's height)
+// so the y step of a derivative is the cell's height at a centred point (u, w, p, div) and the gap at v's
+// face (inv_step). Uniform y: every entry 1 / dy.
 template <class T>
 struct Spacing {
-  T inv_h[3];   // 1 / dx, 1 / dy, 1 / dz
-  T inv_h2[3];  // 1 / dx^2, ...
+  T inv_h[3];   // 1 / dx, -, 1 / dz (y: inv_cell, inv_gap)
+  T inv_h2[3];  // 1 / dx^2, -, 1 / dz^2
+  const T* inv_cell = nullptr;
+  const T* inv_gap = nullptr;
 };
 template <class T>
-Spacing<T> spacing_of(const Grid& g) {
+Spacing<T> spacing_of(const Grid& g, const T* y_metric) {
   const double h[3] = {g.dx(), g.dy(), g.dz()};
   Spacing<T> s;
   for (int a = 0; a < 3; ++a) s.inv_h[a] = T(1.0 / h[a]), s.inv_h2[a] = T(1.0 / (h[a] * h[a]));
+  s.inv_cell = y_metric, s.inv_gap = y_metric + g.ny + 2;
   return s;
+}
+// The packed y metric (host, double) of the ny + 1 face positions: inv_cell (ny + 2) | inv_gap (ny + 1).
+std::vector<double> y_metric_values(const std::vector<double>& faces);
+
+// 1 / the step of a derivative along axis d at a point of component comp (comp 0 or 2 for a cell-centred
+// scalar) in row j.
+template <class T>
+NSB_FS_HD T inv_step(const Spacing<T>& s, int d, int comp, int j) {
+  if (d != 1) return s.inv_h[d];
+  return comp == 1 ? s.inv_gap[j] : s.inv_cell[j];
 }
 
 // The convection term N_c = d(u_c u_d)/dx_d (summed over d) of component comp at its point (i, j, k), in
@@ -107,7 +129,7 @@ NSB_FS_HD T convection(const T* const* vel, const Grid& g, const Spacing<T>& s, 
     if (d == comp) {
       const T hi = half * (here + velocity_at(qc, g, comp, i + e.i, j + e.j, k + e.k));
       const T lo = half * (velocity_at(qc, g, comp, i - e.i, j - e.j, k - e.k) + here);
-      sum += (hi * hi - lo * lo) * s.inv_h[d];
+      sum += (hi * hi - lo * lo) * inv_step(s, d, comp, j);
     } else {
       const T* qd = vel[d];
       const T c_hi = half * (here + velocity_at(qc, g, comp, i + e.i, j + e.j, k + e.k));
@@ -115,23 +137,27 @@ NSB_FS_HD T convection(const T* const* vel, const Grid& g, const Spacing<T>& s, 
       const T c_lo = half * (velocity_at(qc, g, comp, i - e.i, j - e.j, k - e.k) + here);
       const T d_lo = half * (velocity_at(qd, g, d, i - e.i, j - e.j, k - e.k) +
                              velocity_at(qd, g, d, i - e.i + ec.i, j - e.j + ec.j, k - e.k + ec.k));
-      sum += (c_hi * d_hi - c_lo * d_lo) * s.inv_h[d];
+      sum += (c_hi * d_hi - c_lo * d_lo) * inv_step(s, d, comp, j);
     }
   }
   return sum;
 }
 
-// The three-point Laplacian of component comp at its point, with the wall rules.
+// The three-point Laplacian of component comp at its point, with the wall rules; along the stretched y
+// in flux form: the differences over the steps of the neighbouring points (gaps around a centre, cells
+// around v's face) over this point's own step.
 template <class T>
 NSB_FS_HD T laplacian(const T* q, const Grid& g, const Spacing<T>& s, int comp, int i, int j, int k) {
   const T here = velocity_at(q, g, comp, i, j, k);
   T sum = T(0);
-  for (int d = 0; d < 3; ++d) {
+  for (int d = 0; d < 3; d += 2) {
     const Offset e = unit(d);
     sum += (velocity_at(q, g, comp, i + e.i, j + e.j, k + e.k) - T(2) * here +
             velocity_at(q, g, comp, i - e.i, j - e.j, k - e.k)) * s.inv_h2[d];
   }
-  return sum;
+  const T up = comp == 1 ? s.inv_cell[j + 1] : s.inv_gap[j], down = comp == 1 ? s.inv_cell[j] : s.inv_gap[j - 1];
+  return sum + ((velocity_at(q, g, comp, i, j + 1, k) - here) * up - (here - velocity_at(q, g, comp, i, j - 1, k)) * down) *
+                   inv_step(s, 1, comp, j);
 }
 
 // The sub-step's constants, formed once per call.
@@ -162,7 +188,7 @@ NSB_FS_HD T rhs_point(T n, T n_old, T grad_p, T lap_u, T force, const SubstepCoe
 template <class T>
 NSB_FS_HD T pressure_gradient(const T* p, const Grid& g, const Spacing<T>& s, int comp, int i, int j, int k) {
   const Offset e = unit(comp);
-  return (pressure_at(p, g, i + e.i, j + e.j, k + e.k) - pressure_at(p, g, i, j, k)) * s.inv_h[comp];
+  return (pressure_at(p, g, i + e.i, j + e.j, k + e.k) - pressure_at(p, g, i, j, k)) * inv_step(s, comp, comp, j);
 }
 
 // div(u + du) at cell (i, j, k).
@@ -175,7 +201,7 @@ NSB_FS_HD T divergence_point(const T* const* vel, const T* const* dvel, const Gr
     const T hi = velocity_at(vel[c], g, c, i, j, k) + velocity_at(dvel[c], g, c, i, j, k);
     const T lo = velocity_at(vel[c], g, c, i - e.i, j - e.j, k - e.k) +
                  velocity_at(dvel[c], g, c, i - e.i, j - e.j, k - e.k);
-    sum += (hi - lo) * s.inv_h[c];
+    sum += (hi - lo) * inv_step(s, c, 0, j);
   }
   return sum;
 }
@@ -190,9 +216,11 @@ NSB_FS_HD T corrected_velocity(T u, T du, T grad_phi, const SubstepCoef<T>& c) {
 //
 // One implicit sweep along an axis solves (1 - beta L_axis) x = d on every line of that axis, in place.
 // The matrix is the same for every line of a (component, axis): L_axis is the three-point operator with
-// r = beta / h^2:  a_j = c_j = -r, b_j = 1 + 2 r  (|b| = |a| + |c| + 1, the paper's Sec. 3.2), and
+// r = beta / h^2 (x, z):  a_j = c_j = -r, b_j = 1 + 2 r  (|b| = |a| + |c| + 1, the paper's Sec. 3.2);
+// along the stretched y the Laplacian's own rows: a_j = -beta down_j step_j, c_j = -beta up_j step_j
+// (laplacian() above), b_j = 1 + |a_j| + |c_j|; and
 //   periodic (x, z)         cyclic: the corners a_0, c_{n-1} = -r, by Sherman-Morrison (tridiag family)
-//   wall, cell-centred (y)  u, w: ghost = - inner, so b_0 = b_{n-1} = 1 + 3 r and a_0 = c_{n-1} = 0
+//   wall, cell-centred (y)  u, w: ghost = - inner, so b_0 += |a_0|, b_{n-1} += |c_{n-1}| and a_0 = c_{n-1} = 0
 //   wall, faces (y)         v: the wall values are 0 (n = ny - 1), a_0 = c_{n-1} = 0
 // So the line-independent parts are tabulated once (host, double, then cast): the rows (for a cyclic
 // line, the tridiagonal part A' of tridiag/formulas.hpp's Sherman-Morrison split), the c' of Thomas and
@@ -219,7 +247,11 @@ struct AdiTableValues {
   double a0 = 0, gamma = 0;
   std::vector<double> packed;
 };
-AdiTableValues adi_table_values(int n, double r, AdiEnds ends);
+// lower[j], upper[j] >= 0: the couplings beta L puts on x_{j-1} and x_{j+1} (r, r: a uniform axis).
+AdiTableValues adi_table_values(const std::vector<double>& lower, const std::vector<double>& upper, AdiEnds ends);
+inline AdiTableValues adi_table_values(int n, double r, AdiEnds ends) {
+  return adi_table_values(std::vector<double>(std::size_t(n), r), std::vector<double>(std::size_t(n), r), ends);
+}
 
 // Solves line x[0], x[stride], ..., x[(n-1) stride] in place (x holds d on entry).
 template <class T>
@@ -234,6 +266,25 @@ NSB_FS_HD void adi_line(const AdiTable<T>& t, T* x, std::ptrdiff_t stride) {
   if (!t.cyclic) return;
   const T f = cyclic_factor(x[0], x[(t.n - 1) * stride], t.z[0], t.z[t.n - 1], t.a0, t.gamma);
   for (int j = 0; j < t.n; ++j) x[j * stride] -= f * t.z[j];
+}
+
+// The y sweep of V2 (y-slabs over `ranks` virtual ranks, notes Sec. 6.1): the same rows, each line cut
+// into the ranks' blocks and solved by PDD (exact = false, the paper's ADI-Y) or PPT (exact = true,
+// V2-ppt) as tridiag/pdd_formulas.hpp split_line_solve does; v, w, cp: scratch at the line's stride.
+// ranks = 1 is adi_line.
+template <class T>
+struct AdiRow {
+  T lower, diag, upper;
+};
+template <class T>
+struct AdiRows {
+  const AdiTable<T>* t;
+  NSB_FS_HD AdiRow<T> operator()(int j) const { return {t->a[j], t->b[j], t->c[j]}; }
+};
+template <class T>
+NSB_FS_HD void adi_line_split(const AdiTable<T>& t, T* x, std::ptrdiff_t stride, int ranks, bool exact, T* v, T* w, T* cp) {
+  if (ranks <= 1 || t.cyclic) return adi_line(t, x, stride);
+  split_line_solve(AdiRows<T>{&t}, t.n, ranks, exact, x, stride, v, w, cp, stride);
 }
 
 // The lines of an axis: how many, where line `line` of component comp starts, and its stride. x lines

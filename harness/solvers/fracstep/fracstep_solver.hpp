@@ -36,11 +36,13 @@
 
 namespace nsb {
 
-// The stages in step order (kFracstepStages), then the solver's own section: the Poisson solve.
-enum FracstepSection : int { kFsRhs = 0, kFsAdiZ, kFsAdiY, kFsAdiX, kFsDivergence, kFsCorrect, kFsPoisson };
+// The stages in step order (kFracstepStages), then the solver's own sections: the Poisson solve and,
+// inside it, its transforms (`fft`: pack, forward and inverse x and z transforms, unpack, ghosts) and its
+// y solve (`tdma_c`), the paper's FFT and TDMA-C components (notes Sec. 6.3, Fig. 5).
+enum FracstepSection : int { kFsRhs = 0, kFsAdiZ, kFsAdiY, kFsAdiX, kFsDivergence, kFsCorrect, kFsPoisson, kFsFft, kFsTdmaC };
 inline std::vector<std::string> fracstep_sections() {
   std::vector<std::string> s(std::begin(kFracstepStages), std::end(kFracstepStages));
-  s.push_back("poisson");
+  for (const char* own : {"poisson", "fft", "tdma_c"}) s.push_back(own);
   return s;
 }
 
@@ -48,6 +50,13 @@ inline std::vector<std::string> fracstep_sections() {
 struct FracstepParameters {
   double dt = 0, nu = 0;
   double force[3] = {0, 0, 0};
+  std::vector<double> y_faces;  // ny + 1 face positions, 0 .. ly (tanh_wall_faces)
+  double y_stretch = 0;         // its tanh parameter (0: uniform, which the fft method can solve too)
+  // The variant (notes Sec. 6.1): V0 whole grid; V2 y-slabs over y_ranks virtual ranks on this device,
+  // ADI-Y by PDD (momentum_exact: PPT, V2-ppt) and TDMA-C by PPT (poisson_exact = false: PDD, V2-acc).
+  std::string variant = "V0";
+  int y_ranks = 1;
+  bool momentum_exact = false, poisson_exact = true;
 };
 
 // The Poisson method: fft2_tridiag (the paper's), or fft; the generic default "jacobi" means the
@@ -55,8 +64,11 @@ struct FracstepParameters {
 inline std::string fracstep_poisson_method(const SolverOptions& o) {
   return o.poisson_method == "jacobi" ? "fft2_tridiag" : o.poisson_method;
 }
-inline void check_fracstep_options(const SolverOptions& o) {
+inline void check_fracstep_options(const SolverOptions& o, bool stretched_y) {
   const std::string m = fracstep_poisson_method(o);
+  if (stretched_y && m == "fft")
+    throw std::runtime_error("the fracstep solver's stretched y needs --poisson fft2_tridiag (fft transforms y: uniform "
+                             "only; --case-param y_stretch=0 for a uniform y)");
   if (m != "fft2_tridiag" && m != "fft")
     throw std::runtime_error("the fracstep solver's pressure is a direct solve: --poisson fft2_tridiag (default) or fft, "
                              "not " + o.poisson_method);
@@ -97,16 +109,21 @@ class FracstepSolver final : public Solver<T> {
 
   FracstepSolver(const Grid& g, const FracstepParameters& prm, const ResolvedRecipe& r, const SolverOptions& o)
       : grid_(g), prm_(prm), recipe_(r), fields_(g.padded_points(), r.backend == Backend::cuda),
-        tables_(g, prm.dt, prm.nu, r.backend == Backend::cuda),
+        metric_(prm.y_faces, r.backend == Backend::cuda),
+        tables_(g, prm.dt, prm.nu, metric_.values(), r.backend == Backend::cuda),
         poisson_(make_poisson_method<T>(fracstep_poisson_method(o), {})) {
-    check_fracstep_options(o);
+    check_fracstep_options(o, prm.y_stretch > 0);
     method_name_ = fracstep_poisson_method(o);
     for (const std::string& name : field_names()) fields_.add(name);
+    if (prm.y_ranks > 1)  // V2's split y sweeps: v, w and c' of each component
+      for (int c = 0; c < 3; ++c)
+        for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
+    call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
     for (int s = 0; s < 6; ++s) stage_[s] = &recipe_[kFracstepStages[s]];
     if (r.backend == Backend::cuda) stream_ = device::stream_create();
     exec_ = Exec{r.backend, o.threads, stream_, nullptr, 0};
     call_.grid = g;
-    call_.spacing = spacing_of<T>(g);
+    call_.spacing = metric_.spacing(g);
     call_.p = fields_["p"], call_.phi = fields_["phi"], call_.div = fields_["div"];
     const char* vel[3] = {"u", "v", "w"};
     const char* dvel[3] = {"du", "dv", "dw"};
@@ -126,8 +143,9 @@ class FracstepSolver final : public Solver<T> {
   // Bytes on the GPU: the 15 fields, and the direct Poisson solve's working arrays (W and E, a complex
   // value a cell each, and a word of Thomas scratch: variants/poisson/fft/spectral_lines.cuh) with room for
   // cuFFT's work areas of its two plans (up to a complex value a cell each): 24 words a cell in all.
-  static std::size_t device_bytes(const Grid& g) {
-    return (15 + 9) * g.padded_points() * sizeof(T);
+  // V2 (y_ranks > 1): the 9 scratch fields of the split y sweeps and 2 more words a cell of Poisson scratch.
+  static std::size_t device_bytes(const Grid& g, int y_ranks) {
+    return (15 + 9 + (y_ranks > 1 ? 11 : 0)) * g.padded_points() * sizeof(T);
   }
 
   void load(const HostState<T>& s) override {
@@ -161,7 +179,7 @@ class FracstepSolver final : public Solver<T> {
     const T* vel[3] = {s.field("u").data(), s.field("v").data(), s.field("w").data()};
     const std::vector<T> zero(grid_.padded_points(), T(0));
     const T* none[3] = {zero.data(), zero.data(), zero.data()};
-    const Spacing<T> sp = spacing_of<T>(grid_);
+    const Spacing<T> sp = metric_.host_spacing(grid_);
     double max_div = 0, max_vel = 0;
     for (int k = 1; k <= grid_.nz; ++k)
       for (int j = 1; j <= grid_.ny; ++j)
@@ -169,7 +187,8 @@ class FracstepSolver final : public Solver<T> {
           max_div = std::max(max_div, std::abs(double(divergence_point(vel, none, grid_, sp, i, j, k))));
           for (int c = 0; c < 3; ++c) max_vel = std::max(max_vel, std::abs(double(vel[c][grid_.idx(i, j, k)])));
         }
-    const double h = std::min({grid_.dx(), grid_.dy(), grid_.dz()});
+    double h = std::min(grid_.dx(), grid_.dz());
+    for (int j = 0; j < grid_.ny; ++j) h = std::min(h, prm_.y_faces[std::size_t(j) + 1] - prm_.y_faces[std::size_t(j)]);
     return {{"max_divergence", max_div},
             {"relative_divergence", max_vel > 0 ? max_div * h / max_vel : max_div},
             {"max_velocity", max_vel},
@@ -177,10 +196,11 @@ class FracstepSolver final : public Solver<T> {
   }
   WorkModel work_model(int section) const override {
     if (section == kFsPoisson) return fft_solve_model(grid_, fracstep_faces(), int(sizeof(T)), method_name_ == "fft2_tridiag");
+    if (section == kFsFft || section == kFsTdmaC) return {};  // parts of poisson's model
     if (section < 0 || section > kFsCorrect) return {};
     return fracstep_model(kFracstepStages[section], grid_, int(sizeof(T)));
   }
-  double calls_per_step(int) const override { return 3; }
+  double calls_per_step(int section) const override { return section == kFsFft ? 6 : 3; }  // fft: forward and inverse
 
   void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 1; }  // every step runs the same pointers
@@ -229,6 +249,9 @@ class FracstepSolver final : public Solver<T> {
     e.p = fields_["phi"];
     e.rhs = fields_["div"];
     e.rhs_scale = T(1.0 / (2 * Rk3::alpha(k) * prm_.dt));
+    e.y_faces = prm_.y_stretch > 0 ? prm_.y_faces.data() : nullptr;
+    e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact;
+    e.phases = {timer_, kFsFft, kFsTdmaC};
     e.exec = exec_;
     FracstepPressureSystem<T> system(e);
     poisson_->solve(system);
@@ -247,6 +270,7 @@ class FracstepSolver final : public Solver<T> {
   ResolvedRecipe recipe_;
   const ResolvedStage* stage_[6] = {};
   FieldSet<T> fields_;
+  YMetric<T> metric_;
   AdiTables<T> tables_;
   std::unique_ptr<PoissonMethod<T>> poisson_;
   std::string method_name_ = "";

@@ -9,11 +9,14 @@
 
 namespace nsb {
 
-AdiTableValues adi_table_values(int n, double r, AdiEnds ends) {
+AdiTableValues adi_table_values(const std::vector<double>& lower, const std::vector<double>& upper, AdiEnds ends) {
   const bool cyclic = ends == AdiEnds::periodic;
-  if (n < (cyclic ? 3 : 1)) throw std::invalid_argument("fracstep: an ADI line needs at least 3 cells when periodic");
+  const int n = int(lower.size());
+  if (n < (cyclic ? 3 : 1) || upper.size() != lower.size())
+    throw std::invalid_argument("fracstep: an ADI line needs at least 3 cells when periodic");
   const std::size_t m = std::size_t(n), last = m - 1;
-  std::vector<double> a(m, -r), b(m, 1 + 2 * r), c(m, -r), cp(m, 0.0), z(m, 0.0), u(m, 0.0);
+  std::vector<double> a(m), b(m), c(m), cp(m, 0.0), z(m, 0.0), u(m, 0.0);
+  for (std::size_t j = 0; j < m; ++j) a[j] = -lower[j], c[j] = -upper[j], b[j] = 1 + lower[j] + upper[j];
   AdiTableValues t;
   t.n = n, t.cyclic = cyclic;
   if (cyclic) {  // Sherman-Morrison's split (tridiag/formulas.hpp): A' = the rows without the corners
@@ -22,7 +25,7 @@ AdiTableValues adi_table_values(int n, double r, AdiEnds ends) {
     b[0] = cyclic_b_first(b[0], t.gamma);
     b[last] = cyclic_b_last(b[last], t.a0, c[last], t.gamma);
   } else if (ends == AdiEnds::wall_centred) {
-    b[0] += r, b[last] += r;  // ghost = - inner
+    b[0] += lower[0], b[last] += upper[last];  // ghost = - inner
   }
   a[0] = 0, c[last] = 0;
   // c' of these rows, and (cyclic) z: A' z = u, by the family's Thomas formulas.
@@ -37,8 +40,23 @@ AdiTableValues adi_table_values(int n, double r, AdiEnds ends) {
   return t;
 }
 
-namespace {
+std::vector<double> y_metric_values(const std::vector<double>& faces) {
+  const int ny = int(faces.size()) - 1;
+  if (ny < 1) throw std::invalid_argument("fracstep: a y axis needs at least one cell");
+  const auto cell = [&](int j) { return faces[std::size_t(j)] - faces[std::size_t(j - 1)]; };  // j = 1..ny
+  std::vector<double> m(2 * std::size_t(ny) + 3);
+  for (int j = 1; j <= ny; ++j) {
+    if (!(cell(j) > 0)) throw std::invalid_argument("fracstep: the y faces must increase");
+    m[std::size_t(j)] = 1 / cell(j);
+  }
+  m[0] = m[1], m[std::size_t(ny) + 1] = m[std::size_t(ny)];  // the mirrored ghost cells
+  double* gap = m.data() + ny + 2;
+  for (int j = 0; j <= ny; ++j)  // the gap of the centres around face j; at a wall, the wall cell's height
+    gap[j] = j == 0 ? m[1] : j == ny ? m[std::size_t(ny)] : 2 / (cell(j) + cell(j + 1));
+  return m;
+}
 
+namespace {
 
 template <class F>
 long count(F&& f) {
@@ -52,9 +70,9 @@ long count(F&& f) {
 double counted_flops(const std::string& stage) {
   Grid g;
   g.nx = g.ny = g.nz = 4;
-  std::vector<Counted> f(g.padded_points(), Counted(1.0));
+  std::vector<Counted> f(g.padded_points(), Counted(1.0)), metric(2 * std::size_t(g.ny) + 3, Counted(1.0));
   const Counted* vel[3] = {f.data(), f.data(), f.data()};
-  const Spacing<Counted> s{{1.0, 1.0, 1.0}, {1.0, 1.0, 1.0}};
+  const Spacing<Counted> s = spacing_of<Counted>(g, metric.data());
   SubstepCoef<Counted> c;
   if (stage == "rhs")
     return double(count([&] {

@@ -1,14 +1,15 @@
 // The fractional-step solver as the executor sees it: its cases, sections and stages (SolverDef), and a
 // case set up for runs (FracstepProblem: initial state, the solver, validation against exact solutions).
 //
-// Cases (all: x, z periodic; no-slip walls at y = 0 and y = ly; cubic cells of side ly / ny, so
-// lx = nx / ny and lz = nz / ny with ly = 1: the paper gives no domain, notes Sec. 6.1; --re is Re on
-// the centreline velocity 1 and the channel height ly = 1, default 100):
+// Cases (all: x, z periodic; no-slip walls at y = 0 and y = ly; ly = 1, lx = nx / ny and lz = nz / ny
+// (cells of side ly / ny in x and z: the paper gives no domain, notes Sec. 6.1); y clustered at both
+// walls by tanh with --case-param y_stretch=S (default 3; 0: uniform; poisson/fft_solve.hpp
+// tanh_wall_faces); --re is Re on the centreline velocity 1 and the channel height ly = 1, default 100):
 //   poiseuille     laminar Poiseuille (channel) flow driven by the constant force f = 8 / (Re ly^2) along x. The
-//                  discrete steady state of the mirrored-wall scheme is the exact parabola shifted by
-//                  A dy^2 / 4 (A = 4 / ly^2: centreline velocity 1), which starts the run; it must stay
-//                  steady to round-off. Validation: max error against it; "parabola_error" is its
-//                  (second-order) distance from the continuous parabola.
+//                  discrete steady state (nu L_y u + f = 0 with the mirrored walls, solved on the host in
+//                  double; uniform y: the parabola shifted by A dy^2 / 4, A = 4 / ly^2) starts the run; it
+//                  must stay steady to round-off. Validation: max error against it; "parabola_error" is
+//                  its (second-order) distance from the continuous parabola at the cell centres.
 //   synthetic      the channel profile plus a deterministic random perturbation of amplitude 0.1 in
 //                  u, v, w (not divergence-free: the first projection removes that): the "turbulent-like"
 //                  timing run of notes Sec. 6.1 with the same kernels. No validation.
@@ -17,7 +18,8 @@
 //                  the y walls and the periodic z ADI. Validation: max error against it at the points.
 //   shear_wave_x   w = sin(pi y / ly) sin(2 pi x / lx) exp(-nu k^2 t), k^2 = (pi / ly)^2 + (2 pi / lx)^2,
 //                  u = v = 0: the same through the periodic x ADI.
-// Time step: --dt, else the paper's fixed CFL = 1.0 on a unit velocity: dt = min cell size.
+// Time step: --dt, else the paper's fixed CFL = 1.0 on a unit velocity: dt = the smallest cell size (the
+// wall cell's height when y is stretched).
 #include <cmath>
 #include <cstdint>
 #include <numbers>
@@ -59,6 +61,10 @@ double hashed_unit(unsigned field, std::size_t n) {
 class FracstepProblem final : public ProblemImpl<FracstepProblem> {
  public:
   explicit FracstepProblem(const CaseOptions& o) : case_(parse_case(o.name)), re_(o.re) {
+    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks"});
+    stretch_ = number_param(params, "y_stretch", kDefaultStretch);
+    if (stretch_ < 0) throw std::invalid_argument("fracstep: y_stretch must be >= 0 (0: uniform)");
+    set_variant(params.count("variant") ? params.at("variant") : "V0", int(number_param(params, "y_ranks", 1)), o.ny);
     if (o.nx < 3 || o.nz < 3 || o.ny < 2)
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
     if (!(o.re > 0)) throw std::invalid_argument("fracstep: --re must be positive");
@@ -66,19 +72,26 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
     grid_.nx = o.nx, grid_.ny = o.ny, grid_.nz = o.nz;
     grid_.ly = 1.0, grid_.lx = double(o.nx) / o.ny, grid_.lz = double(o.nz) / o.ny;
     prm_.nu = 1.0 / o.re;
-    prm_.dt = o.dt > 0 ? o.dt : std::min({grid_.dx(), grid_.dy(), grid_.dz()});  // CFL 1 on velocity 1
+    prm_.y_faces = tanh_wall_faces(grid_.ny, grid_.ly, stretch_);
+    prm_.y_stretch = stretch_;
+    prm_.dt = o.dt > 0 ? o.dt : std::min({grid_.dx(), prm_.y_faces[1], grid_.dz()});  // CFL 1 on velocity 1
     if (case_ == FsCase::poiseuille || case_ == FsCase::synthetic) prm_.force[0] = 8.0 * prm_.nu / (grid_.ly * grid_.ly);
+    channel_ = discrete_channel_profile();
   }
 
   const Grid& grid() const override { return grid_; }
   bool periodic_z() const override { return true; }
   double dt() const override { return prm_.dt; }
   nlohmann::json describe() const override {
-    return {{"case", case_name(case_)}, {"re", re_}, {"nu", prm_.nu}, {"dt", prm_.dt},
+    return {{"case", case_name(case_)}, {"re", re_}, {"nu", prm_.nu}, {"dt", prm_.dt}, {"y_stretch", stretch_},
+            {"variant", prm_.variant}, {"y_ranks", prm_.y_ranks}, {"emulated", prm_.y_ranks > 1},
+            {"adi_y", prm_.y_ranks == 1 ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
+            {"tdma_c", prm_.y_ranks == 1 ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
+            {"min_dy", prm_.y_faces[1]},
             {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
             {"time_scheme", "RK3 (Spalart-Moser-Rogers) + Crank-Nicolson, ADI z-y-x, 3 sub-steps a step"}};
   }
-  void check_options(const SolverOptions& o) const override { check_fracstep_options(o); }
+  void check_options(const SolverOptions& o) const override { check_fracstep_options(o, stretch_ > 0); }
 
   template <class T>
   HostState<T> initial() const {
@@ -124,20 +137,59 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions&) const {
-    return FracstepSolver<T>::device_bytes(g);
+    return FracstepSolver<T>::device_bytes(g, prm_.y_ranks);
   }
 
  private:
+  // --case-param variant=V0|V2|V2-acc|V2-ppt, y_ranks=P (notes Sec. 6.1): V2's y-slabs are virtual ranks
+  // on this device (emulated: the ranks' local work runs as one whole-grid launch, the y solves cut into
+  // the ranks' blocks with their interfaces solved as PDD or PPT would, reading the other blocks' rows in
+  // place of the messages).
+  void set_variant(const std::string& v, int ranks, int ny) {
+    prm_.variant = v;
+    if (v == "V0") {
+      if (ranks != 1) throw std::invalid_argument("fracstep: V0 is one rank (y_ranks=1); V2 splits y");
+      return;
+    }
+    if (v != "V2" && v != "V2-acc" && v != "V2-ppt")
+      throw std::invalid_argument("fracstep: variant=" + v + " is not one of V0, V2, V2-acc, V2-ppt (V1, V2-async: not built)");
+    if (ranks < 2 || ranks > kPptMaxRanks || ny < 2 * ranks)
+      throw std::invalid_argument("fracstep: " + v + " needs y_ranks=P, 2 <= P <= 8, with 2 y cells a rank at least");
+    prm_.y_ranks = ranks;
+    prm_.momentum_exact = v == "V2-ppt";
+    prm_.poisson_exact = v != "V2-acc";
+  }
+
+  // The channel's discrete steady profile at the centres j = 1..ny: nu L_y u = -f with L_y the solver's
+  // y Laplacian (formulas.hpp laplacian: flux form, ghost = - inner at the walls), by Thomas in double.
+  std::vector<double> discrete_channel_profile() const {
+    const std::vector<double> m = y_metric_values(prm_.y_faces);
+    const double* inv_cell = m.data();
+    const double* inv_gap = inv_cell + grid_.ny + 2;
+    const double rhs = -8.0 / (grid_.ly * grid_.ly);  // -f / nu
+    std::vector<double> u(std::size_t(grid_.ny)), cp(u.size());
+    ThomasRow<double> row{0, 0};
+    for (int j = 1; j <= grid_.ny; ++j) {
+      const double lo = inv_cell[j] * inv_gap[j - 1], up = inv_cell[j] * inv_gap[j];
+      const double b = -(lo + up) - (j == 1 ? lo : 0) - (j == grid_.ny ? up : 0);
+      row = thomas_forward(j == 1 ? 0.0 : lo, b, j == grid_.ny ? 0.0 : up, rhs, row);
+      cp[std::size_t(j - 1)] = row.cp, u[std::size_t(j - 1)] = row.dp;
+    }
+    for (std::size_t j = u.size() - 1; j-- > 0;) u[j] = thomas_back(ThomasRow<double>{cp[j], u[j]}, u[j + 1]);
+    return u;
+  }
+
   // The case's velocity component c at its point (i, j, k) at time t; `discrete`: the channel's discrete
   // steady profile rather than the continuous parabola.
   double exact(int c, int i, int j, int k, double t, bool discrete) const {
     const double pi = std::numbers::pi;
-    const double xc = (i - 0.5) * grid_.dx(), yc = (j - 0.5) * grid_.dy(), zc = (k - 0.5) * grid_.dz();
+    const double yc = 0.5 * (prm_.y_faces[std::size_t(j) - 1] + prm_.y_faces[std::size_t(j)]);
+    const double xc = (i - 0.5) * grid_.dx(), zc = (k - 0.5) * grid_.dz();
     switch (case_) {
       case FsCase::poiseuille:
       case FsCase::synthetic: {
         const double a = 4.0 / (grid_.ly * grid_.ly);
-        double q = c == 0 ? a * (yc * (grid_.ly - yc) + (discrete ? 0.25 * grid_.dy() * grid_.dy() : 0.0)) : 0.0;
+        double q = c == 0 ? (discrete ? channel_[std::size_t(j) - 1] : a * yc * (grid_.ly - yc)) : 0.0;
         if (case_ == FsCase::synthetic) q += 0.1 * hashed_unit(unsigned(c), grid_.idx(i, j, k));
         return q;
       }
@@ -152,8 +204,11 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
     }
   }
 
+  static constexpr double kDefaultStretch = 3;
   FsCase case_;
   double re_;
+  double stretch_ = kDefaultStretch;
+  std::vector<double> channel_;
   Grid grid_;
   FracstepParameters prm_;
 };
@@ -161,7 +216,8 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
 const SolverRegistrar reg{SolverDef{
     .name = "fracstep",
     .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
-                   "tridiagonal Poisson), staggered, x/z periodic, y walls; V0 (one GPU)",
+                   "tridiagonal Poisson), staggered, x/z periodic, y walls stretched; V0 (one GPU), V2 / V2-acc / V2-ppt "
+                   "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P)",
     .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),
     .stages = std::vector<std::string>(std::begin(kFracstepStages), std::end(kFracstepStages)),

@@ -36,6 +36,11 @@ struct FracstepCall {
   Spacing<T> spacing{};
   SubstepCoef<T> coef;
   AdiTable<T> adi[3][3];  // [axis][component], in the backend's memory
+  // V2 (y-slabs on virtual ranks): adi_y splits its lines over y_ranks (PDD, or PPT when y_exact) with
+  // the scratch v, w, c' of each component (fields of the grid's layout); y_ranks = 1: V0.
+  int y_ranks = 1;
+  bool y_exact = false;
+  T* y_scratch[3][3] = {};  // [component][v, w, cp]
   Tuning tuning;
   Exec exec;
 };

@@ -9,6 +9,7 @@
 #include "fields.hpp"
 #include "fracstep/adi_tables.hpp"
 #include "fracstep/stage_call.hpp"
+#include "poisson/fft_solve.hpp"
 
 namespace nsb {
 namespace {
@@ -16,6 +17,7 @@ namespace {
 // The fixture's time step and viscosity: a CFL-1 step of a unit velocity (the paper's fixed CFL = 1.0,
 // notes Sec. 1.4) at Re = 1000 (ADI rows with r = alpha dt nu / h^2 well above zero on verify grids).
 constexpr double kFixtureRe = 1000;
+constexpr double kFixtureStretch = 3;  // the solver's default y stretching
 inline double fixture_dt(const Grid& g) { return std::min({g.dx(), g.dy(), g.dz()}); }
 
 template <class T>
@@ -23,7 +25,8 @@ class FracstepFixture final : public StageFixture<T> {
  public:
   explicit FracstepFixture(const FixtureSpec& s)
       : stage_(s.stage), fields_(s.grid.padded_points(), gpu(s)),
-        tables_(s.grid, fixture_dt(s.grid), 1 / kFixtureRe, gpu(s)) {
+        metric_(tanh_wall_faces(s.grid.ny, s.grid.ly, kFixtureStretch), gpu(s)),
+        tables_(s.grid, fixture_dt(s.grid), 1 / kFixtureRe, metric_.values(), gpu(s)) {
     for (const char* name : {"u", "v", "w", "du", "dv", "dw", "n_u", "n_v", "n_w", "n_old_u", "n_old_v", "n_old_w", "p",
                              "phi", "div"})
       fields_.add(name);
@@ -39,7 +42,7 @@ class FracstepFixture final : public StageFixture<T> {
       call_.vel[c] = fields_[vel[c]], call_.dvel[c] = fields_[dvel[c]], call_.conv[c] = fields_[conv[c]],
       call_.conv_old[c] = fields_[old[c]];
     call_.p = fields_["p"], call_.phi = fields_["phi"], call_.div = fields_["div"];
-    call_.spacing = spacing_of<T>(s.grid);
+    call_.spacing = metric_.spacing(s.grid);
     const double force[3] = {1, 0, 0};
     call_.coef = substep_coef<T>(1, fixture_dt(s.grid), 1 / kFixtureRe, force);
     for (int a = 0; a < 3; ++a)
@@ -70,6 +73,7 @@ class FracstepFixture final : public StageFixture<T> {
   static bool gpu(const FixtureSpec& s) { return s.backend == Backend::cuda; }
   std::string stage_;
   FieldSet<T> fields_;
+  YMetric<T> metric_;
   AdiTables<T> tables_;
   FracstepCall<T> call_;
   void* stream_ = nullptr;

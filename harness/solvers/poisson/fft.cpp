@@ -31,6 +31,9 @@ class DirectSolve final : public PoissonMethod<T> {
     c.p = e.p;
     c.rhs = e.rhs;
     c.rhs_scale = e.rhs_scale;
+    c.y_faces = e.y_faces;
+    c.y_ranks = e.y_ranks, c.y_exact = e.y_exact;
+    c.phases = e.phases;
     c.workspace = &workspace_;
     c.tuning = stage_.tuning;
     c.exec = e.exec;
@@ -54,8 +57,11 @@ class DirectSolve final : public PoissonMethod<T> {
     if (e.decomposed)
       throw std::invalid_argument("Poisson method " + name_ + " cannot solve a decomposed equation (a rank's slab): " +
                                   "its transforms need whole lines; run it on one rank");
-    if (const std::string why = direct_solve_refusal(e.faces, tridiagonal_); !why.empty())
+    if (const std::string why = direct_solve_refusal(e.faces, tridiagonal_, e.y_faces != nullptr); !why.empty())
       throw std::invalid_argument("Poisson method " + name_ + " refuses " + why);
+    if (e.y_ranks > 1 && (!tridiagonal_ || e.y_ranks > kPptMaxRanks || e.grid.ny < 2 * e.y_ranks))
+      throw std::invalid_argument("Poisson method " + name_ + " cannot split y over " + std::to_string(e.y_ranks) +
+                                  " virtual ranks (fft2_tridiag only, at most 8, 2 rows a rank)");
     const auto choice = s_.kernels.find(stage_id_);
     stage_ = resolve_stage_choice(stage_id_, e.exec.backend, choice == s_.kernels.end() ? "" : choice->second);
   }
@@ -82,7 +88,7 @@ const PoissonMethodRegistrar fft_reg{
      &make_fft<float>, &make_fft<double>}};
 const PoissonMethodRegistrar fft2_tridiag_reg{
     {"fft2_tridiag", "direct solve: transforms in x and z, a Thomas solve per (kx, kz) line in y (Ha et al.); y faces "
-                     "neumann or dirichlet; one rank",
+                     "neumann or dirichlet; a stretched y (PoissonEquation::y_faces) in its rows; one rank",
      &make_fft2_tridiag<float>, &make_fft2_tridiag<double>}};
 
 }  // namespace

@@ -14,15 +14,16 @@
 //
 // fft2_tridiag transforms x and z only and solves, for every (x, z) slot, the tridiagonal system in y
 //   lower[j] x[j-1] + (diag[j] + lambda_x + lambda_z) x[j] + upper[j] x[j+1] = r[j]
-// with the row coefficients kept per row (tridiagonal_rows): uniform now, a stretched y (Ha et al.)
-// changes only them. Its y faces must be neumann or dirichlet pairs (a periodic y would need a cyclic
+// with the row coefficients kept per row (tridiagonal_row): uniform, or a stretched y (Ha et al.;
+// PoissonDirectCall::y_faces) which changes only them. Its y faces must be neumann or dirichlet pairs (a periodic y would need a cyclic
 // reduction or Sherman-Morrison step: not done, refused).
 //
 // Null space (no dirichlet face): slot (0,0,0) has eigenvalue 0 and its coefficient is the sum of the
 // right-hand side. Setting the solution's coefficient there to zero is exactly the family's rule: the
 // right-hand side's mean is removed (compatibility) and the solution's interior mean is zero. In the
-// tridiagonal variant the (0,0) line is singular; its right-hand side's mean over y is removed, its
-// first row is replaced by x[0] = 0 and the line's mean is subtracted afterwards (thomas_line).
+// tridiagonal variant the (0,0) line is singular; its right-hand side's mean over y (weighted by the
+// cell heights on a stretched y) is removed, its first row is replaced by x[0] = 0 and the line's mean
+// is subtracted afterwards (thomas_line).
 #pragma once
 
 #include <cmath>
@@ -35,6 +36,7 @@
 #include "poisson/poisson.hpp"
 #include "stage.hpp"
 #include "stage_kind.hpp"
+#include "tridiag/pdd_formulas.hpp"
 
 namespace nsb {
 
@@ -49,8 +51,9 @@ struct DirectSolveWorkspace {
   std::unique_ptr<DirectSolveState> state;
 };
 
-// The key of a call's set-up: variant, precision, grid (sizes and extents) and faces.
-std::string direct_solve_key(const std::string& variant, int elem_bytes, const Grid& g, const PoissonFaces& f);
+// The key of a call's set-up: variant, precision, grid (sizes and extents), faces and the y faces.
+std::string direct_solve_key(const std::string& variant, int elem_bytes, const Grid& g, const PoissonFaces& f,
+                             const double* y_faces, int y_ranks = 1);
 
 // poisson/fft and poisson/fft2_tridiag: p = L^-1 (rhs_scale * rhs) at the interior (null space: see
 // above), p's ghost layer set by the faces; rhs is only read. Every point of p is written.
@@ -62,6 +65,10 @@ struct PoissonDirectCall {
   T* p = nullptr;
   const T* rhs = nullptr;
   T rhs_scale = 1;
+  const double* y_faces = nullptr;  // fft2_tridiag: ny + 1 face positions of a stretched y (host); null: uniform
+  int y_ranks = 1;                  // fft2_tridiag: the y lines split over this many virtual ranks (LineSplit)
+  bool y_exact = true;              // ... their interfaces by PPT (true) or PDD
+  SolvePhases phases;               // sections the caller times inside the solve
   DirectSolveWorkspace* workspace = nullptr;  // never null: the variant's plans live there
   Tuning tuning;
   Exec exec;
@@ -71,9 +78,9 @@ enum class AxisTransform : int { fourier = 0, cosine = 1, sine = 2 };
 
 // The transform of one axis from its face pair; `why` names the faces of a pair no transform fits.
 AxisTransform axis_transform(const PoissonFaces& f, int axis, std::string* why);
-// "" when the method can solve with these faces, else the reason naming the faces (fft2_tridiag:
-// tridiagonal_y = true).
-std::string direct_solve_refusal(const PoissonFaces& f, bool tridiagonal_y);
+// "" when the method can solve with these faces (and y faces: a stretched y needs fft2_tridiag), else
+// the reason naming the faces (fft2_tridiag: tridiagonal_y = true).
+std::string direct_solve_refusal(const PoissonFaces& f, bool tridiagonal_y, bool stretched_y = false);
 
 // lambda_s of the axis (see above), in double.
 NSB_HD inline double axis_eigenvalue(AxisTransform t, int s, int n, double h) {
@@ -93,17 +100,36 @@ NSB_HD inline double axis_eigenvalue(AxisTransform t, int s, int n, double h) {
 NSB_HD inline bool axis_constant_mode(AxisTransform t, int s) { return s == 0 && t != AxisTransform::sine; }
 
 // The y operator of the tridiagonal variant, one row at a time (face rows folded in by the ghost rule:
-// neumann ghost = inner adds +c to the diagonal, dirichlet ghost = -inner adds -c).
+// neumann ghost = inner adds +lower to the diagonal, dirichlet ghost = -inner adds -lower). Uniform y
+// (yf null): c = 1/h^2 off the diagonal. A stretched y (yf: the n + 1 face positions, Ha et al.'s
+// wall-clustered grid) in flux form, cell j of height w_j between faces yf[j] and yf[j+1], centres
+// y_j: lower = 1 / (w_j (y_j - y_{j-1})), upper = 1 / (w_j (y_{j+1} - y_j)); a face's ghost centre is
+// the mirror of the inner one, so its gap is w_j. This is div(grad) of the staggered grid (a velocity
+// gradient at face j over the gap of the centres, its divergence over the cell), which the projection
+// needs for a divergence-free result.
+// `weight`: the cell's height over h (1 uniform), the weight of the compatibility condition of the
+// singular line (sum_j w_j r_j = 0: the flux form telescopes with the cell heights).
 struct TridiagonalRow {
-  double lower, diag, upper;
+  double lower, diag, upper, weight = 1;
 };
-NSB_HD inline TridiagonalRow tridiagonal_row(int j, int n, double h, PoissonFace lo, PoissonFace hi) {
-  const double c = 1 / (h * h);
-  TridiagonalRow r{j > 0 ? c : 0, -2 * c, j < n - 1 ? c : 0};
-  if (j == 0) r.diag += lo == PoissonFace::neumann ? c : -c;
-  if (j == n - 1) r.diag += hi == PoissonFace::neumann ? c : -c;
+NSB_HD inline TridiagonalRow tridiagonal_row(int j, int n, double h, PoissonFace lo, PoissonFace hi,
+                                             const double* yf = nullptr) {
+  double below = 1 / (h * h), above = below;
+  if (yf) {
+    const auto centre = [&](int m) { return 0.5 * (yf[m] + yf[m + 1]); };
+    const double w = yf[j + 1] - yf[j];
+    below = 1 / (w * (j > 0 ? centre(j) - centre(j - 1) : w));
+    above = 1 / (w * (j < n - 1 ? centre(j + 1) - centre(j) : w));
+  }
+  TridiagonalRow r{j > 0 ? below : 0, -(below + above), j < n - 1 ? above : 0, yf ? (yf[j + 1] - yf[j]) * n / (yf[n] - yf[0]) : 1};
+  if (j == 0) r.diag += lo == PoissonFace::neumann ? below : -below;
+  if (j == n - 1) r.diag += hi == PoissonFace::neumann ? above : -above;
   return r;
 }
+
+// Faces of a y axis clustered at both walls by tanh (Ha et al. stretch y towards the wall, notes Sec. 1.2,
+// function not given): y_j = ly/2 (1 + tanh(s (2j/n - 1)) / tanh(s)), j = 0..n; s = 0 uniform.
+std::vector<double> tanh_wall_faces(int n, double ly, double s);
 
 // A complex value for the host reference and the device kernels alike (layout of float2 / double2).
 template <class T>
@@ -117,34 +143,63 @@ NSB_HD inline Complex<T> operator-(Complex<T> a, Complex<T> b) { return {a.re - 
 template <class T>
 NSB_HD inline Complex<T> operator*(T s, Complex<T> a) { return {s * a.re, s * a.im}; }
 
+// A y line split over virtual y-ranks (Ha et al.'s y-slabs, emulated on one device: fracstep V2):
+// ranks = 1 is the plain Thomas solve; else each rank's block solved locally and the interfaces by PPT
+// (exact, the paper's TDMA-C) or PDD (the paper's "inaccurate" choice for the Poisson rows), as
+// tridiag/pdd_formulas.hpp split_line_solve. v, w: two more scratch values a point (beside upper_scaled).
+template <class T>
+struct LineSplit {
+  int ranks = 1;
+  bool exact = true;
+  T* v = nullptr;
+  T* w = nullptr;
+};
+
 // Thomas algorithm on one line of complex unknowns (real coefficients): x[j * stride], j = 0..n-1,
 // holds the right-hand side in and the solution out; rows from `row(j)` (a TridiagonalRow), shifted by
 // `shift` on the diagonal; `upper_scaled` is scratch of n values at the same stride. `singular`: the
-// line of the null space (neumann pair, shift 0), solved as stated at the top of this file.
+// line of the null space (neumann pair, shift 0), solved as stated at the top of this file. `split`: the
+// line cut over virtual y-ranks (above); the real and imaginary parts are then solved one after the other.
 template <class T, class Rows>
 NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, const Rows& row, T shift,
-                               T* upper_scaled, bool singular) {
-  Complex<T> mean{0, 0};
+                               T* upper_scaled, bool singular, const LineSplit<T>& split = {}) {
+  Complex<T> mean{0, 0};  // singular: the weighted mean (uniform y: the plain mean) that makes r compatible
   if (singular) {
-    for (int j = 0; j < n; ++j) mean = mean + x[j * stride];
-    mean = (T(1) / T(n)) * mean;
+    T weights = 0;
+    for (int j = 0; j < n; ++j) {
+      const T w = T(row(j).weight);
+      mean = mean + w * x[j * stride], weights += w;
+    }
+    mean = (T(1) / weights) * mean;
+    for (int j = 0; j < n; ++j) x[j * stride] = x[j * stride] - mean;
+    x[0] = {0, 0};  // x[0] = 0 fixes the level (its row is the identity below)
   }
-  // Forward elimination: upper_scaled[j] = u_j / m_j, x[j] = (r_j - l_j x[j-1]) / m_j.
-  Complex<T> prev{0, 0};
-  T prev_upper = 0;
-  for (int j = 0; j < n; ++j) {
-    const TridiagonalRow r = row(j);
-    T lower = T(r.lower), diag = T(r.diag) + shift, upper = T(r.upper);
-    Complex<T> rhs = singular ? x[j * stride] - mean : x[j * stride];
-    if (singular && j == 0) lower = 0, diag = 1, upper = 0, rhs = {0, 0};  // x[0] = 0 fixes the level
-    const T m = diag - lower * prev_upper;
-    prev_upper = upper / m;
-    prev = (T(1) / m) * (rhs - lower * prev);
-    upper_scaled[j * stride] = prev_upper;
-    x[j * stride] = prev;
+  const auto shifted = [&](int j) {
+    TridiagonalRow r = row(j);
+    r.diag += double(shift);
+    if (singular && j == 0) r.lower = 0, r.diag = 1, r.upper = 0;
+    return r;
+  };
+  if (split.ranks > 1) {
+    T* parts = &x[0].re;  // re and im, each a line at stride 2 stride
+    for (int part = 0; part < 2; ++part)
+      split_line_solve(shifted, n, split.ranks, split.exact, parts + part, 2 * stride, split.v, split.w, upper_scaled, stride);
+  } else {
+    // Forward elimination: upper_scaled[j] = u_j / m_j, x[j] = (r_j - l_j x[j-1]) / m_j.
+    Complex<T> prev{0, 0};
+    T prev_upper = 0;
+    for (int j = 0; j < n; ++j) {
+      const TridiagonalRow r = shifted(j);
+      const T lower = T(r.lower), diag = T(r.diag), upper = T(r.upper);
+      const T m = diag - lower * prev_upper;
+      prev_upper = upper / m;
+      prev = (T(1) / m) * (x[j * stride] - lower * prev);
+      upper_scaled[j * stride] = prev_upper;
+      x[j * stride] = prev;
+    }
+    // Back substitution.
+    for (int j = n - 2; j >= 0; --j) x[j * stride] = x[j * stride] - upper_scaled[j * stride] * x[(j + 1) * stride];
   }
-  // Back substitution.
-  for (int j = n - 2; j >= 0; --j) x[j * stride] = x[j * stride] - upper_scaled[j * stride] * x[(j + 1) * stride];
   if (singular) {
     Complex<T> level{0, 0};
     for (int j = 0; j < n; ++j) level = level + x[j * stride];

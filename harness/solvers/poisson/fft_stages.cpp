@@ -11,13 +11,27 @@
 
 namespace nsb {
 
-std::string direct_solve_key(const std::string& variant, int elem_bytes, const Grid& g, const PoissonFaces& f) {
+std::string direct_solve_key(const std::string& variant, int elem_bytes, const Grid& g, const PoissonFaces& f,
+                             const double* y_faces, int y_ranks) {
   std::ostringstream out;
   out.precision(17);
   out << variant << ' ' << elem_bytes << ' ' << g.nx << 'x' << g.ny << 'x' << g.nz << ' ' << g.lx << ' ' << g.ly
       << ' ' << g.lz;
   for (const auto& axis : f.face) out << ' ' << int(axis[0]) << int(axis[1]);
+  out << " ranks " << y_ranks;
+  if (y_faces) {  // the faces' moments: a different stretching changes them (formatting all is too slow a call)
+    double sum = 0, moment = 0;
+    for (int j = 0; j <= g.ny; ++j) sum += y_faces[j], moment += j * y_faces[j];
+    out << " y " << sum << ' ' << moment << ' ' << y_faces[1];
+  }
   return out.str();
+}
+
+std::vector<double> tanh_wall_faces(int n, double ly, double s) {
+  std::vector<double> y(std::size_t(n) + 1);
+  for (int j = 0; j <= n; ++j)
+    y[std::size_t(j)] = s == 0 ? ly * j / n : 0.5 * ly * (1 + std::tanh(s * (2.0 * j / n - 1)) / std::tanh(s));
+  return y;
 }
 
 AxisTransform axis_transform(const PoissonFaces& f, int axis, std::string* why) {
@@ -32,7 +46,7 @@ AxisTransform axis_transform(const PoissonFaces& f, int axis, std::string* why) 
   return AxisTransform::fourier;
 }
 
-std::string direct_solve_refusal(const PoissonFaces& f, bool tridiagonal_y) {
+std::string direct_solve_refusal(const PoissonFaces& f, bool tridiagonal_y, bool stretched_y) {
   for (int a = 0; a < 3; ++a) {
     std::string why;
     axis_transform(f, a, &why);
@@ -41,6 +55,7 @@ std::string direct_solve_refusal(const PoissonFaces& f, bool tridiagonal_y) {
   if (tridiagonal_y && f.face[1][0] == PoissonFace::periodic)
     return "periodic y faces: fft2_tridiag solves y with a plain tridiagonal (Thomas) solve, which cannot "
            "do a periodic (cyclic) system; use fft";
+  if (stretched_y && !tridiagonal_y) return "a stretched y: the transforms need a uniform axis; use fft2_tridiag";
   return "";
 }
 
@@ -132,7 +147,7 @@ PoissonFaces workload_faces(const std::string& workload) {
   if (workload == "dirichlet_dirichlet_neumann") return faces_of(F::dirichlet, F::dirichlet, F::neumann);
   if (workload == "neumann") return faces_of(F::neumann, F::neumann, F::neumann);
   if (workload == "periodic") return faces_of(F::periodic, F::periodic, F::periodic);
-  if (workload == "channel") return faces_of(F::periodic, F::neumann, F::periodic);
+  if (workload == "channel" || workload == "channel_stretched") return faces_of(F::periodic, F::neumann, F::periodic);
   throw std::invalid_argument("unknown direct-solve workload '" + workload + "'");
 }
 
@@ -149,6 +164,10 @@ class DirectSolveFixture final : public StageFixture<T> {
     else fields_.fill_random_device(1000, stream_);
     call_.grid = s.grid;
     call_.faces = workload_faces(s.workload.empty() ? "neumann" : s.workload);
+    if (s.workload == "channel_stretched") {  // fracstep's grid: tanh clustering at both y walls, s = 3
+      y_faces_ = tanh_wall_faces(s.grid.ny, s.grid.ly, 3.0);
+      call_.y_faces = y_faces_.data();
+    }
     call_.p = fields_["p"];
     call_.rhs = fields_["rhs"];
     call_.rhs_scale = T(0.5);
@@ -179,6 +198,7 @@ class DirectSolveFixture final : public StageFixture<T> {
  private:
   static bool gpu(const FixtureSpec& s) { return s.backend == Backend::cuda; }
   bool tridiagonal_ = false;
+  std::vector<double> y_faces_;
   FieldSet<T> fields_;
   DirectSolveWorkspace workspace_;
   PoissonDirectCall<T> call_;
@@ -196,7 +216,7 @@ StageKind direct_kind(bool tridiagonal) {
                     "pairs), division by the discrete operator's eigenvalues, transforms back; ghosts by the faces";
   k.reads = {"rhs"};
   k.writes = {"p"};
-  k.workloads = tridiagonal ? std::vector<std::string>{"dirichlet_dirichlet_neumann", "neumann", "channel"}
+  k.workloads = tridiagonal ? std::vector<std::string>{"dirichlet_dirichlet_neumann", "neumann", "channel", "channel_stretched"}
                             : std::vector<std::string>{"periodic_neumann_dirichlet", "neumann", "periodic"};
   k.tuning_axes = {"b"};
   // memory: the passes of the variants (gathers, scatters, divide, Thomas) read and write global memory

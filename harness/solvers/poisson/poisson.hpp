@@ -33,6 +33,7 @@
 
 #include "grid.hpp"
 #include "stage.hpp"
+#include "timer.hpp"
 
 namespace nsb {
 
@@ -53,6 +54,20 @@ struct PoissonFaces {
   }
 };
 
+// Sections a caller times inside a solve (fracstep: the paper's FFT and TDMA-C components, notes Sec.
+// 6.3): the transforms (with the pack, unpack and ghost passes) and the tridiagonal y solve (fft: the
+// division). No timer: untimed.
+struct SolvePhases {
+  SectionTimer* timer = nullptr;
+  int transforms = -1, tridiagonal = -1;
+  void begin(int section) const {
+    if (timer) timer->begin(section);
+  }
+  void end(int section) const {
+    if (timer) timer->end(section);
+  }
+};
+
 // The equation a solver hands a method (pointers into the solver's own fields, on its backend).
 template <class T>
 struct PoissonEquation {
@@ -63,6 +78,14 @@ struct PoissonEquation {
   T rhs_scale = 1;          // the equation's right-hand side is rhs_scale * rhs
   Exec exec;                // backend, threads, stream, reduction scratch
   bool decomposed = false;  // a rank's slab of a larger grid: a method without rank support refuses it
+  // A stretched y: the ny + 1 face positions (host memory, the solver's). Only fft2_tridiag reads them
+  // (fft refuses them); the solvers that set them (fracstep) allow no other method.
+  const double* y_faces = nullptr;
+  // fft2_tridiag only: its y lines split over virtual y-ranks, the interfaces by PPT (exact) or PDD
+  // (fracstep V2, emulated on one device), and the sections it times inside (transforms, y solve).
+  int y_ranks = 1;
+  bool y_exact = true;
+  SolvePhases phases;
 };
 
 // The iterative methods' default check interval (jacobi, rbsor, cg, pcg): a check reads a residual back,

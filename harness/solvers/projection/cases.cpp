@@ -25,34 +25,6 @@ static void set_all(BoundarySpec& s, int axis, FaceType t) {
   s.face[axis][1].type = t;
 }
 
-// --case-param KEY=VALUE settings, checked against the keys a case knows.
-static std::map<std::string, std::string> case_params(const CaseOptions& o, const std::vector<std::string>& known) {
-  std::map<std::string, std::string> out;
-  for (const std::string& p : o.params) {
-    const auto eq = p.find('=');
-    const std::string key = p.substr(0, eq);
-    if (eq == std::string::npos || std::find(known.begin(), known.end(), key) == known.end()) {
-      std::string list;
-      for (const auto& k : known) list += " " + k;
-      throw std::invalid_argument("case '" + o.name + "' has no setting '" + p + "' (KEY=VALUE; its keys:" +
-                                  (list.empty() ? std::string(" none") : list) + ")");
-    }
-    out[key] = p.substr(eq + 1);
-  }
-  return out;
-}
-static double number_param(const std::map<std::string, std::string>& p, const std::string& key, double fallback) {
-  const auto it = p.find(key);
-  if (it == p.end()) return fallback;
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(it->second, &used);
-    if (used == it->second.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument("case setting " + key + "=" + it->second + " is not a number");
-}
-
 // The urban boundaries (x wind, y height, z span): inflow on the west face, zero-gradient outflow on the
 // east face with p = 0, no-slip ground, free-slip top and sides.
 static void open_domain(Case& c, InflowProfile profile, double roughness) {

@@ -13,6 +13,8 @@
 // PPT keeps all of Z (tridiag/pdd.hpp, the CPU reference): exact, at the price of an all-gather.
 #pragma once
 
+#include <cstddef>
+
 #include "tridiag/formulas.hpp"
 
 namespace nsb {
@@ -143,6 +145,66 @@ NSB_TRIDIAG_HD void ppt_build_reduced(PptReduced<T>& r, const TridiagLayout& l, 
     const std::size_t m = l.index(s, boundary - 1), f = l.index(s, boundary);
     ppt_set_interface(r, i, p, v[m], w[m], x[m], v[f], w[f], x[f]);
   }
+}
+
+// One line split into p blocks (virtual y-ranks: rank r holds rows [pdd_block_start(n, p, r), ..(r+1))),
+// solved as the ranks would: every block's Eqs. (5)-(6), then the interfaces by PDD's 2x2 blocks
+// (exact = false) or PPT's whole reduced system (exact = true), then Eq. (8). x[j * sx] holds d in and
+// the solution out; v, w, cp are scratch at stride ss. `row(j)` gives the line's row j (.lower, .diag,
+// .upper: any type with those members, e.g. the Poisson family's TridiagonalRow). p = 1 is Thomas.
+// Written for the solvers' emulation on one device (fracstep V2): the boundary values another rank
+// would send are read in place. p <= kPptMaxRanks.
+template <class T, class Rows>
+NSB_TRIDIAG_HD void split_line_solve(const Rows& row, int n, int p, bool exact, T* x, std::ptrdiff_t sx, T* v, T* w, T* cp,
+                                     std::ptrdiff_t ss) {
+  for (int r = 0; r < p; ++r) {  // Eqs. (5)-(6), every rank at once
+    const int j0 = pdd_block_start(n, p, r), j1 = pdd_block_start(n, p, r + 1);
+    const T a_first = j0 > 0 ? T(row(j0).lower) : T(0), c_last = j1 < n ? T(row(j1 - 1).upper) : T(0);
+    ThomasRow<T> rx{T(0), T(0)}, rv{T(0), T(0)}, rw{T(0), T(0)};
+    for (int j = j0; j < j1; ++j) {
+      const auto rr = row(j);
+      const T aj = j == j0 ? T(0) : T(rr.lower), bj = T(rr.diag), cj = j == j1 - 1 ? T(0) : T(rr.upper);
+      rx = thomas_forward(aj, bj, cj, x[j * sx], rx);
+      rv = thomas_forward(aj, bj, cj, j == j0 ? a_first : T(0), rv);
+      rw = thomas_forward(aj, bj, cj, j == j1 - 1 ? c_last : T(0), rw);
+      cp[j * ss] = rx.cp, x[j * sx] = rx.dp, v[j * ss] = rv.dp, w[j * ss] = rw.dp;
+    }
+    T nx = x[(j1 - 1) * sx], nv = v[(j1 - 1) * ss], nw = w[(j1 - 1) * ss];
+    for (int j = j1 - 2; j >= j0; --j) {
+      nx = x[j * sx] = thomas_back(ThomasRow<T>{cp[j * ss], x[j * sx]}, nx);
+      nv = v[j * ss] = thomas_back(ThomasRow<T>{cp[j * ss], v[j * ss]}, nv);
+      nw = w[j * ss] = thomas_back(ThomasRow<T>{cp[j * ss], w[j * ss]}, nw);
+    }
+  }
+  if (p == 1) return;
+  T above[kPptMaxRanks], below[kPptMaxRanks];  // what multiplies v^(r) and w^(r) in Eq. (8)
+  above[0] = below[p - 1] = T(0);
+  if (!exact) {
+    for (int i = 0; i + 1 < p; ++i) {  // interface i | i+1: rank i's last row m, rank i+1's first row f
+      const int f = pdd_block_start(n, p, i + 1), m = f - 1;
+      const PddPair<T> y = pdd_interface(x[m * sx], w[m * ss], x[f * sx], v[f * ss]);
+      above[i + 1] = y.lo, below[i] = y.hi;
+    }
+  } else {
+    PptReduced<T> z;
+    z.q = 2 * (p - 1);
+    for (int i = 0; i < z.q; ++i) {
+      z.y[i] = T(0);
+      for (int cc = 0; cc < z.q; ++cc) z.z[i][cc] = T(0);
+    }
+    for (int i = 0; i + 1 < p; ++i) {
+      const int f = pdd_block_start(n, p, i + 1), m = f - 1;
+      ppt_set_interface(z, i, p, v[m * ss], w[m * ss], x[m * sx], v[f * ss], w[f * ss], x[f * sx]);
+    }
+    ppt_solve_reduced(z);
+    for (int r = 0; r < p; ++r) {
+      if (r > 0) above[r] = z.y[2 * r - 2];
+      if (r + 1 < p) below[r] = z.y[2 * r + 1];
+    }
+  }
+  for (int r = 0; r < p; ++r)  // Eq. (8)
+    for (int j = pdd_block_start(n, p, r); j < pdd_block_start(n, p, r + 1); ++j)
+      x[j * sx] = pdd_correct(x[j * sx], v[j * ss], w[j * ss], above[r], below[r]);
 }
 
 }  // namespace nsb

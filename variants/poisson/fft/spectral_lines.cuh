@@ -215,19 +215,23 @@ template <class T>
 struct RowsFromArrays {
   const T* rows;
   int n;
-  __host__ __device__ TridiagonalRow operator()(int j) const { return {double(rows[j]), double(rows[n + j]), double(rows[2 * n + j])}; }
+  __host__ __device__ TridiagonalRow operator()(int j) const {
+    return {double(rows[j]), double(rows[n + j]), double(rows[2 * n + j]), double(rows[3 * n + j])};
+  }
 };
 
 template <class T>
 __global__ void thomas_kernel(Complex<T>* W, T* scratch, const T* eig, const T* rows, Grid g, AxisTransform tx,
-                              AxisTransform tz, bool neumann_y) {
+                              AxisTransform tz, bool neumann_y, int y_ranks, bool y_exact) {
   const std::size_t lines = std::size_t(g.nx) * g.nz;
   NSB_POINTS_LOOP(line, lines) {
     const int i = int(line % g.nx), k = int(line / g.nx);
     const std::size_t first = i + std::size_t(g.nx) * g.ny * k;
     const bool singular = neumann_y && axis_constant_mode(tx, i) && axis_constant_mode(tz, k);
     const T shift = eig[i] + eig[g.nx + g.ny + k];
-    thomas_line(W + first, g.nx, g.ny, RowsFromArrays<T>{rows, g.ny}, shift, scratch + first, singular);
+    const std::size_t points = std::size_t(g.nx) * g.ny * g.nz;  // split: v and w after Thomas's c'
+    const LineSplit<T> split{y_ranks, y_exact, scratch + points + first, scratch + 2 * points + first};
+    thomas_line(W + first, g.nx, g.ny, RowsFromArrays<T>{rows, g.ny}, shift, scratch + first, singular, split);
   }
 }
 
@@ -279,6 +283,8 @@ template <class T>
 class SpectralLines final : public DirectSolveState {
  public:
   SpectralLines(const PoissonDirectCall<T>& c, bool tridiagonal) : g_(c.grid), faces_(c.faces), tridiagonal_(tridiagonal) {
+    if (c.y_faces) y_faces_.assign(c.y_faces, c.y_faces + c.grid.ny + 1);
+    y_ranks_ = c.y_ranks;
     try {
       build();
     } catch (...) {  // a plan or an allocation refused (a grid too large): nothing left behind
@@ -305,6 +311,7 @@ class SpectralLines final : public DirectSolveState {
     fused = fused && first >= 0;
     const Spectrum<T> spectrum{eig_, {t_[0], t_[1], t_[2]}, g_.nx, g_.ny};
 
+    c.phases.begin(c.phases.transforms);
     if (!fused) {
       pack_kernel<<<blocks(points, block), block, 0, stream>>>(w_, c.rhs, c.rhs_scale, g_);
       NSB_LAUNCHED("pack_kernel");
@@ -316,15 +323,19 @@ class SpectralLines final : public DirectSolveState {
       if (fused && a == last && !tridiagonal_) ends.eig = eig_, ends.t[0] = t_[0], ends.t[1] = t_[1], ends.t[2] = t_[2];
       transform(a, CUFFT_FORWARD, stream, block, ends, fused && a == 0 && t_[0] == AxisTransform::fourier);
     }
+    c.phases.end(c.phases.transforms);
+    c.phases.begin(c.phases.tridiagonal);
     if (tridiagonal_) {
       const std::size_t lines = std::size_t(g_.nx) * g_.nz;
       thomas_kernel<<<blocks(lines, 128), 128, 0, stream>>>(w_, scratch_, eig_, rows_, g_, t_[0], t_[2],
-                                                           faces_.face[1][0] == PoissonFace::neumann);
+                                                           faces_.face[1][0] == PoissonFace::neumann, y_ranks_, c.y_exact);
       NSB_LAUNCHED("thomas_kernel");
     } else if (!fused) {
       divide_kernel<<<blocks(points, block), block, 0, stream>>>(w_, spectrum, g_);
       NSB_LAUNCHED("divide_kernel");
     }
+    c.phases.end(c.phases.tridiagonal);
+    c.phases.begin(c.phases.transforms);
     for (int a = last; a >= first && a >= 0; --a) {
       if (!transformed(a)) continue;
       PassEnds<T> ends{g_};
@@ -336,6 +347,7 @@ class SpectralLines final : public DirectSolveState {
       NSB_LAUNCHED("unpack_kernel");
     }
     launch_ghost_axes(c.p, g_, faces_, stream, block);
+    c.phases.end(c.phases.transforms);
   }
 
  private:
@@ -354,14 +366,15 @@ class SpectralLines final : public DirectSolveState {
     eig_ = static_cast<T*>(device::alloc(eig.size() * sizeof(T), "poisson fft: eigenvalues"));
     device::copy_to_device(eig_, eig.data(), eig.size() * sizeof(T));
     if (tridiagonal_) {
-      std::vector<T> rows(3 * std::size_t(g_.ny));
+      std::vector<T> rows(4 * std::size_t(g_.ny));
       for (int j = 0; j < g_.ny; ++j) {
-        const TridiagonalRow r = tridiagonal_row(j, g_.ny, h[1], faces_.face[1][0], faces_.face[1][1]);
-        rows[j] = T(r.lower), rows[g_.ny + j] = T(r.diag), rows[2 * g_.ny + j] = T(r.upper);
+        const TridiagonalRow r = tridiagonal_row(j, g_.ny, h[1], faces_.face[1][0], faces_.face[1][1],
+                                                 y_faces_.empty() ? nullptr : y_faces_.data());
+        rows[j] = T(r.lower), rows[g_.ny + j] = T(r.diag), rows[2 * g_.ny + j] = T(r.upper), rows[3 * g_.ny + j] = T(r.weight);
       }
       rows_ = static_cast<T*>(device::alloc(rows.size() * sizeof(T), "poisson fft2_tridiag: rows"));
       device::copy_to_device(rows_, rows.data(), rows.size() * sizeof(T));
-      scratch_ = static_cast<T*>(device::alloc(points * sizeof(T), "poisson fft2_tridiag: Thomas scratch"));
+      scratch_ = static_cast<T*>(device::alloc(points * (y_ranks_ > 1 ? 3 : 1) * sizeof(T), "poisson fft2_tridiag: Thomas scratch"));
     }
     for (int a = 0; a < 3; ++a) {
       if (!transformed(a)) continue;
@@ -413,6 +426,8 @@ class SpectralLines final : public DirectSolveState {
 
   Grid g_;
   PoissonFaces faces_;
+  std::vector<double> y_faces_;  // empty: uniform y
+  int y_ranks_ = 1;              // the y lines split over virtual ranks (scratch for v and w)
   bool tridiagonal_;
   AxisTransform t_[3] = {};
   cufftHandle plan_[3] = {0, 0, 0};
@@ -428,9 +443,10 @@ class SpectralLines final : public DirectSolveState {
 // the workspace, rebuilt when the key changes.
 template <class State, class T, class Make>
 State& direct_solve_state(const PoissonDirectCall<T>& c, const char* variant, bool tridiagonal, Make make) {
-  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal); !why.empty()) throw std::invalid_argument(why);
+  if (const std::string why = direct_solve_refusal(c.faces, tridiagonal, c.y_faces != nullptr); !why.empty())
+    throw std::invalid_argument(why);
   if (!c.workspace) throw std::logic_error(std::string(variant) + ": the call carries no workspace");
-  const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces);
+  const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces, c.y_faces, c.y_ranks);
   auto* state = dynamic_cast<State*>(c.workspace->state.get());
   if (!state || state->key != key) {
     c.workspace->state.reset();  // the old plans and buffers first: two 512^3 sets may not fit
