@@ -11,13 +11,13 @@
 //   (reinitialisation: none needed, point_formulas.hpp)
 //
 // The pressure is the Poisson family's: a method that works on the equation (the paper's classical CG:
-// make_poisson_method<T>("cg", ...), on its own branch when this was written), handed a PoissonSystem
-// whose equation() is the 7-point Laplacian of p with Neumann walls and right-hand side (rho / dt) rhs.
-// The family's Neumann ghost rule is the mirror value CC-CCD's Neumann closure reads (ccd_formulas.hpp).
+// make_poisson_method<T>("cg", ...)), handed a PoissonSystem whose equation() is the 7-point Laplacian
+// of p with Neumann walls and right-hand side (rho / dt) rhs. The family's Neumann ghost rule is the
+// mirror value CC-CCD's Neumann closure reads (ccd_formulas.hpp).
 //
-// What this is not yet: a Solver (nsbench run: cases, timers, ranks, validation). It owns no memory:
-// the fields are a FieldSet the caller made with imle_field_names(), each velocity's ghosts holding the
-// walls' values, and its kernels are resolved variants. The wrapping Solver brackets the sections.
+// It owns no memory: the fields are a FieldSet the caller made with imle_field_names(), each velocity's
+// ghosts holding the walls' values, and its kernels are resolved variants. The registered Solver around
+// it (imle_solver.hpp: cases, recipes, timers, NVTX) brackets the sections.
 #pragma once
 
 #include <functional>
