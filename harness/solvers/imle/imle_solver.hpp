@@ -59,8 +59,8 @@ class ImleSolver final : public Solver<T> {
     ImleKernels k;
     k.ccd = choice("ccd"), k.predict = choice("predict"), k.move = choice("move");
     k.mls = choice("mls"), k.ppe_rhs = choice("ppe_rhs"), k.correct = choice("correct");
-    for (const char* stage : {"ccd", "predict", "move", "mls", "ppe_rhs", "correct"}) variant_ids_.push_back(r[stage].variant->id());
-    variant_ids_.insert(variant_ids_.begin() + 5, "pressure/" + method_);  // the sections' order
+    for (const std::string& stage : imle_stages()) variant_ids_.push_back(r[stage].variant->id());
+    variant_ids_.push_back("pressure/" + method_);  // the sections' order
     step_ = std::make_unique<ImleStep<T>>(g, prm, fields_, k, Exec{r.backend, o.threads, stream_, nullptr, 0},
                                           *pressure_, [this](int section, bool begin) { bracket(section, begin); });
   }
@@ -87,6 +87,7 @@ class ImleSolver final : public Solver<T> {
     step_index_ = s.step;
     time_ = s.time;
     sync();
+    monitored_ = s;
   }
   HostState<T> save() const override {
     sync();
@@ -104,6 +105,26 @@ class ImleSolver final : public Solver<T> {
     if (timer_) timer_->end(kStepSection);
     ++step_index_;
     time_ += prm_.dt;
+  }
+
+  // Relative change per unit time since the last call (or the load): RMS(u - u_then) / ((t - t_then) U),
+  // U = 1, from host copies (the step keeps no previous velocity: correct overwrites it).
+  bool monitors_steady_state() const override { return true; }
+  double steady_change() override {
+    HostState<T> now = save();
+    double sum = 0;
+    for (const char* name : {"u", "v", "w"}) {
+      const std::vector<T>&a = now.field(name), &b = monitored_.field(name);
+      for (int k = 1; k <= grid_.nz; ++k)
+        for (int j = 1; j <= grid_.ny; ++j)
+          for (int i = 1; i <= grid_.nx; ++i) {
+            const double d = double(a[grid_.idx(i, j, k)]) - double(b[grid_.idx(i, j, k)]);
+            sum += d * d;
+          }
+    }
+    const double elapsed = now.time - monitored_.time;
+    monitored_ = std::move(now);
+    return std::sqrt(sum / (3.0 * grid_.interior_points())) / elapsed;
   }
 
   // The last pressure solve (iterations, residual, its history in tolerance mode) and the largest
@@ -126,18 +147,22 @@ class ImleSolver final : public Solver<T> {
   WorkModel work_model(int section) const override {
     const ZRange all = ZRange::interior(grid_);
     const int e = int(sizeof(T));
+    using S = ImleStep<T>;
     switch (section) {
-      case 0: return ccd_model(ccd_lines(grid_, 0, all), e);  // the three axes' calls do the same work
-      case 1: return imle_point_model(ImlePoint::predict, grid_, all, e);
-      case 2: return imle_point_model(ImlePoint::move, grid_, all, e);
-      case 3: return mls_model(grid_, all, e);
-      case 4: return imle_point_model(ImlePoint::ppe_rhs, grid_, all, e);
-      case 6: return imle_point_model(ImlePoint::correct, grid_, all, e);
+      case S::kCcd: return ccd_model(ccd_lines(grid_, 0, all), e);  // the three axes' calls do the same work
+      case S::kPredict: return imle_point_model(ImlePoint::predict, grid_, all, e);
+      case S::kMove: return imle_point_model(ImlePoint::move, grid_, all, e);
+      case S::kMls: return mls_model(grid_, all, e);
+      case S::kPpeRhs: return imle_point_model(ImlePoint::ppe_rhs, grid_, all, e);
+      case S::kCorrect: return imle_point_model(ImlePoint::correct, grid_, all, e);
       default: return {};  // the pressure: its iterations vary (the Poisson family models its stages)
     }
   }
   // ccd: 3 axes x 3 components (diffusion) + 3 (pressure gradient); predict and correct per component.
-  double calls_per_step(int section) const override { return section == 0 ? 12 : section == 1 || section == 6 ? 3 : 1; }
+  double calls_per_step(int section) const override {
+    using S = ImleStep<T>;
+    return section == S::kCcd ? 12 : section == S::kPredict || section == S::kCorrect ? 3 : 1;
+  }
 
   void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 1; }  // every step runs the same pointers
@@ -193,6 +218,7 @@ class ImleSolver final : public Solver<T> {
   std::unique_ptr<ImleStep<T>> step_;
   std::vector<std::string> variant_ids_;  // NVTX names by section
   std::vector<std::unique_ptr<NvtxRange>> ranges_;
+  HostState<T> monitored_;  // the state steady_change compares with
   void* stream_ = nullptr;
   SectionTimer* timer_ = nullptr;
   int step_index_ = 0;
