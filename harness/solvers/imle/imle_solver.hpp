@@ -79,7 +79,9 @@ class ImleSolver final : public Solver<T> {
   }
 
   void load(const HostState<T>& s) override {
-    for (const std::string& name : state_names()) fields_.upload(name, s.field(name));
+    const std::vector<T> zero(grid_.padded_points(), T(0));
+    for (const std::string& name : imle_field_names())  // no field starts as whatever the allocator left
+      fields_.upload(name, s.has(name) ? s.field(name) : zero);
     const char* vel[3] = {"u", "v", "w"};
     const char* copies[3][2] = {{"u_star", "u_interp"}, {"v_star", "v_interp"}, {"w_star", "w_interp"}};
     for (int c = 0; c < 3; ++c)  // the walls' velocity in every velocity field's ghosts
