@@ -74,6 +74,8 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
   for (const nsb::SolverDef& d : nsb::SolverRegistry::instance().all())
     for (const std::string& name : d.cases) cases += (cases.empty() ? "" : " | ") + name + " (" + d.name + ")";
   run->add_option("--case", ro.case_options.name, "the case, and so the solver: " + cases)->capture_default_str();
+  run->add_option("--solver", ro.solver_name,
+                  "the solver, where the case's name alone does not pick it (imle's cavity and taylor_green)");
   run->add_option("--grid", c.grid, "interior cells NXxNYxNZ (cavity: lid on the top z plane, span in y; the wave: NXx1xNY)")
       ->capture_default_str();
   run->add_option("--re", ro.case_options.re, "Reynolds number")->capture_default_str();

@@ -17,6 +17,7 @@ namespace nsb {
 
 struct RunOptions {
   CaseOptions case_options;            // case_options.name picks the solver (the solver that has that case)
+  std::string solver_name;             // or this solver, whose case case_options.name is (cases shared by name)
   std::string precision = "double";    // "float" | "double"
   std::string backend = "cpu_serial";  // cpu_serial | cpu_omp | cuda
   std::string recipe;                  // empty: the solver's first recipe of the backend

@@ -65,11 +65,20 @@ const SolverDef& SolverRegistry::get(const std::string& name) const {
 
 const SolverDef& SolverRegistry::of_case(const std::string& case_name) const {
   for (const SolverDef& d : solvers_)
-    if (std::find(d.cases.begin(), d.cases.end(), case_name) != d.cases.end()) return d;
+    if (!d.by_name_only && std::find(d.cases.begin(), d.cases.end(), case_name) != d.cases.end()) return d;
   std::string known;
   for (const SolverDef& d : solvers_)
     for (const std::string& c : d.cases) known += " " + c;
   throw std::invalid_argument("unknown case '" + case_name + "'; known cases:" + known);
+}
+
+const SolverDef& SolverRegistry::of_run(const std::string& solver_name, const std::string& case_name) const {
+  if (solver_name.empty()) return of_case(case_name);
+  const SolverDef& d = get(solver_name);
+  if (std::find(d.cases.begin(), d.cases.end(), case_name) != d.cases.end()) return d;
+  std::string known;
+  for (const std::string& c : d.cases) known += " " + c;
+  throw std::invalid_argument("solver '" + solver_name + "' has no case '" + case_name + "'; its cases:" + known);
 }
 
 }  // namespace nsb

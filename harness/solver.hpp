@@ -211,6 +211,8 @@ struct SolverDef {
   std::vector<std::string> cases;     // --case names; the first is the default
   std::vector<std::string> sections;  // timing sections: the stage names in step order, then the solver's own
   std::vector<std::string> stages;    // the stage kinds a recipe chooses, in step order
+  // Its cases share names with another solver's (imle's cavity): a run reaches them by --solver only.
+  bool by_name_only = false;
   // Throws std::invalid_argument naming the problem for a bad case name, grid or parameter.
   std::function<std::unique_ptr<Problem>(const CaseOptions&)> make_problem;
 
@@ -228,8 +230,11 @@ class SolverRegistry {
   const std::vector<SolverDef>& all() const { return solvers_; }
   const SolverDef* find(const std::string& name) const;
   const SolverDef& get(const std::string& name) const;  // throws naming the known solvers
-  // The solver that has a case of this name (throws naming every solver's cases if none).
+  // The solver that has a case of this name, by_name_only solvers aside (throws naming every solver's
+  // cases if none).
   const SolverDef& of_case(const std::string& case_name) const;
+  // The named solver if solver_name is given (throws unless it has the case), else of_case.
+  const SolverDef& of_run(const std::string& solver_name, const std::string& case_name) const;
 
  private:
   std::vector<SolverDef> solvers_;

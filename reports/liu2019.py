@@ -138,4 +138,39 @@ def liu_stage_speedup(s, study, results, paper, out, all_results):
             [t[1] for t in target])
 
 
-BUILDERS = {"liu_cpu_threads": liu_cpu_threads, "liu_stage_speedup": liu_stage_speedup}
+def imle_runs(results):
+    """{(grid, backend, recipe): (step median seconds, {section: per-step median seconds})} of the imle run results."""
+    out = {}
+    for r in results.values():
+        if not common.is_schema(r, "run") or r.get("run", {}).get("solver") != "imle":
+            continue
+        g, t = r["run"]["grid"], r["timing"]
+        parts = {k: v["per_step"]["median"] for k, v in {**t.get("stages", {}), **t.get("sections", {})}.items()
+                 if isinstance(v, dict) and "per_step" in v}
+        out[(f"{g['nx']}x{g['ny']}x{g['nz']}", r["run"]["backend"], r["run"]["recipe"])] = (t["step"]["median"], parts)
+    return out
+
+
+def liu_solver_speedup(s, study, results, paper, out, all_results):
+    runs = imle_runs(results)
+    table = []
+    for grid in sorted({k[0] for k in runs}, key=lambda g: int(g.split("x")[0])):
+        cpu = runs.get((grid, "cpu_omp", "cpu-omp"))
+        nc = grid.split("x")[0]
+        claim_1 = next((p["speedup_vs_12thread_cpu"] for p in paper if p.get("nc") == nc and p.get("gpus") == "1"), "-")
+        for recipe in ("paper", "fused"):
+            gpu = runs.get((grid, "cuda", recipe))
+            if not gpu:
+                continue
+            share = (gpu[1].get("mls", 0) + gpu[1].get("pressure", 0)) / gpu[0] if gpu[0] else None
+            table.append([grid, recipe, fmt(cpu[0] * 1e3) if cpu else "-", fmt(gpu[0] * 1e3),
+                          fmt(cpu[0] / gpu[0]) if cpu else "-", claim_1, fmt(100 * share) if share else "-",
+                          "not built (no multi-GPU imle driver)"])
+    s.table(["grid (cells)", "GPU recipe", "all CPU threads ms/step", "1 GPU ms/step", "1 GPU speedup",
+             "paper 1 GPU", "MLS + CG % of GPU step", "2-4 GPUs"], table)
+    s.p("Paper: " + "; ".join(f"{p['gpus']} GPU(s) at {p['grid_points']}: {p['speedup_vs_12thread_cpu']}x" for p in paper)
+        + ". Fixed 100 CG iterations a step on both sides.")
+
+
+BUILDERS = {"liu_cpu_threads": liu_cpu_threads, "liu_stage_speedup": liu_stage_speedup,
+            "liu_solver_speedup": liu_solver_speedup}

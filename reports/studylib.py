@@ -43,14 +43,14 @@ COMMANDS = {"run", "stages", "bandwidth"}
 OPTIONS = {
     "run": {"case", "grid", "re", "dt", "safety", "gamma", "scheme", "backend", "threads", "precision", "recipe",
             "stage", "steps", "warmup", "jacobi-iterations", "jacobi-tol", "check-every", "launch", "ranks", "halo",
-            "no-check", "until-steady", "steady-tol", "poisson"},
+            "no-check", "until-steady", "steady-tol", "poisson", "solver"},
     "stages": {"grid", "precision", "stage", "variant", "tuning", "samples", "warmup", "backend", "threads", "solver"},
     "bandwidth": {"samples", "max-mib"},
 }
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
            "bandwidth", "roofline", "regression", "wave_speedup", "validation"}
 REPORTS |= {"tridiag_bandwidth", "fracstep_step_time"}  # reports/ha.py
-REPORTS |= {"liu_cpu_threads", "liu_stage_speedup"}  # reports/liu2019.py
+REPORTS |= {"liu_cpu_threads", "liu_stage_speedup", "liu_solver_speedup"}  # reports/liu2019.py
 REPORTS |= {"kemal_techniques", "kemal_routines"}  # reports/kemal_report.py
 REPORTS |= {"gohari_grid", "gohari_flow"}  # reports/gohari_report.py
 REPORTS |= {"urban_block_shapes", "urban_speedup"}  # reports/urban.py

@@ -179,7 +179,7 @@ void check_run_options(const RunOptions& o, Backend b, int ranks) {
 
 json run(const RunOptions& o) {
   check_numbers(o);
-  const SolverDef& solver = SolverRegistry::instance().of_case(o.case_options.name);
+  const SolverDef& solver = SolverRegistry::instance().of_run(o.solver_name, o.case_options.name);
   const std::unique_ptr<Problem> problem = solver.make_problem(o.case_options);
   const Backend b = parse_backend(o.backend);
   const int ranks = mpi::world() ? mpi::world()->size() : o.ranks;

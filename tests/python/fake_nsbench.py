@@ -52,6 +52,9 @@ POISSON_METHODS = ["jacobi", "rbsor", "cg", "pcg", "mg", "fft", "fft2_tridiag"]
 FRACSTEP = {"name": "fracstep", "description": "fake", "cases": ["poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"],
             "stages": ["rhs", "adi_z", "adi_y", "adi_x", "divergence", "correct"],
             "recipes": ["cpu-serial", "cpu-omp", "global"]}
+# The IMLE solver (Liu et al.), listed only (studies/liu2019's whole-solver runs name its recipes).
+IMLE = {"name": "imle", "description": "fake", "cases": ["cavity", "taylor_green"],
+        "stages": ["ccd", "predict", "move", "mls", "ppe_rhs", "correct"], "recipes": ["cpu-serial", "cpu-omp", "paper", "fused"]}
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages
 # --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
@@ -233,7 +236,7 @@ def listing():
              "tunings": ["pinned", "pageable"] if h == "host_staged_sync" else ["default"]} for h in HALO]
     if OLD:
         return {"schema": "nsbench.list/1",
-                "recipes": sorted(set(RECIPES + URBAN_RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"] + FRACSTEP["recipes"]
+                "recipes": sorted(set(RECIPES + URBAN_RECIPES + WAVE["recipes"] + MULTIBLOCK["recipes"] + FRACSTEP["recipes"] + IMLE["recipes"]
                                       + [r for g in GOHARI for r in g["recipes"]])),
                 "cases": CASES + URBAN_CASES + WAVE["cases"] + MULTIBLOCK["cases"] + [c for g in GOHARI for c in g["cases"]]
                 + POISSON_CASES + FRACSTEP["cases"],
@@ -247,7 +250,7 @@ def listing():
                 + [{"solver": so, "stage": s, "name": n, "tunings": GOHARI_TUNINGS} for so, s, n in GOHARI_VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER + URBAN_STAGES,
-                         "cases": CASES + URBAN_CASES, "recipes": RECIPES + URBAN_RECIPES}, WAVE, MULTIBLOCK, FRACSTEP] + GOHARI,
+                         "cases": CASES + URBAN_CASES, "recipes": RECIPES + URBAN_RECIPES}, WAVE, MULTIBLOCK, FRACSTEP, IMLE] + GOHARI,
             "stages": [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [],
                         "workloads": ["euler", "ab2"] if s == "momentum" else [""],
                         "flops_per_point": ({"euler": 201, "ab2": 210} if s == "momentum"
@@ -275,7 +278,8 @@ def listing():
             + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]]
             + [{"name": r, "solver": "multiblock", "description": ""} for r in MULTIBLOCK["recipes"]]
             + [{"name": r, "solver": g["name"], "description": ""} for g in GOHARI for r in g["recipes"]]
-            + [{"name": r, "solver": "fracstep", "description": ""} for r in FRACSTEP["recipes"]],
+            + [{"name": r, "solver": "fracstep", "description": ""} for r in FRACSTEP["recipes"]]
+            + [{"name": r, "solver": "imle", "description": ""} for r in IMLE["recipes"]],
             "cases": [{"name": c, "solver": SOLVER} for c in CASES + URBAN_CASES] + [{"name": "standing_wave", "solver": "wave"},
                                                                        {"name": "conjugate_cylinder", "solver": "multiblock"}]
             + [{"name": c, "solver": g["name"]} for g in GOHARI for c in g["cases"]]

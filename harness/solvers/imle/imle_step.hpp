@@ -11,13 +11,13 @@
 //   (reinitialisation: none needed, point_formulas.hpp)
 //
 // The pressure is the Poisson family's: a method that works on the equation (the paper's classical CG:
-// make_poisson_method<T>("cg", ...), on its own branch when this was written), handed a PoissonSystem
-// whose equation() is the 7-point Laplacian of p with Neumann walls and right-hand side (rho / dt) rhs.
-// The family's Neumann ghost rule is the mirror value CC-CCD's Neumann closure reads (ccd_formulas.hpp).
+// make_poisson_method<T>("cg", ...)), handed a PoissonSystem whose equation() is the 7-point Laplacian
+// of p with Neumann walls and right-hand side (rho / dt) rhs. The family's Neumann ghost rule is the
+// mirror value CC-CCD's Neumann closure reads (ccd_formulas.hpp).
 //
-// What this is not yet: a Solver (nsbench run: cases, timers, ranks, validation). It owns no memory:
-// the fields are a FieldSet the caller made with imle_field_names(), each velocity's ghosts holding the
-// walls' values, and its kernels are resolved variants. The wrapping Solver brackets the sections.
+// It owns no memory: the fields are a FieldSet the caller made with imle_field_names(), each velocity's
+// ghosts holding the walls' values, and its kernels are resolved variants. The registered Solver around
+// it (imle_solver.hpp: cases, recipes, timers, NVTX) brackets the sections.
 #pragma once
 
 #include <functional>
@@ -76,9 +76,11 @@ class ImlePressureSystem final : public PoissonSystem<T> {
 template <class T>
 class ImleStep {
  public:
-  // Sections a step brackets, in order (a Solver's timing sections).
+  // Sections a step brackets (a Solver's timing sections): the stage kinds in step order, then the
+  // pressure solve (which runs between ppe_rhs and correct).
+  enum Section : int { kCcd = 0, kPredict, kMove, kMls, kPpeRhs, kCorrect, kPressure };
   static const std::vector<std::string>& sections() {
-    static const std::vector<std::string> s = {"ccd", "predict", "move", "mls", "ppe_rhs", "pressure", "correct"};
+    static const std::vector<std::string> s = {"ccd", "predict", "move", "mls", "ppe_rhs", "correct", "pressure"};
     return s;
   }
 
@@ -106,15 +108,15 @@ class ImleStep {
     const char* d2[3] = {"ccd_d2_x", "ccd_d2_y", "ccd_d2_z"};
     for (int c = 0; c < 3; ++c) {  // 1-2: diffusion and prediction, a component at a time
       for (int axis = 0; axis < 3; ++axis) ccd(vel[c], d1[axis], d2[axis], axis, CcdBc::dirichlet);
-      point(k_.predict, 1, {vel[c], d2[0], d2[1], d2[2]}, {star[c]}, T(prm_.dt * prm_.nu));
+      point(k_.predict, kPredict, {vel[c], d2[0], d2[1], d2[2]}, {star[c]}, T(prm_.dt * prm_.nu));
     }
-    point(k_.move, 2, {star[0], star[1], star[2]}, {"disp_x", "disp_y", "disp_z"}, T(prm_.dt));  // 3
+    point(k_.move, kMove, {star[0], star[1], star[2]}, {"disp_x", "disp_y", "disp_z"}, T(prm_.dt));  // 3
     mls(all);                                                                                     // 4
-    point(k_.ppe_rhs, 4, {interp[0], interp[1], interp[2]}, {"rhs"}, T(0));                       // 5
+    point(k_.ppe_rhs, kPpeRhs, {interp[0], interp[1], interp[2]}, {"rhs"}, T(0));                       // 5
     solve_pressure();
     for (int axis = 0; axis < 3; ++axis) ccd("p", d1[axis], d2[axis], axis, CcdBc::neumann);     // 6
     for (int c = 0; c < 3; ++c)                                                                   // 7
-      point(k_.correct, 6, {interp[c], d1[c]}, {vel[c]}, T(prm_.dt / prm_.rho));
+      point(k_.correct, kCorrect, {interp[c], d1[c]}, {vel[c]}, T(prm_.dt / prm_.rho));
   }
 
   const PoissonReport& last_pressure() const { return report_; }
@@ -135,7 +137,7 @@ class ImleStep {
   }
 
   void ccd(const char* in, const char* out1, const char* out2, int axis, CcdBc bc) {
-    const Bracket b(*this, 0);
+    const Bracket b(*this, kCcd);
     CcdCall<T> c;
     c.grid = g_, c.zr = ZRange::interior(g_), c.axis = axis, c.bc = bc;
     c.phi = f_[in], c.d1 = f_[out1], c.d2 = f_[out2];
@@ -156,7 +158,7 @@ class ImleStep {
   }
 
   void mls(ZRange zr) {
-    const Bracket b(*this, 3);
+    const Bracket b(*this, kMls);
     MlsCall<T> c;
     c.grid = g_, c.zr = zr, c.exec = exec_;
     const char* disp[3] = {"disp_x", "disp_y", "disp_z"};
@@ -168,7 +170,7 @@ class ImleStep {
   }
 
   void solve_pressure() {
-    const Bracket b(*this, 5);
+    const Bracket b(*this, kPressure);
     PoissonEquation<T> e;
     e.grid = g_;  // every face neumann (PoissonFaces' default): singular, the method fixes the level
     e.p = f_["p"];

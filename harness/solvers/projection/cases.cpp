@@ -120,17 +120,23 @@ Case make_case(const CaseOptions& o) {
     // Thesis Fig. 3.4: unit cavity in x-z, lid on the top (z = 1) plane moving with u = U, no-slip on
     // the x walls and the bottom, free-slip on the y (front/back) planes so the flow stays 2D and can be
     // compared with Ghia et al. (1982). The span gets the same spacing as x.
+    // --case-param span=wall: the 3D cavity (the unit cube, no-slip everywhere: Liu et al. 2019's, to
+    // compare with the imle solver; odd ny puts a cell row on y = 1/2 for the centre lines).
     if (o.nx != o.nz)
       throw std::invalid_argument("cavity needs a square x-z section (nx == nz) to compare with Ghia et al.");
+    const auto params = case_params(o, {"span"});
+    const std::string span = params.count("span") ? params.at("span") : "free_slip";
+    if (span != "free_slip" && (span != "wall" || o.ny != o.nx || o.ny % 2 == 0))
+      throw std::invalid_argument("cavity: span=free_slip (2D, default) or span=wall with ny == nx odd (the 3D cube)");
     g.lx = g.lz = 1.0;
     g.ly = double(o.ny) / o.nx;
     set_all(c.bc, 0, FaceType::wall);
-    set_all(c.bc, 1, FaceType::free_slip);
+    set_all(c.bc, 1, span == "wall" ? FaceType::wall : FaceType::free_slip);
     set_all(c.bc, 2, FaceType::wall);
     c.bc.face[2][1].wall_velocity[0] = 1.0;
     c.u_ref = 1.0;
     c.nu = c.u_ref * 1.0 / o.re;
-    c.validation = "ghia";
+    c.validation = span == "wall" ? "cavity3d" : "ghia";
   } else if (o.name == "channel") {
     // Plane Poiseuille flow: periodic in x and y, walls at z = 0 and z = H = 1, driven by a body force
     // f = 8 nu Uc / H^2 so the steady centre-line speed is Uc = 1; Re = Uc H / nu.
@@ -163,7 +169,7 @@ Case make_case(const CaseOptions& o) {
     for (const auto& n : case_names()) known += " " + n;
     throw std::invalid_argument("unknown case '" + o.name + "'; known cases:" + known);
   }
-  if (c.validation != "urban" && c.validation != "cube") case_params(o, {});
+  if (c.validation != "urban" && c.validation != "cube" && o.name != "cavity") case_params(o, {});
   c.dt = o.dt > 0 ? o.dt : o.safety * stable_dt(g, c.nu, c.u_ref);
   return c;
 }

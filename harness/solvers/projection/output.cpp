@@ -73,7 +73,7 @@ std::vector<std::string> write_projection_output(const Case& c, const HostState<
   }
   std::vector<std::string> files = {dir + "/" + tag + ".vti"};
   write_vti(files[0], g, {{"velocity", 3, velocity}, {"speed", 1, speed}, {"pressure", 1, interior_cells(g, s.field("p"))}});
-  if (c.validation == "ghia") {
+  if (c.validation == "ghia" || c.validation == "cavity3d") {
     files.push_back(dir + "/" + tag + "_centre_lines.csv");
     write_centre_lines(c, s, files.back());
   }
