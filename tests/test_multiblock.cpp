@@ -238,7 +238,7 @@ TEST(MultiblockGpu, ResidualHistoryMatchesTheCpu) {
   NSB_NEEDS_GPU();
   const auto p = cylinder(33);
   const std::vector<double> cpu = residuals<double>(*p, "cpu-serial", 20);
-  for (const char* recipe : {"kemal", "kemal-host-search", "kemal-naive", "modern"}) {
+  for (const char* recipe : {"kemal", "kemal-host-search", "kemal-naive", "kemal-registered", "kemal-streams", "modern"}) {
     const std::vector<double> gpu = residuals<double>(*p, recipe, 20);
     ASSERT_EQ(gpu.size(), cpu.size());
     double worst = 0;

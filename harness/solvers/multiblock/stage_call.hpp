@@ -44,6 +44,9 @@ struct MbHostSide {
   // page-locked staging (cudaMallocHost), and the host arrays page-locked in place (cudaHostRegister).
   T* staging_pinned = nullptr;
   std::shared_ptr<void> pinned_owner, registration;
+  // The pageable staging page-locked in place (cudaHostRegister), and the per-field CUDA events of the
+  // overlapping variant (host_copies.cuh), likewise made on first use.
+  std::shared_ptr<void> staging_registration, field_events;
 };
 
 template <class T>
