@@ -10,6 +10,7 @@
 #include "mpi_driver.hpp"
 #include "nvtx.hpp"
 #include "run/rank_run.hpp"
+#include "slab_assigner.hpp"
 
 namespace nsb {
 
@@ -48,7 +49,10 @@ const HaloVariant* choose_halo(const std::string& choice, const std::string& dri
 }
 
 // The slabs of a decomposition of the problem's grid over `ranks`.
-std::vector<Slab> slabs_of(const Problem& p, int ranks) { return decompose_z(p.grid(), ranks, p.periodic_z()); }
+std::vector<Slab> slabs_of(const Problem& p, int ranks) {
+  if (const auto* own = dynamic_cast<const SlabAssigner*>(&p)) return own->assign_slabs(ranks);
+  return decompose_z(p.grid(), ranks, p.periodic_z());
+}
 
 template <class T>
 json run_ranks(const RunSetup& s) {

@@ -19,8 +19,8 @@
 // The routine itself is the CPU reference's, on the host copy.
 #pragma once
 
-#include "multiblock/boundary.hpp"
 #include "multiblock/common.cuh"
+#include "multiblock/host_side.hpp"
 
 namespace nsb {
 
@@ -33,12 +33,6 @@ template <class T>
 __global__ void mb_unpack_kernel(T* field, const std::uint32_t* band, std::size_t count, const T* in) {
   for (std::size_t m = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; m < count; m += std::size_t(gridDim.x) * blockDim.x)
     field[band[m]] = in[m];
-}
-
-template <class T>
-void mb_run_host_routine(MbStage s, const MbMesh& m, const MbArrays<T>& a) {
-  if (s == MbStage::ifsum) mb_interface_sum(m, a);
-  else mb_boundary_conditions(m, a);
 }
 
 enum class MbHostMemory { pageable, registered, pinned, pinned_overlap };
@@ -93,12 +87,12 @@ inline cudaEvent_t* mb_field_events(std::shared_ptr<void>& owner) {
 
 template <MbStage S, class T>
 void mb_whole_arrays(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields) {
-  const std::size_t bytes = c.grid.padded_points() * sizeof(T);
+  const std::size_t bytes = h.held_elems * sizeof(T), at = h.held_begin;  // this rank's planes
   const cudaStream_t stream = stream_of(c.exec);
-  for (int f : fields) NSB_CUDA(cudaMemcpyAsync(h.arrays.f[f], c.a.f[f], bytes, cudaMemcpyDeviceToHost, stream));
+  for (int f : fields) NSB_CUDA(cudaMemcpyAsync(h.arrays.f[f] + at, c.a.f[f] + at, bytes, cudaMemcpyDeviceToHost, stream));
   NSB_CUDA(cudaStreamSynchronize(stream));
-  mb_run_host_routine(S, *h.mesh, h.arrays);
-  for (int f : fields) NSB_CUDA(cudaMemcpyAsync(c.a.f[f], h.arrays.f[f], bytes, cudaMemcpyHostToDevice, stream));
+  mb_run_host_routine(S, h);
+  for (int f : fields) NSB_CUDA(cudaMemcpyAsync(c.a.f[f] + at, h.arrays.f[f] + at, bytes, cudaMemcpyHostToDevice, stream));
   NSB_CUDA(cudaStreamSynchronize(stream));  // the host arrays are the next call's
 }
 
@@ -138,7 +132,7 @@ void mb_band(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& field
   NSB_CUDA(cudaMemcpyAsync(staging, h.staging_device, total * sizeof(T), cudaMemcpyDeviceToHost, stream));
   NSB_CUDA(cudaStreamSynchronize(stream));
   for (std::size_t f = 0; f < fields.size(); ++f) band.to_arrays(h, fields[f], staging + f * nb);
-  mb_run_host_routine(S, *h.mesh, h.arrays);
+  mb_run_host_routine(S, h);
   for (std::size_t f = 0; f < fields.size(); ++f) band.from_arrays(h, fields[f], staging + f * nb);
   NSB_CUDA(cudaMemcpyAsync(h.staging_device, staging, total * sizeof(T), cudaMemcpyHostToDevice, stream));
   for (std::size_t f = 0; f < fields.size(); ++f) band.unpack(c, h, fields[f], f);
@@ -164,7 +158,7 @@ void mb_band_overlapped(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<
     NSB_CUDA(cudaEventSynchronize(arrived[f]));
     band.to_arrays(h, fields[f], staging + f * nb);
   }
-  mb_run_host_routine(S, *h.mesh, h.arrays);
+  mb_run_host_routine(S, h);
   for (std::size_t f = 0; f < fields.size(); ++f) {
     band.from_arrays(h, fields[f], staging + f * nb);
     NSB_CUDA(cudaMemcpyAsync(h.staging_device + f * nb, staging + f * nb, nb * sizeof(T), cudaMemcpyHostToDevice, stream));
@@ -178,7 +172,7 @@ void mb_host_routine(const MbCall<T>& c) {
   MbHostSide<T>& h = *c.host;
   const std::vector<int> fields = mb_stage_fields(S).writes;
   if constexpr (!Band) {
-    if constexpr (M == MbHostMemory::registered) mb_register_host_arrays(h, c.grid.padded_points() * sizeof(T));
+    if constexpr (M == MbHostMemory::registered) mb_register_host_arrays(h, c.grid.padded_points() * sizeof(T));  // the 13-block mirror
     mb_whole_arrays<S>(c, h, fields);
   } else if constexpr (M == MbHostMemory::pinned) {
     mb_band<S>(c, h, fields, mb_pinned_staging(h), false);
