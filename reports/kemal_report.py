@@ -238,7 +238,7 @@ def kemal_ranks(s, study, results, paper, out, all_results):
         if r is None:
             return f"{p} GPU ranks"
         over = r["run"]["decomposition"].get("oversubscribed")
-        gpus = len({d["device"] for d in r["run"]["decomposition"]["slabs"]})
+        gpus = len({d.get("device") for d in r["run"]["decomposition"].get("slabs", [])})
         return f"{p} GPU ranks" + (f" (oversubscribed on {gpus} GPUs)" if over else "")
 
     # The model: the one-GPU run's per-call times, each routine scaled by the busiest rank's share of its
@@ -279,13 +279,13 @@ def kemal_ranks(s, study, results, paper, out, all_results):
         if p < 2:
             continue
         c = cpu.get((g, p))
-        gpu_ranks = r["timing"]["per_rank_step_median"]
-        cpu_ranks = c["timing"]["per_rank_step_median"] if c else [None] * p
+        gpu_ranks = r["timing"].get("per_rank_step_median") or [None] * p  # blanks where a result has no per-rank times
+        cpu_ranks = (c["timing"].get("per_rank_step_median") if c else None) or [None] * p
         for k in range(p):
             blocks = _rank_blocks(p)[k]
             fluid = sum(1 for b in blocks if b < 8)
             table.append([g, label(r, p), k, f"({fluid}, {len(blocks) - fluid})", fmt(cpu_ranks[k] * 1e3 if cpu_ranks[k] else None),
-                          fmt(gpu_ranks[k] * 1e3), fmt(_ratio(cpu_ranks[k], gpu_ranks[k]))])
+                          fmt(gpu_ranks[k] * 1e3 if gpu_ranks[k] else None), fmt(_ratio(cpu_ranks[k], gpu_ranks[k]))])
     s.p("Fig. 33, balance: each rank's median iteration time, milliseconds, P CPU ranks and P GPU ranks, with its "
         "(fluid, solid) blocks.")
     s.table(["grid", "GPU ranks", "rank", "blocks", "CPU rank ms", "GPU rank ms", "CPU / GPU"], table)
