@@ -1,5 +1,6 @@
 // A case whose z planes go to ranks its own way, not as decompose_z's even slabs (the multiblock solver:
 // a block a plane, the paper's blocks per rank). Its Problem also derives from this; the run's drivers ask.
+// Its solver exchanges between its ranks itself: such a run has no halo variant (--halo is refused).
 #pragma once
 
 #include <vector>

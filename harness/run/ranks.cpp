@@ -54,6 +54,16 @@ std::vector<Slab> slabs_of(const Problem& p, int ranks) {
   return decompose_z(p.grid(), ranks, p.periodic_z());
 }
 
+// The halo variant of a decomposed run, or none where the case's solver exchanges between ranks itself.
+const HaloVariant* halo_of(const RunSetup& s, const std::string& driver, Tuning& tuning) {
+  if (dynamic_cast<const SlabAssigner*>(&s.problem)) {
+    if (!s.options.halo.empty())
+      throw std::runtime_error("--halo: the " + s.solver.name + " solver exchanges between its ranks itself");
+    return nullptr;
+  }
+  return choose_halo(s.options.halo, driver, s.recipe.backend, tuning);
+}
+
 template <class T>
 json run_ranks(const RunSetup& s) {
   const bool gpu = s.recipe.backend == Backend::cuda;
@@ -75,7 +85,7 @@ json run_ranks(const RunSetup& s) {
     RankContext ctx = shared;
     ctx.comm = world;
     ctx.rank = world->rank();
-    if (ranks > 1) ctx.halo = choose_halo(s.options.halo, "mpi", s.recipe.backend, ctx.tuning);
+    if (ranks > 1) ctx.halo = halo_of(s, "mpi", ctx.tuning);
     if (gpu) {
       ctx.device = mpi::local_rank() % gpus;
       ctx.oversubscribed = mpi::local_size() > gpus;
@@ -100,7 +110,7 @@ json run_ranks(const RunSetup& s) {
   }
 
   // One process, one host thread per rank (the thesis's one POSIX thread per GPU).
-  shared.halo = choose_halo(s.options.halo, "threads", s.recipe.backend, shared.tuning);
+  shared.halo = halo_of(s, "threads", shared.tuning);
   shared.oversubscribed = gpu && ranks > gpus;
   auto group = std::make_shared<ThreadGroup>(ranks);
   json result;

@@ -144,12 +144,6 @@ class MbSolver final : public Solver<T> {
     if (section < 0 || section >= int(MbStage::count)) return {};
     return mb_work_model(MbStage(section), *mesh_, blocks_, int(sizeof(T)));
   }
-  nlohmann::json halo_description() const override {
-    if (!comm_) return nlohmann::json::object();
-    return {{"halo_variant_used", false},
-            {"exchange", "the paper's MPI exchange through the host: inside ifsum and bc, each rank's boundary bands of "
-                         "the routine's fields go to every rank (one allgather of the communicator), host_side.hpp"}};
-  }
   bool monitors_steady_state() const override { return true; }
   double steady_change() override { return res_max_; }
 
