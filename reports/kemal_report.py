@@ -1,5 +1,6 @@
 """Report sections of the Kemal, Davis & Owens (2015) studies (studies/kemal2015/): the multiblock solver's
-techniques (Figs. 3-6) and its routines one GPU against one CPU core (Figs. 14-24), each table next to what
+techniques (Figs. 3-6), its routines one GPU against one CPU core (Figs. 14-24) and the code over ranks
+(Figs. 25-34), each table next to what
 the paper states (its figures are plots; only the numbers of its text are in the CSVs).
 
 Every number comes from result files: `run` results (per-call times of each routine in the loop, by section)
@@ -127,6 +128,24 @@ def kemal_techniques(s, study, results, paper, out, all_results):
         s.p(f"Paper: whole / boundary-only copy time about {paper_by['5']['value']} at {paper_by['5']['grid']} "
             "(PCIe 2.0, Fermi).")
 
+    # Sec. IV.D: host memory and streams (the paper gives no number); the kemal loop is loop_reduce's.
+    loops.update({(_grid(r), r["run"]["recipe"]): r for r in _group(results, "loop_copies")})
+    memories = ["", "_registered", "_pinned", "_pinned_overlap"]
+    recipes = ["kemal", "kemal-registered", "kemal-streams"]
+    table = []
+    for g in grids:
+        steps = [loops[(g, rc)]["timing"]["step"]["median"] if (g, rc) in loops else None for rc in recipes]
+        table.append([g] + [fmt(t_any(g, f"{st}/boundary_band{m}") * 1e6 if t_any(g, f"{st}/boundary_band{m}") else None)
+                            for st in ("ifsum", "bc") for m in memories] +
+                     [fmt(x * 1e3 if x else None) for x in steps] + [fmt(_ratio(steps[0], steps[2]))])
+    s.p("Sec. IV.D, host memory and streams: the boundary-band routines alone, microseconds per call (pageable and "
+        "synchronous; registered in place, synchronous; pinned, asynchronous; pinned, field by field overlapped "
+        "with the host's unpacking and packing), and the whole loop's milliseconds per iteration with each.")
+    s.table(["grid"] + [f"{st} {m.strip('_') or 'pageable'}" for st in ("ifsum", "bc") for m in memories] +
+            [f"loop {rc}" for rc in recipes] + ["kemal / kemal-streams"], table)
+    s.p("Paper: no number; pinning alone speeds up synchronous copies, and asynchronous copies on streams give "
+        "\"a significant added advantage\" (Sec. IV.D and conclusions).")
+
     # Fig. 6: scatter.
     scatters = ["atomic_cas", "atomic_fp64", "buffered", "gather"]
     table, series = [], {}
@@ -182,4 +201,127 @@ def kemal_routines(s, study, results, paper, out, all_results):
         s.table(["grid", "variant", "tuning", "us/call", "GB/s", "% of copy"], rows)
 
 
-BUILDERS = {"kemal_techniques": kemal_techniques, "kemal_routines": kemal_routines}
+# The paper's block-to-rank assignment (mesh.cpp mb_rank_blocks): floor(13/P) consecutive blocks a rank, the
+# remainder to the last; blocks 0-7 fluid, 8-12 solid. The model below needs the busiest rank's share.
+def _rank_blocks(p):
+    per = 13 // p
+    out = [[] for _ in range(p)]
+    for b in range(13):
+        out[min(b // per, p - 1)].append(b)
+    return out
+
+
+def _busiest_share(p, routine):
+    """The largest fraction of a routine's blocks on one rank (conjugatep: the 5 solid, update: all, else 8 fluid)."""
+    kind = {"conjugatep": lambda b: b >= 8, "update": lambda b: True, "bc": lambda b: True}.get(routine, lambda b: b < 8)
+    total = sum(1 for b in range(13) if kind(b))
+    return max(sum(1 for b in r if kind(b)) for r in _rank_blocks(p)) / total
+
+
+def _ranks_of(r):
+    return r["run"]["decomposition"]["ranks"]
+
+
+def kemal_ranks(s, study, results, paper, out, all_results):
+    cpu1 = {_grid(r): r for r in _group(results, "cpu1")}
+    cpu = {(_grid(r), _ranks_of(r)): r for r in _group(results, "cpu_ranks")}
+    cpu.update({(g, 1): r for g, r in cpu1.items()})
+    gpu = {(_grid(r), _ranks_of(r)): r for g in ("gpu_ranks", "gpu_ranks_oversubscribed")
+           for r in _group(results, g)}
+    mpi = {(_grid(r), _ranks_of(r)): r for r in _group(results, "gpu_mpi")}
+    grids = sorted({k[0] for k in gpu} | {k[0] for k in cpu} | set(cpu1), key=_block_nodes)
+    g4 = grids[-1] if grids else None
+    ps = sorted({p for _, p in gpu} | {p for _, p in cpu} | {4, 5, 6, 7, 8})
+    paper_by = {(p["comparison"], int(p["ranks"])): p for p in paper}
+
+    def label(r, p):
+        if r is None:
+            return f"{p} GPU ranks"
+        over = r["run"]["decomposition"].get("oversubscribed")
+        gpus = len({d.get("device") for d in r["run"]["decomposition"].get("slabs", [])})
+        return f"{p} GPU ranks" + (f" (oversubscribed on {gpus} GPUs)" if over else "")
+
+    # The model: the one-GPU run's per-call times, each routine scaled by the busiest rank's share of its
+    # blocks; the host routines as on one rank (every rank runs them on all the bands); exchanges left out.
+    def model_step(grid, p):
+        one = gpu.get((grid, 1))
+        if not one:
+            return None
+        total = 0.0
+        for name, st in one["timing"]["stages"].items():
+            per = st.get("per_call", {}).get("median")
+            if per is None:
+                continue
+            total += per * st.get("calls_per_step", 1) * (1 if name in ("ifsum", "bc") else _busiest_share(p, name))
+        return total
+
+    # Figs. 25-32: per routine at the largest grid.
+    if g4:
+        table = []
+        for routine in [r for r in ROUTINES if r != "conjugatep"]:
+            row = [f"{routine} (Fig. {25 + ROUTINES.index(routine)})"]
+            t1 = _per_call(cpu1[g4], routine) if g4 in cpu1 else None
+            for p in ps:
+                x = _per_call(gpu[(g4, p)], routine) if (g4, p) in gpu else None
+                c = _per_call(cpu[(g4, p)], routine) if (g4, p) in cpu else None
+                row += [fmt(_ratio(c, x)), fmt(_ratio(t1, x))]
+            table.append(row)
+        s.p(f"Figs. 25-32 at {g4}: each routine's speedup, P GPU ranks (recipe kemal) over P CPU ranks and over one CPU "
+            "rank, per call on the slowest rank (copies and exchanges excluded, as in the paper). Oversubscribed P "
+            "share GPUs: their times are an upper bound. A blank: not run here.")
+        s.table(["routine"] + [f"P={p} {w}" for p in ps for w in ("vs P CPU", "vs 1 CPU")], table)
+        s.p("Paper: vs P CPU ranks roughly constant for P = 4-8; vs one CPU rank about the same for 4-7 and higher at 8 "
+            "(one fluid block a rank). The busiest rank holds 3, 2, 2, 2, 1 fluid blocks at P = 4..8.")
+
+    # Fig. 33: per-rank balance.
+    table = []
+    for (g, p), r in sorted(gpu.items(), key=lambda kv: (_block_nodes(kv[0][0]), kv[0][1])):
+        if p < 2:
+            continue
+        c = cpu.get((g, p))
+        gpu_ranks = r["timing"].get("per_rank_step_median") or [None] * p  # blanks where a result has no per-rank times
+        cpu_ranks = (c["timing"].get("per_rank_step_median") if c else None) or [None] * p
+        for k in range(p):
+            blocks = _rank_blocks(p)[k]
+            fluid = sum(1 for b in blocks if b < 8)
+            table.append([g, label(r, p), k, f"({fluid}, {len(blocks) - fluid})", fmt(cpu_ranks[k] * 1e3 if cpu_ranks[k] else None),
+                          fmt(gpu_ranks[k] * 1e3 if gpu_ranks[k] else None), fmt(_ratio(cpu_ranks[k], gpu_ranks[k]))])
+    s.p("Fig. 33, balance: each rank's median iteration time, milliseconds, P CPU ranks and P GPU ranks, with its "
+        "(fluid, solid) blocks.")
+    s.table(["grid", "GPU ranks", "rank", "blocks", "CPU rank ms", "GPU rank ms", "CPU / GPU"], table)
+    s.p("Paper: at P = 8 the rank with 1 fluid + 5 solid blocks is not distinguishable from the others (conjugatep "
+        "is cheap); the CPU / GPU bars about 6 apart.")
+
+    # Fig. 34: the whole loop.
+    table = []
+    for g in grids:
+        t1 = cpu1[g]["timing"]["step"]["median"] if g in cpu1 else None
+        for p in ps:
+            r = gpu.get((g, p))
+            c = cpu.get((g, p))
+            x = r["timing"]["step"]["median"] if r else None
+            cp = c["timing"]["step"]["median"] if c else None
+            m = model_step(g, p) if p > 1 else None
+            if not (x or cp or m):
+                continue
+            table.append([g, label(r, p), fmt(t1 * 1e3 if t1 else None), fmt(cp * 1e3 if cp else None),
+                          fmt(x * 1e3 if x else None), fmt(_ratio(cp, x)), fmt(_ratio(t1, x)),
+                          fmt(m * 1e3 if m else None), fmt(_ratio(cp, m)), fmt(_ratio(t1, m))])
+    s.p("Fig. 34, the whole iteration loop (with its copies, host routines and exchanges), milliseconds per "
+        "iteration: one CPU rank, P CPU ranks (MPI), P GPU ranks, and the speedups; then the MODEL of P GPU ranks "
+        "(each on its own GPU) from the one-GPU run: its per-call times scaled by the busiest rank's share of each "
+        "routine's blocks, the host routines as on one rank, exchanges left out.")
+    s.table(["grid", "GPU ranks", "1 CPU ms", "P CPU ms", "P GPU ms", "vs P CPU", "vs 1 CPU", "model ms",
+             "model vs P CPU", "model vs 1 CPU"], table)
+    for key in (("gpu_ranks_vs_same_cpu_ranks", 8), ("gpu_ranks_vs_1_cpu_rank", 8)):
+        if key in paper_by:
+            p = paper_by[key]
+            s.p(f"Paper, {p['grid']}, {p['ranks']} ranks, {key[0].replace('_', ' ')}: {p['speedup']} ({p['qualifier']}).")
+    if mpi:
+        table = [[g, p, fmt(r["timing"]["step"]["median"] * 1e3),
+                  fmt(gpu[(g, p)]["timing"]["step"]["median"] * 1e3 if (g, p) in gpu else None)] for (g, p), r in sorted(mpi.items())]
+        s.p("GPU ranks as MPI processes (the paper's way) against host threads, milliseconds per iteration.")
+        s.table(["grid", "ranks", "MPI ms", "threads ms"], table)
+
+
+BUILDERS = {"kemal_techniques": kemal_techniques, "kemal_routines": kemal_routines, "kemal_ranks": kemal_ranks}

@@ -51,7 +51,7 @@ REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling"
            "bandwidth", "roofline", "regression", "wave_speedup", "validation"}
 REPORTS |= {"tridiag_bandwidth", "fracstep_step_time"}  # reports/ha.py
 REPORTS |= {"liu_cpu_threads", "liu_stage_speedup", "liu_solver_speedup"}  # reports/liu2019.py
-REPORTS |= {"kemal_techniques", "kemal_routines"}  # reports/kemal_report.py
+REPORTS |= {"kemal_techniques", "kemal_routines", "kemal_ranks"}  # reports/kemal_report.py
 REPORTS |= {"gohari_grid", "gohari_flow"}  # reports/gohari_report.py
 REPORTS |= {"urban_block_shapes", "urban_speedup"}  # reports/urban.py
 REPORTS |= {"poisson_time_to_tolerance"}  # reports/poisson_report.py

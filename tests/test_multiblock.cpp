@@ -1,6 +1,6 @@
 // The multiblock solver (Kemal, Davis & Owens 2015; harness/solvers/multiblock/): its mesh and rank
 // assignment, free-stream preservation and conservation across block interfaces on the CPU, the whole
-// loop serial vs OpenMP, and (with a GPU) the loop's residual history GPU vs CPU.
+// loop serial vs OpenMP, P ranks against one, and (with a GPU) the loop's residual history GPU vs CPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +13,7 @@
 #include "multiblock/stage_call.hpp"
 #include "recipe.hpp"
 #include "registry.hpp"
+#include "run.hpp"
 
 namespace nsb {
 namespace {
@@ -228,6 +229,40 @@ TEST(Multiblock, GridMustBeThirteenSquareBlocks) {
   EXPECT_THROW(SolverRegistry::instance().of_case("conjugate_cylinder").make_problem(o), std::invalid_argument);
 }
 
+// A run of the cylinder over `ranks` ranks of the threads driver (the run checks itself against one rank).
+nlohmann::json run_over_ranks(int ranks, const std::string& backend, const std::string& recipe) {
+  RunOptions o;
+  o.case_options.name = "conjugate_cylinder";
+  o.case_options.nx = o.case_options.ny = kN, o.case_options.nz = kMbBlocks;
+  o.backend = backend, o.recipe = recipe;
+  o.steps = 5, o.warmup = 1, o.ranks = ranks, o.progress = false;
+  return run(o);
+}
+
+// The paper's block-to-rank assignment as the run's slabs, and P ranks doing one rank's arithmetic: the
+// host routines see the same bands on every rank and the reductions are exact, so the states agree to the
+// bit; the residual history (combined over ranks) is the one-rank run's. P = 4 has a rank of solid blocks
+// only (it skips the fluid routines), P = 8 the paper's one fluid block a rank.
+TEST(MultiblockRanks, PRanksAreOneRank) {
+  const auto p = cylinder(kN);
+  for (int ranks : {2, 4, 8}) {
+    const nlohmann::json r = run_over_ranks(ranks, "cpu_serial", "");
+    const nlohmann::json& d = r["run"]["decomposition"];
+    ASSERT_EQ(d["ranks"], ranks);
+    const std::vector<std::vector<int>> blocks = mb_rank_blocks(ranks);
+    for (int k = 0; k < ranks; ++k) {
+      EXPECT_EQ(d["slabs"][k]["z_begin"], blocks[std::size_t(k)].front() + 1) << ranks << " ranks, rank " << k;
+      EXPECT_EQ(d["slabs"][k]["nz"], blocks[std::size_t(k)].size()) << ranks << " ranks, rank " << k;
+    }
+    const nlohmann::json& ref = r["checks"]["reference"];
+    ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
+    EXPECT_TRUE(ref["pass"].get<bool>()) << ref.dump();
+    for (auto& [name, f] : ref["fields"].items()) EXPECT_EQ(f["max_rel_diff"].get<double>(), 0.0) << ranks << " ranks: " << name;
+    const int steps = ref["steps"].get<int>();
+    EXPECT_EQ(r["checks"]["residual_history"].get<std::vector<double>>(), residuals<double>(*p, "cpu-serial", steps)) << ranks;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------- GPU
 
 #define NSB_NEEDS_GPU() \
@@ -238,7 +273,7 @@ TEST(MultiblockGpu, ResidualHistoryMatchesTheCpu) {
   NSB_NEEDS_GPU();
   const auto p = cylinder(33);
   const std::vector<double> cpu = residuals<double>(*p, "cpu-serial", 20);
-  for (const char* recipe : {"kemal", "kemal-host-search", "kemal-naive", "modern"}) {
+  for (const char* recipe : {"kemal", "kemal-host-search", "kemal-naive", "kemal-registered", "kemal-streams", "modern"}) {
     const std::vector<double> gpu = residuals<double>(*p, recipe, 20);
     ASSERT_EQ(gpu.size(), cpu.size());
     double worst = 0;
@@ -246,6 +281,18 @@ TEST(MultiblockGpu, ResidualHistoryMatchesTheCpu) {
     std::printf("residual history %s vs cpu-serial, 20 iterations: max relative difference %.2e\n", recipe, worst);
     EXPECT_LT(worst, 1e-9) << recipe;
   }
+}
+
+// Two and four GPU ranks (oversubscribed where the GPUs are fewer) against one, with each way of moving
+// the host routines' data (whole arrays: each rank its own planes; the band, pageable and overlapped).
+TEST(MultiblockGpu, RanksAreOneRank) {
+  NSB_NEEDS_GPU();
+  for (const char* recipe : {"kemal", "kemal-naive", "kemal-streams"})
+    for (int ranks : {2, 4}) {
+      const nlohmann::json ref = run_over_ranks(ranks, "cuda", recipe)["checks"]["reference"];
+      ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
+      EXPECT_TRUE(ref["pass"].get<bool>()) << recipe << ", " << ranks << " ranks: " << ref.dump();
+    }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "mpi_driver.hpp"
 #include "nvtx.hpp"
 #include "run/rank_run.hpp"
+#include "slab_assigner.hpp"
 
 namespace nsb {
 
@@ -48,7 +49,20 @@ const HaloVariant* choose_halo(const std::string& choice, const std::string& dri
 }
 
 // The slabs of a decomposition of the problem's grid over `ranks`.
-std::vector<Slab> slabs_of(const Problem& p, int ranks) { return decompose_z(p.grid(), ranks, p.periodic_z()); }
+std::vector<Slab> slabs_of(const Problem& p, int ranks) {
+  if (const auto* own = dynamic_cast<const SlabAssigner*>(&p)) return own->assign_slabs(ranks);
+  return decompose_z(p.grid(), ranks, p.periodic_z());
+}
+
+// The halo variant of a decomposed run, or none where the case's solver exchanges between ranks itself.
+const HaloVariant* halo_of(const RunSetup& s, const std::string& driver, Tuning& tuning) {
+  if (dynamic_cast<const SlabAssigner*>(&s.problem)) {
+    if (!s.options.halo.empty())
+      throw std::runtime_error("--halo: the " + s.solver.name + " solver exchanges between its ranks itself");
+    return nullptr;
+  }
+  return choose_halo(s.options.halo, driver, s.recipe.backend, tuning);
+}
 
 template <class T>
 json run_ranks(const RunSetup& s) {
@@ -71,7 +85,7 @@ json run_ranks(const RunSetup& s) {
     RankContext ctx = shared;
     ctx.comm = world;
     ctx.rank = world->rank();
-    if (ranks > 1) ctx.halo = choose_halo(s.options.halo, "mpi", s.recipe.backend, ctx.tuning);
+    if (ranks > 1) ctx.halo = halo_of(s, "mpi", ctx.tuning);
     if (gpu) {
       ctx.device = mpi::local_rank() % gpus;
       ctx.oversubscribed = mpi::local_size() > gpus;
@@ -96,7 +110,7 @@ json run_ranks(const RunSetup& s) {
   }
 
   // One process, one host thread per rank (the thesis's one POSIX thread per GPU).
-  shared.halo = choose_halo(s.options.halo, "threads", s.recipe.backend, shared.tuning);
+  shared.halo = halo_of(s, "threads", shared.tuning);
   shared.oversubscribed = gpu && ranks > gpus;
   auto group = std::make_shared<ThreadGroup>(ranks);
   json result;

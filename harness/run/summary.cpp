@@ -79,7 +79,8 @@ void print_summary(const json& r) {
     for (const json& s : d["slabs"])
       if (s["device"].get<int>() >= 0) std::printf(" %d@gpu%d", s["nz"].get<int>(), s["device"].get<int>());
       else std::printf(" %d", s["nz"].get<int>());
-    std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
+    if (!d.contains("halo")) std::printf("\n  no halo variant: the solver exchanges between its ranks itself\n");
+    else std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
                 d["halo"]["tuning"].get<std::string>().c_str(), 100 * t["halo"]["share_of_step"].get<double>(),
                 t["halo"]["timing"].get<std::string>().c_str());
     for (auto& [h, x] : t["halo"].items()) {

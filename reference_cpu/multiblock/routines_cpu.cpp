@@ -10,8 +10,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "multiblock/boundary.hpp"
-#include "multiblock/stage_call.hpp"
+#include "multiblock/host_side.hpp"
 #include "registry.hpp"
 
 namespace nsb {
@@ -118,11 +117,11 @@ void resmax(const MbCall<T>& c) {
 }
 template <class T>
 void ifsum(const MbCall<T>& c) {
-  mb_interface_sum(*c.host->mesh, c.a);
+  mb_cpu_host_routine(MbStage::ifsum, c);
 }
 template <class T>
 void bc(const MbCall<T>& c) {
-  mb_boundary_conditions(*c.host->mesh, c.a);
+  mb_cpu_host_routine(MbStage::bc, c);
 }
 
 struct Entry {

@@ -32,7 +32,8 @@ WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["st
 MULTIBLOCK = {"name": "multiblock", "description": "fake", "cases": ["conjugate_cylinder"],
               "stages": ["conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux", "fluxtrb", "ifsum",
                          "smthp", "smthtrb", "update", "resmax", "bc"],
-              "recipes": ["cpu-serial", "cpu-omp", "kemal", "kemal-host-search", "kemal-naive", "modern"]}
+              "recipes": ["cpu-serial", "cpu-omp", "kemal", "kemal-host-search", "kemal-naive", "kemal-registered",
+                          "kemal-streams", "modern"]}
 # Gohari et al. (2012): two more solvers, listed only (studies/gohari2012 validates against them).
 GOHARI = [{"name": "streamvort", "description": "fake", "stages": ["vorticity", "stream", "boundary"],
            "cases": ["naca0012", "flat_plate"], "recipes": ["cpu-serial", "cpu-omp", "regular", "present"]},

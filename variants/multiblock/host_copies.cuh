@@ -5,18 +5,22 @@
 //                  the rows one in for bc), packed on the device by a gather kernel into one buffer, one
 //                  copy each way, unpacked on the host into its arrays and back on the device by a
 //                  scatter kernel (the paper: "copying only the boundary data into a host buffer")
-// and the host memory of Sec. IV.D:
-//   pageable       (the two above) synchronous copies from ordinary host memory, the paper's default
-//   registered     whole arrays, the host arrays page-locked in place with cudaHostRegister (the paper's way:
-//                  its arrays were Fortran's) on first use, async copies on the stream
-//   pinned         the boundary band through a cudaMallocHost staging buffer, async copies; the copy back
-//                  and the device unpack are left in flight (the next kernels follow on the stream)
-// Not done: overlapping the copies with other CPU work (the paper's streams); here the host routine needs
-// all of its data first. The routine itself is the CPU reference's, on the host copy.
+// and the host memory and streams of Sec. IV.D:
+//   pageable        (the two above) synchronous copies from ordinary host memory, the paper's default
+//   registered      the host memory page-locked in place with cudaHostRegister (the paper's way: its arrays
+//                   were Fortran's) on first use: whole arrays (async copies on the stream), or the band's
+//                   staging buffer (still synchronous: "pinning alone also speeds up synchronous copies")
+//   pinned          the boundary band through a cudaMallocHost staging buffer, async copies; the copy back
+//                   and the device unpack are left in flight (the next kernels follow on the stream)
+//   pinned_overlap  the same, field by field: each field's copy is queued with an event behind it, and the
+//                   host unpacks a field as soon as its event has passed while the later fields still copy;
+//                   on the way back it packs the next field while the previous one copies (the paper's
+//                   streams overlapping copies with CPU work; its routine itself needs every field first)
+// The routine itself is the CPU reference's, on the host copy.
 #pragma once
 
-#include "multiblock/boundary.hpp"
 #include "multiblock/common.cuh"
+#include "multiblock/host_side.hpp"
 
 namespace nsb {
 
@@ -31,13 +35,7 @@ __global__ void mb_unpack_kernel(T* field, const std::uint32_t* band, std::size_
     field[band[m]] = in[m];
 }
 
-template <class T>
-void mb_run_host_routine(MbStage s, const MbMesh& m, const MbArrays<T>& a) {
-  if (s == MbStage::ifsum) mb_interface_sum(m, a);
-  else mb_boundary_conditions(m, a);
-}
-
-enum class MbHostMemory { pageable, registered, pinned };
+enum class MbHostMemory { pageable, registered, pinned, pinned_overlap };
 
 template <class T>
 void mb_register_host_arrays(MbHostSide<T>& h, std::size_t bytes) {
@@ -64,42 +62,108 @@ T* mb_pinned_staging(MbHostSide<T>& h) {
   return h.staging_pinned;
 }
 
-template <MbStage S, class T>
-void mb_whole_arrays(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields) {
-  const std::size_t bytes = c.grid.padded_points() * sizeof(T);
-  const cudaStream_t stream = stream_of(c.exec);
-  for (int f : fields) NSB_CUDA(cudaMemcpyAsync(h.arrays.f[f], c.a.f[f], bytes, cudaMemcpyDeviceToHost, stream));
-  NSB_CUDA(cudaStreamSynchronize(stream));
-  mb_run_host_routine(S, *h.mesh, h.arrays);
-  for (int f : fields) NSB_CUDA(cudaMemcpyAsync(c.a.f[f], h.arrays.f[f], bytes, cudaMemcpyHostToDevice, stream));
-  NSB_CUDA(cudaStreamSynchronize(stream));  // the host arrays are the next call's
+template <class T>
+T* mb_registered_staging(MbHostSide<T>& h) {
+  T* p = h.staging_pageable->data();
+  if (!h.staging_registration) {
+    NSB_CUDA(cudaHostRegister(p, h.staging_elems * sizeof(T), cudaHostRegisterDefault));
+    h.staging_registration = std::shared_ptr<void>(p, [](void* q) { cudaHostUnregister(q); });
+  }
+  return p;
+}
+
+// One event per field a host routine moves (bc moves the most: 7).
+inline constexpr std::size_t kMbMaxHostFields = 8;
+inline cudaEvent_t* mb_field_events(std::shared_ptr<void>& owner) {
+  if (!owner) {
+    auto events = std::make_shared<std::vector<cudaEvent_t>>(kMbMaxHostFields);
+    for (cudaEvent_t& e : *events) NSB_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    owner = std::shared_ptr<void>(events.get(), [events](void*) {
+      for (cudaEvent_t e : *events) cudaEventDestroy(e);
+    });
+  }
+  return static_cast<std::vector<cudaEvent_t>*>(owner.get())->data();
 }
 
 template <MbStage S, class T>
-void mb_band(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields, T* staging, bool wait_at_end) {
-  const std::vector<std::uint32_t>& band = S == MbStage::ifsum ? h.edge_band : h.bc_band;
-  const std::uint32_t* band_device = S == MbStage::ifsum ? h.edge_band_device : h.bc_band_device;
-  const std::size_t nb = band.size(), total = nb * fields.size();
-  if (h.staging_elems < total) throw std::logic_error("multiblock host routine: staging buffer too small");
+void mb_whole_arrays(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields) {
+  const std::size_t bytes = h.held_elems * sizeof(T), at = h.held_begin;  // this rank's planes
   const cudaStream_t stream = stream_of(c.exec);
-  const unsigned blocks = std::max(1u, std::min(ceil_div((long long)nb, 256), 4096u));
-  for (std::size_t f = 0; f < fields.size(); ++f) {
-    mb_pack_kernel<<<blocks, 256, 0, stream>>>(c.a.f[fields[f]], band_device, nb, h.staging_device + f * nb);
+  for (int f : fields) NSB_CUDA(cudaMemcpyAsync(h.arrays.f[f] + at, c.a.f[f] + at, bytes, cudaMemcpyDeviceToHost, stream));
+  NSB_CUDA(cudaStreamSynchronize(stream));
+  mb_run_host_routine(S, h);
+  for (int f : fields) NSB_CUDA(cudaMemcpyAsync(c.a.f[f] + at, h.arrays.f[f] + at, bytes, cudaMemcpyHostToDevice, stream));
+  NSB_CUDA(cudaStreamSynchronize(stream));  // the host arrays are the next call's
+}
+
+// The band of stage S's call: its node list on the host and on the device.
+template <MbStage S, class T>
+struct MbBand {
+  const std::vector<std::uint32_t>& host;
+  const std::uint32_t* device;
+  unsigned launch_blocks;
+  explicit MbBand(const MbHostSide<T>& h)
+      : host(S == MbStage::ifsum ? h.edge_band : h.bc_band), device(S == MbStage::ifsum ? h.edge_band_device : h.bc_band_device),
+        launch_blocks(std::max(1u, std::min(ceil_div((long long)host.size(), 256), 4096u))) {}
+  void pack(const MbCall<T>& c, const MbHostSide<T>& h, int field, std::size_t slot) const {
+    mb_pack_kernel<<<launch_blocks, 256, 0, stream_of(c.exec)>>>(c.a.f[field], device, host.size(), h.staging_device + slot * host.size());
     NSB_LAUNCHED("mb_pack_kernel");
   }
-  NSB_CUDA(cudaMemcpyAsync(staging, h.staging_device, total * sizeof(T), cudaMemcpyDeviceToHost, stream));
-  NSB_CUDA(cudaStreamSynchronize(stream));
-  for (std::size_t f = 0; f < fields.size(); ++f)
-    for (std::size_t k = 0; k < nb; ++k) h.arrays.f[fields[f]][band[k]] = staging[f * nb + k];
-  mb_run_host_routine(S, *h.mesh, h.arrays);
-  for (std::size_t f = 0; f < fields.size(); ++f)
-    for (std::size_t k = 0; k < nb; ++k) staging[f * nb + k] = h.arrays.f[fields[f]][band[k]];
-  NSB_CUDA(cudaMemcpyAsync(h.staging_device, staging, total * sizeof(T), cudaMemcpyHostToDevice, stream));
-  for (std::size_t f = 0; f < fields.size(); ++f) {
-    mb_unpack_kernel<<<blocks, 256, 0, stream>>>(c.a.f[fields[f]], band_device, nb, h.staging_device + f * nb);
+  void unpack(const MbCall<T>& c, const MbHostSide<T>& h, int field, std::size_t slot) const {
+    mb_unpack_kernel<<<launch_blocks, 256, 0, stream_of(c.exec)>>>(c.a.f[field], device, host.size(), h.staging_device + slot * host.size());
     NSB_LAUNCHED("mb_unpack_kernel");
   }
+  // Host side: staging slot <-> the host array of the field.
+  void to_arrays(const MbHostSide<T>& h, int field, const T* slot) const {
+    for (std::size_t k = 0; k < host.size(); ++k) h.arrays.f[field][host[k]] = slot[k];
+  }
+  void from_arrays(const MbHostSide<T>& h, int field, T* slot) const {
+    for (std::size_t k = 0; k < host.size(); ++k) slot[k] = h.arrays.f[field][host[k]];
+  }
+};
+
+template <MbStage S, class T>
+void mb_band(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields, T* staging, bool wait_at_end) {
+  const MbBand<S, T> band(h);
+  const std::size_t nb = band.host.size(), total = nb * fields.size();
+  if (h.staging_elems < total) throw std::logic_error("multiblock host routine: staging buffer too small");
+  const cudaStream_t stream = stream_of(c.exec);
+  for (std::size_t f = 0; f < fields.size(); ++f) band.pack(c, h, fields[f], f);
+  NSB_CUDA(cudaMemcpyAsync(staging, h.staging_device, total * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  NSB_CUDA(cudaStreamSynchronize(stream));
+  for (std::size_t f = 0; f < fields.size(); ++f) band.to_arrays(h, fields[f], staging + f * nb);
+  mb_run_host_routine(S, h);
+  for (std::size_t f = 0; f < fields.size(); ++f) band.from_arrays(h, fields[f], staging + f * nb);
+  NSB_CUDA(cudaMemcpyAsync(h.staging_device, staging, total * sizeof(T), cudaMemcpyHostToDevice, stream));
+  for (std::size_t f = 0; f < fields.size(); ++f) band.unpack(c, h, fields[f], f);
   if (wait_at_end) NSB_CUDA(cudaStreamSynchronize(stream));
+}
+
+// Field by field through pinned staging: the host works on field f while fields after it are in flight.
+template <MbStage S, class T>
+void mb_band_overlapped(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields) {
+  const MbBand<S, T> band(h);
+  const std::size_t nb = band.host.size();
+  if (h.staging_elems < nb * fields.size() || fields.size() > kMbMaxHostFields)
+    throw std::logic_error("multiblock host routine: staging buffer too small");
+  T* staging = mb_pinned_staging(h);
+  cudaEvent_t* arrived = mb_field_events(h.field_events);
+  const cudaStream_t stream = stream_of(c.exec);
+  for (std::size_t f = 0; f < fields.size(); ++f) band.pack(c, h, fields[f], f);
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    NSB_CUDA(cudaMemcpyAsync(staging + f * nb, h.staging_device + f * nb, nb * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    NSB_CUDA(cudaEventRecord(arrived[f], stream));
+  }
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    NSB_CUDA(cudaEventSynchronize(arrived[f]));
+    band.to_arrays(h, fields[f], staging + f * nb);
+  }
+  mb_run_host_routine(S, h);
+  for (std::size_t f = 0; f < fields.size(); ++f) {
+    band.from_arrays(h, fields[f], staging + f * nb);
+    NSB_CUDA(cudaMemcpyAsync(h.staging_device + f * nb, staging + f * nb, nb * sizeof(T), cudaMemcpyHostToDevice, stream));
+  }
+  for (std::size_t f = 0; f < fields.size(); ++f) band.unpack(c, h, fields[f], f);
 }
 
 template <MbStage S, bool Band, MbHostMemory M, class T>
@@ -108,10 +172,14 @@ void mb_host_routine(const MbCall<T>& c) {
   MbHostSide<T>& h = *c.host;
   const std::vector<int> fields = mb_stage_fields(S).writes;
   if constexpr (!Band) {
-    if constexpr (M == MbHostMemory::registered) mb_register_host_arrays(h, c.grid.padded_points() * sizeof(T));
+    if constexpr (M == MbHostMemory::registered) mb_register_host_arrays(h, c.grid.padded_points() * sizeof(T));  // the 13-block mirror
     mb_whole_arrays<S>(c, h, fields);
   } else if constexpr (M == MbHostMemory::pinned) {
     mb_band<S>(c, h, fields, mb_pinned_staging(h), false);
+  } else if constexpr (M == MbHostMemory::pinned_overlap) {
+    mb_band_overlapped<S>(c, h, fields);
+  } else if constexpr (M == MbHostMemory::registered) {
+    mb_band<S>(c, h, fields, mb_registered_staging(h), true);
   } else {
     mb_band<S>(c, h, fields, h.staging_pageable->data(), true);
   }
@@ -119,13 +187,16 @@ void mb_host_routine(const MbCall<T>& c) {
 
 template <MbStage S, bool Band, MbHostMemory M>
 Variant mb_host_routine_variant(const char* status) {
-  static constexpr const char* memory[] = {"pageable", "registered", "pinned"};
+  static_assert(Band || M == MbHostMemory::pageable || M == MbHostMemory::registered, "whole arrays: pageable or registered");
+  static constexpr const char* memory[] = {"pageable", "registered", "pinned", "pinned"};
+  static constexpr const char* suffix[] = {"", "_registered", "_pinned", "_pinned_overlap"};
+  static constexpr const char* sync[] = {"blocking", "blocking", "async", "overlap"};
   Variant v;
   v.stage = std::string("multiblock/") + kMbStageNames[int(S)];
-  v.name = std::string(Band ? "boundary_band" : "whole_arrays") + (M == MbHostMemory::pageable ? "" : std::string("_") + memory[int(M)]);
+  v.name = std::string(Band ? "boundary_band" : "whole_arrays") + suffix[int(M)];
   v.backend = Backend::cuda;
   v.tags = {{"memory", "global"}, {"copy", Band ? "boundary_band" : "whole_arrays"}, {"host_memory", memory[int(M)]},
-            {"sync", M == MbHostMemory::pinned ? "async" : "blocking"}};
+            {"sync", sync[int(M)]}};
   v.status = status;
   v.synchronizes = true;
   v.run_float = StageFn(&mb_host_routine<S, Band, M, float>);

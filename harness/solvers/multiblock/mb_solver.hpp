@@ -17,11 +17,17 @@
 //   resmax        max |res_rho| / vol: the convergence residual        GPU reduction
 //   bc            boundary conditions, shared-node copies, ghosts      CPU (boundary copies)
 //
-// Not done (docs/solvers/kemal.md): the CPU multigrid (Ni 1982) and the MPI ranks with the paper's
-// block-to-rank assignment (mesh.hpp computes it; the run refuses --ranks).
+// Over ranks (--ranks P, or mpirun -np P) each rank runs its blocks of the paper's assignment (mesh.hpp
+// mb_rank_blocks; a block is a z plane, so the rank's slab is its blocks' planes): its arrays hold only
+// those planes, addressed by the 13-block indices through base pointers moved back by the planes before
+// them (never dereferenced outside its own). The host routines exchange the bands between ranks
+// (host_side.hpp); the two reductions are combined over ranks.
+//
+// Not done (docs/solvers/kemal.md): the CPU multigrid (Ni 1982).
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,16 +54,20 @@ inline constexpr int kMbStateFields[] = {kRho, kRu, kRv, kE, kRk, kRw, kTs};
 template <class T>
 class MbSolver final : public Solver<T> {
  public:
-  MbSolver(std::shared_ptr<const MbMesh> mesh, const ResolvedRecipe& r, const SolverOptions& o)
-      : mesh_(std::move(mesh)), recipe_(r), fields_(mesh_->grid.padded_points(), r.backend == Backend::cuda) {
-    for (int f = 0; f < kMbFieldCount; ++f) arrays_.f[f] = fields_.add(kMbFieldNames[f]);
+  // `ctx`: a rank of a decomposed run (its slab is its blocks' planes), or null for all 13 blocks.
+  MbSolver(std::shared_ptr<const MbMesh> mesh, const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx)
+      : mesh_(std::move(mesh)), recipe_(r), local_(ctx ? slab_grid(mesh_->grid, ctx->slab()) : mesh_->grid),
+        first_plane_(ctx ? ctx->slab().z_begin - 1 : 0), fields_(local_.padded_points(), r.backend == Backend::cuda),
+        comm_(ctx ? ctx->comm : nullptr) {
+    const std::size_t shift = std::size_t(first_plane_) * plane_elems(mesh_->grid);
+    for (int f = 0; f < kMbFieldCount; ++f) arrays_.f[f] = fields_.add(kMbFieldNames[f]) - shift;
     gpu_ = r.backend == Backend::cuda;
     if (gpu_) {
       stream_ = device::stream_create();
       scratch_ = Buffer<double>(std::size_t(1) << 19, true, "multiblock reduction partials");
     }
-    for (int b = 0; b < kMbBlocks; ++b) blocks_.push_back(b);
-    store_ = std::make_unique<MbHostStore<T>>(*mesh_, fields_, blocks_);
+    for (int b = first_plane_; b < first_plane_ + local_.nz; ++b) blocks_.push_back(b);
+    store_ = std::make_unique<MbHostStore<T>>(*mesh_, fields_, blocks_, comm_, shift);
     for (int s = 0; s < int(MbStage::count); ++s) {
       const ResolvedStage& st = recipe_[kMbStageNames[s]];
       MbCall<T>& c = calls_[s];
@@ -85,7 +95,7 @@ class MbSolver final : public Solver<T> {
   static std::size_t device_bytes(const Grid& g) { return (kMbFieldCount + 8) * g.padded_points() * sizeof(T) + (8u << 20); }
 
   void load(const HostState<T>& s) override {
-    const std::vector<T> zero(mesh_->grid.padded_points(), T(0));
+    const std::vector<T> zero(local_.padded_points(), T(0));
     for (int f = 0; f < kX; ++f) fields_.upload(kMbFieldNames[f], zero);
     for (int f = kMbScratch; f < kMbFieldCount; ++f) fields_.upload(kMbFieldNames[f], zero);
     for (int f : kMbStateFields) fields_.upload(kMbFieldNames[f], s.field(kMbFieldNames[f]));
@@ -95,7 +105,7 @@ class MbSolver final : public Solver<T> {
   }
   HostState<T> save() const override {
     sync();
-    HostState<T> s{mesh_->grid, {}, step_, double(step_)};
+    HostState<T> s{local_, {}, step_, double(step_)};
     for (int f : kMbStateFields) s.fields.emplace_back(kMbFieldNames[f], fields_.buffer(kMbFieldNames[f]).download());
     return s;
   }
@@ -128,7 +138,7 @@ class MbSolver final : public Solver<T> {
   }
   WorkModel work_model(int section) const override {
     if (section == kMbZeroSection) {
-      const double nodes = double(mesh_->n) * mesh_->n * kMbFluidBlocks;
+      const double nodes = double(mesh_->n) * mesh_->n * double(mb_blocks_of(blocks_, MbStage::flux).size());
       return {nodes, 6 * nodes * sizeof(T), 0};
     }
     if (section < 0 || section >= int(MbStage::count)) return {};
@@ -151,24 +161,32 @@ class MbSolver final : public Solver<T> {
   const std::vector<double>& residual_history() const { return history_; }
 
  private:
+  // A geometry field of the 13-block mesh: this rank's planes of it.
   void upload(int f, const std::vector<double>& values) {
-    std::vector<T> v(values.size());
-    std::transform(values.begin(), values.end(), v.begin(), [](double x) { return T(x); });
+    const auto first = values.begin() + std::ptrdiff_t(std::size_t(first_plane_) * plane_elems(mesh_->grid));
+    std::vector<T> v(local_.padded_points());
+    std::transform(first, first + std::ptrdiff_t(v.size()), v.begin(), [](double x) { return T(x); });
     fields_.upload(kMbFieldNames[f], v);
   }
+  // A rank without blocks of a stage's kind skips it (a reduction then offers its neutral value).
   void run(MbStage s) {
     const ResolvedStage& st = *stage_[int(s)];
     NvtxRange range(st.variant->id().c_str());
     begin(int(s));
-    st.variant->template fn<MbCall<T>>()(calls_[int(s)]);
+    MbCall<T>& c = calls_[int(s)];
+    if (c.nblocks > 0 || s == MbStage::ifsum || s == MbStage::bc) st.variant->template fn<MbCall<T>>()(c);
+    else if (c.scalar) *c.scalar = s == MbStage::dtmin ? std::numeric_limits<double>::infinity() : 0.0;
+    if (comm_ && s == MbStage::dtmin) dt_min_ = -comm_->allreduce_max(-dt_min_);
+    if (comm_ && s == MbStage::resmax) res_max_ = comm_->allreduce_max(res_max_);
     end(int(s));
   }
   // res of the fluid unknowns and res_T to zero (res_T is rewritten by conjugatep; zeroed for clarity).
   void zero_changes() {
     begin(kMbZeroSection);
     for (int f = kRes0; f <= kRes5; ++f) {
-      if (gpu_) device::fill_bytes(arrays_.f[f], 0, mesh_->grid.padded_points() * sizeof(T), stream_);
-      else std::fill(arrays_.f[f], arrays_.f[f] + mesh_->grid.padded_points(), T(0));
+      T* local = fields_[kMbFieldNames[f]];
+      if (gpu_) device::fill_bytes(local, 0, local_.padded_points() * sizeof(T), stream_);
+      else std::fill(local, local + local_.padded_points(), T(0));
     }
     end(kMbZeroSection);
   }
@@ -181,7 +199,10 @@ class MbSolver final : public Solver<T> {
 
   std::shared_ptr<const MbMesh> mesh_;
   ResolvedRecipe recipe_;
+  Grid local_;       // this rank's planes (all 13 blocks undecomposed)
+  int first_plane_;  // the 13-block plane of its lower ghost plane
   FieldSet<T> fields_;
+  Communicator* comm_;  // null: one rank
   MbArrays<T> arrays_{};
   bool gpu_ = false;
   void* stream_ = nullptr;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "multiblock/mb_solver.hpp"
+#include "slab_assigner.hpp"
 
 namespace nsb {
 namespace {
@@ -30,7 +31,7 @@ void check_case(const CaseOptions& o) {
   if (o.dt != 0) throw std::invalid_argument("--dt: the multiblock solver marches local time steps (deltatp)");
 }
 
-class MbProblem final : public ProblemImpl<MbProblem> {
+class MbProblem final : public ProblemImpl<MbProblem>, public SlabAssigner {
  public:
   explicit MbProblem(const CaseOptions& o) {
     check_case(o);
@@ -57,12 +58,19 @@ class MbProblem final : public ProblemImpl<MbProblem> {
   HostState<T> initial() const {
     return mb_initial_state<T>(*mesh_);
   }
+  // The paper's block-to-rank assignment (mesh.hpp mb_rank_blocks): a rank's slab is its blocks' planes.
+  std::vector<Slab> assign_slabs(int ranks) const override {
+    const std::vector<std::vector<int>> blocks = mb_rank_blocks(ranks);
+    std::vector<Slab> slabs;
+    for (int r = 0; r < ranks; ++r)
+      slabs.push_back(Slab{r, ranks, blocks[std::size_t(r)].front() + 1, int(blocks[std::size_t(r)].size()), r - 1,
+                           r + 1 < ranks ? r + 1 : -1});
+    return slabs;
+  }
+
   template <class T>
   std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
-    if (ctx && ctx->decomposed())
-      throw std::runtime_error("multiblock: runs over ranks (the paper's block-to-rank assignment, mesh.hpp "
-                               "mb_rank_blocks) are not implemented yet; run one rank");
-    return std::make_unique<MbSolver<T>>(mesh_, r, o);
+    return std::make_unique<MbSolver<T>>(mesh_, r, o, ctx && ctx->decomposed() ? ctx : nullptr);
   }
   template <class T>
   nlohmann::json check(const HostState<T>&, bool) const {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@
 
 namespace nsb {
 
+// The stage kinds, in the loop's order (Fig. 1 order of the GPU routines, then the solver's own).
+enum class MbStage : int { conjugatep, lamvis, deltatp, dtmin, stressp, stresstrb, flux, fluxtrb, ifsum, smthp, smthtrb, update, resmax, bc, count };
+inline constexpr const char* kMbStageNames[] = {"conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux",
+                                                "fluxtrb", "ifsum", "smthp", "smthtrb", "update", "resmax", "bc"};
 // Host-side state of the CPU routines: the mesh and a host copy of every field (for a CPU run these are
 // the solver's own arrays), plus staging buffers the GPU variants of ifsum and bc copy through.
 template <class T>
@@ -44,6 +49,14 @@ struct MbHostSide {
   // page-locked staging (cudaMallocHost), and the host arrays page-locked in place (cudaHostRegister).
   T* staging_pinned = nullptr;
   std::shared_ptr<void> pinned_owner, registration;
+  // The pageable staging page-locked in place (cudaHostRegister), and the per-field CUDA events of the
+  // overlapping variant (host_copies.cuh), likewise made on first use.
+  std::shared_ptr<void> staging_registration, field_events;
+  // A run over ranks (host_side.hpp): the elements of the 13-block arrays this rank holds (its planes,
+  // ghost planes included; all of them undecomposed), and the exchange that brings every other rank's
+  // band of a stage's fields into `arrays` before the routine runs (empty: one rank).
+  std::size_t held_begin = 0, held_elems = 0;
+  std::function<void(MbStage)> exchange;
 };
 
 template <class T>
@@ -59,10 +72,6 @@ struct MbCall {
   Exec exec;
 };
 
-// The stage kinds, in the loop's order (Fig. 1 order of the GPU routines, then the solver's own).
-enum class MbStage : int { conjugatep, lamvis, deltatp, dtmin, stressp, stresstrb, flux, fluxtrb, ifsum, smthp, smthtrb, update, resmax, bc, count };
-inline constexpr const char* kMbStageNames[] = {"conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux",
-                                                "fluxtrb", "ifsum", "smthp", "smthtrb", "update", "resmax", "bc"};
 // Which blocks a stage runs on: solid (conjugatep), fluid and solid (update, bc), else fluid.
 inline bool mb_stage_on_fluid(MbStage s) { return s != MbStage::conjugatep; }
 inline bool mb_stage_on_solid(MbStage s) { return s == MbStage::conjugatep || s == MbStage::update || s == MbStage::bc; }

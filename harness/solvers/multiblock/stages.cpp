@@ -156,7 +156,7 @@ StageKind kind(MbStage s, const char* summary, const char* default_gpu, double u
                       {"reduce", {"tree", "host_search"}},
                       {"copy", {"whole_arrays", "boundary_band"}},
                       {"host_memory", {"pageable", "registered", "pinned"}},
-                      {"sync", {"blocking", "async"}}};
+                      {"sync", {"blocking", "async", "overlap"}}};
   k.default_gpu_variant = default_gpu;
   k.tolerance_ulps = ulps;
   k.scalar_output = s == MbStage::dtmin || s == MbStage::resmax;
