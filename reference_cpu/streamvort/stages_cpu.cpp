@@ -1,5 +1,5 @@
 // Every stage of the grid generator (ogrid/sweep) and the stream-function/vorticity solver
-// (streamvort/vorticity, /stream, /boundary) on the CPU: the correctness reference of every GPU
+// (streamvort/vorticity, /stream, /boundary, /turbulence) on the CPU: the correctness reference of every GPU
 // variant and the paper's serial baseline (one core, Table 2: no OpenMP). cpu_serial and cpu_omp are
 // the same loops with the OpenMP region switched off or on (the labelled extra of notes Sec. 6.1); each
 // node is computed alone and the residual is a maximum, so the two agree bit for bit.
@@ -38,7 +38,13 @@ void stream(const StreamCall<T>& c) {
 }
 template <class T>
 void vorticity(const VorticityCall<T>& c) {
-  apply(VorticityOp<T>::of(c), c.exec);
+  if (c.nu_eff) apply(TurbulentVorticityOp<T>::of(c), c.exec);
+  else apply(VorticityOp<T>::of(c), c.exec);
+}
+template <class T>
+void turbulence(const TurbulenceCall<T>& c) {
+#pragma omp parallel for schedule(static) num_threads(threads_of(c.exec)) if (c.exec.backend == Backend::cpu_omp)
+  for (int i = 1; i <= c.grid.nx; ++i) baldwin_lomax_column(TurbulenceOp<T>::of(c), i);
 }
 template <class T>
 void boundary(const BoundaryCall<T>& c) {
@@ -58,6 +64,8 @@ const Registrar stream_serial{cpu("streamvort/stream", Backend::cpu_serial, &str
 const Registrar stream_omp{cpu("streamvort/stream", Backend::cpu_omp, &stream<float>, &stream<double>)};
 const Registrar vorticity_serial{cpu("streamvort/vorticity", Backend::cpu_serial, &vorticity<float>, &vorticity<double>)};
 const Registrar vorticity_omp{cpu("streamvort/vorticity", Backend::cpu_omp, &vorticity<float>, &vorticity<double>)};
+const Registrar turbulence_serial{cpu("streamvort/turbulence", Backend::cpu_serial, &turbulence<float>, &turbulence<double>)};
+const Registrar turbulence_omp{cpu("streamvort/turbulence", Backend::cpu_omp, &turbulence<float>, &turbulence<double>)};
 const Registrar boundary_serial{cpu("streamvort/boundary", Backend::cpu_serial, &boundary<float>, &boundary<double>)};
 const Registrar boundary_omp{cpu("streamvort/boundary", Backend::cpu_omp, &boundary<float>, &boundary<double>)};
 

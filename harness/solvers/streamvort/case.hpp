@@ -5,7 +5,9 @@
 //
 // Command line: --case naca0012 | flat_plate, --grid NXxNYx1 (NX xi nodes, NY eta unknowns between the
 // body row and the far-field row), --re (default 100 is the core's; the paper's cases are --re 5000
-// and --re 100000), --dt or --safety. The flow runs on the algebraic grid (geometry.hpp); the elliptic
+// and --re 100000), --dt or --safety; --case-param turbulence=baldwin_lomax (default none: laminar) adds the
+// streamvort/turbulence stage and the eddy viscosity; --case-param wall_spacing=H sets the first eta
+// spacing at the body in chords (default 0.25 / sqrt(Re)). The flow runs on the algebraic grid (geometry.hpp); the elliptic
 // generator is the ogrid solver, timed on its own as in the paper's Table 3.
 #pragma once
 
@@ -28,6 +30,8 @@ struct FlowCase {
   double relax = 1;  // Jacobi relaxation of the stream function (the paper's "over-relaxed" factor is not
                      // given; weighted Jacobi is only sure to converge for 0 < w <= 1, notes Sec. 1.3)
   XiEnds psi_ends = XiEnds::periodic;  // of psi and omega: periodic (O-grid) or outflow (plate)
+  bool turbulent = false;              // Baldwin-Lomax (nu_eff = nu + nu_t) or laminar nu
+  std::vector<double> wall_dist;       // turbulent: each node's distance from its column's wall node
 };
 
 // The grid of a case: GridSpec defaults, the wall spacing 0.25 / sqrt(Re) chords.
@@ -44,7 +48,8 @@ void check_flow_options(const SolverOptions& o);
 template <class T>
 HostState<T> flow_initial_state(const FlowCase& c);
 
-// naca0012: {"kind": "symmetry", "max_error": |C_L|, "cl", "cd", ...}; flat_plate: blasius_check.
+// naca0012: {"kind": "symmetry", "max_error": |C_L|, "cl", "cd", ...}; flat_plate: blasius_check, or when
+// turbulent the skin friction against the turbulent flat plate's C_f = 0.0592 Re_x^-0.2.
 template <class T>
 nlohmann::json flow_validation(const FlowCase& c, const HostState<T>& s);
 

@@ -83,6 +83,10 @@ std::vector<double> initial_stream_function(const Geometry& geo);
 double stable_time_step(const Geometry& geo, const Metrics& m, const std::vector<double>& psi, double nu,
                         double safety);
 
+// Each node's distance from the wall node of its column (Baldwin-Lomax's y; the grid lines leave the
+// body about normal to it), every column including the ghosts.
+std::vector<double> wall_distance(const Geometry& geo);
+
 // Wall pressure by the paper's line integral (Eq. 8): dp/dxi = nu (beta omega_xi - gamma omega_eta) / J
 // at the wall, from the trailing edge; forces from pressure and wall shear (nu omega along -r_xi),
 // coefficients on chord 1, rho = 1, U = 1. cp[i - 1] for i = 1..nx.
@@ -101,5 +105,9 @@ double blasius_fprime(double eta);
 // f'(eta) for eta <= 8. {"kind": "blasius", "max_error" (relative, C_f), "rms_error", "profile_max_error", ...}
 nlohmann::json blasius_check(const Geometry& geo, const std::vector<double>& psi, const std::vector<double>& omega,
                              double re);
+
+// The turbulent plate (Baldwin-Lomax from the leading edge): C_f against the 1/7-power law's
+// C_f = 0.0592 Re_x^-0.2 on x in [0.2, 0.8]. {"kind": "turbulent_plate", "max_error", "rms_error", "stations"}.
+nlohmann::json turbulent_plate_check(const Geometry& geo, const std::vector<double>& omega, double re);
 
 }  // namespace nsb

@@ -18,7 +18,8 @@ class FlowProblem final : public ProblemImpl<FlowProblem> {
     return {{"case", case_.name}, {"re", case_.re}, {"dt", case_.dt}, {"relax", case_.relax},
             {"body", s.body == Body::airfoil ? "NACA " + s.naca : "flat plate"}, {"wall_spacing", s.wall_spacing},
             {"far_radius", s.far_radius}, {"xi_nodes", s.nx}, {"eta_unknowns", s.ny},
-            {"convection", "hybrid: central at cell Peclet <= 2, else 1st-order upwind"}, {"angle_of_attack", 0}};
+            {"convection", "hybrid: central at cell Peclet <= 2, else 1st-order upwind"}, {"angle_of_attack", 0},
+            {"turbulence", case_.turbulent ? "baldwin_lomax" : "none"}};
   }
   void check_options(const SolverOptions& o) const override { check_flow_options(o); }
 
@@ -37,7 +38,7 @@ class FlowProblem final : public ProblemImpl<FlowProblem> {
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions& o) const {
-    return FlowSolver<T>::device_bytes(g, o.jacobi_iterations);
+    return FlowSolver<T>::device_bytes(g, o.jacobi_iterations, case_.turbulent);
   }
 
  private:
@@ -47,10 +48,10 @@ class FlowProblem final : public ProblemImpl<FlowProblem> {
 const SolverRegistrar reg{SolverDef{
     .name = "streamvort",
     .description = "Gohari, Esfahanian & Moqtaderi (2012): 2D incompressible flow in stream function and vorticity on "
-                   "a body-fitted grid, explicit vorticity transport, Jacobi for the stream function",
+                   "a body-fitted grid, explicit vorticity transport, Jacobi for the stream function, Baldwin-Lomax turbulence",
     .cases = {"naca0012", "flat_plate"},
     .sections = streamvort_sections(),
-    .stages = {"vorticity", "stream", "boundary"},
+    .stages = {"vorticity", "stream", "boundary", "turbulence"},
     .make_problem = [](const CaseOptions& o) -> std::unique_ptr<Problem> { return std::make_unique<FlowProblem>(o); },
 }};
 
