@@ -230,6 +230,19 @@ Forces wall_forces(const Geometry& geo, const Metrics& m, const std::vector<doub
   return f;
 }
 
+double vortical_impulse_x(const Geometry& geo, const Metrics& m, const std::vector<double>& omega) {
+  const Grid& g = geo.grid;
+  double sum = 0;
+  for (int j = 0; j <= g.ny + 1; ++j) {
+    const double weight = j == 0 || j == g.ny + 1 ? 0.5 : 1.0;
+    for (int i = 1; i <= g.nx; ++i) {
+      const std::size_t n = sv_node(g, i, j);
+      sum += weight * geo.y[n] * omega[n] / m.ij[n];
+    }
+  }
+  return sum;
+}
+
 double blasius_fprime(double eta) {
   static const std::vector<double> table = [] {  // f' at eta = k h
     const double h = 1e-3;
