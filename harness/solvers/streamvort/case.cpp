@@ -35,9 +35,9 @@ static std::map<std::string, std::string> flow_params(const CaseOptions& o) {
   for (const std::string& p : o.params) {
     const auto eq = p.find('=');
     const std::string key = p.substr(0, eq);
-    if (eq == std::string::npos || (key != "turbulence" && key != "wall_spacing"))
-      throw std::invalid_argument("streamvort case setting '" + p + "': known keys are turbulence=none|baldwin_lomax "
-                                  "and wall_spacing=CHORDS");
+    if (eq == std::string::npos || (key != "turbulence" && key != "wall_spacing" && key != "sor_omega"))
+      throw std::invalid_argument("streamvort case setting '" + p + "': known keys are turbulence=none|baldwin_lomax, "
+                                  "wall_spacing=CHORDS and sor_omega=W");
     out[key] = p.substr(eq + 1);
   }
   if (out.count("turbulence") && out["turbulence"] != "none" && out["turbulence"] != "baldwin_lomax")
@@ -67,15 +67,22 @@ FlowCase make_flow_case(const CaseOptions& o) {
   FlowCase c = make_flow_case(name, spec, o.re, o.dt, o.safety);
   c.turbulent = params.count("turbulence") && params.at("turbulence") == "baldwin_lomax";
   if (c.turbulent) c.wall_dist = wall_distance(c.geo);
+  if (params.count("sor_omega")) {
+    c.sor_omega = std::atof(params.at("sor_omega").c_str());
+    if (!(c.sor_omega > 0 && c.sor_omega < 2)) throw std::invalid_argument("sor_omega must be in (0, 2)");
+  }
   return c;
 }
 
-void check_flow_options(const SolverOptions& o) {
+void check_flow_options(const FlowCase& c, const SolverOptions& o) {
   const SolverOptions defaults;
   if (o.scheme != defaults.scheme) throw std::runtime_error("--scheme: vorticity transport is forward Euler (paper Sec. 2.2)");
-  if (o.poisson_method != "jacobi")
-    throw std::runtime_error("--poisson " + o.poisson_method + ": the stream function is solved by the stage "
-                             "streamvort/stream (over-relaxed Jacobi); other methods are not wired yet");
+  if (o.poisson_method != "jacobi" && o.poisson_method != "sor")
+    throw std::runtime_error("--poisson " + o.poisson_method + ": the stream function is solved by over-relaxed Jacobi "
+                             "(jacobi, stage streamvort/stream) or four-colour SOR (sor, stage streamvort/stream_sor)");
+  if (o.poisson_method == "sor" && c.psi_ends == XiEnds::periodic && c.geo.grid.nx % 2 != 0)
+    throw std::runtime_error("--poisson sor on the O-grid needs an even number of xi nodes (nodes 1 and nx are "
+                             "neighbours across the cut and would share a colour)");
   if (o.jacobi_tol != defaults.jacobi_tol)
     throw std::runtime_error("--jacobi-tol: the stream function takes a fixed number of sweeps a step "
                              "(--jacobi-iterations), equal on every backend as in the paper");

@@ -69,6 +69,10 @@ class StreamvortFixture final : public StageFixture<T> {
       StreamCall<T> c{grid_, f("psi"), f("omega"), f("ca"), f("cb"), f("cg"), f("p"), f("q"), f("psi_new"), T(1),
                       ends_, residual_, t, e};
       v.fn<StreamCall<T>>()(c);
+    } else if (stage_ == "stream_sor") {
+      StreamCall<T> c{grid_, f("psi"), f("omega"), f("ca"), f("cb"), f("cg"), f("p"), f("q"), f("psi"), T(1.5),
+                      ends_, residual_, t, e};
+      v.fn<StreamCall<T>>()(c);
     } else if (stage_ == "vorticity") {
       VorticityCall<T> c{grid_, f("omega"), f("psi"), f("ca"), f("cb"), f("cg"), f("p"), f("q"), f("ij"),
                          f("omega_new"), T(nu_), T(dt_), ends_, t, e, turbulent_ ? f("nu_eff") : nullptr};
@@ -88,7 +92,7 @@ class StreamvortFixture final : public StageFixture<T> {
     for (const std::string& name : fields_.names()) out.emplace_back(name, fields_.buffer(name).download());
     // The residual is a change of x, y or psi, so its rounding is that of the field: it goes beside the
     // field's largest magnitude, which verify's per-array relative difference then divides by.
-    if (stage_ == "sweep" || stage_ == "stream")
+    if (stage_ == "sweep" || stage_ == "stream" || stage_ == "stream_sor")
       out.emplace_back("residual", std::vector<T>{residual(), T(stage_ == "sweep" ? coordinate_scale_ : psi_scale_)});
     return out;
   }
@@ -96,7 +100,7 @@ class StreamvortFixture final : public StageFixture<T> {
   WorkModel model() const override {
     const int elem = int(sizeof(T));
     if (stage_ == "sweep") return grid_sweep_model(grid_, elem);
-    if (stage_ == "stream") return stream_model(grid_, elem);
+    if (stage_ == "stream" || stage_ == "stream_sor") return stream_model(grid_, elem);
     if (stage_ == "vorticity") return turbulent_ ? turbulent_vorticity_model(grid_, elem) : vorticity_model(grid_, elem);
     if (stage_ == "turbulence") return turbulence_model(grid_, elem);
     return boundary_model(grid_, elem);

@@ -4,6 +4,8 @@
 //   omega <-> omega_new                                             (pointers swap)
 //   S times: psi_new = Jacobi(psi; omega), residual -> history[s]  stream     (S = --jacobi-iterations)
 //            psi <-> psi_new
+//     or, with --poisson sor: psi = SOR(psi; omega) in place          stream_sor (four colours, omega of
+//                                                                               --case-param sor_omega)
 //   omega on rows 0 and ny + 1 from psi                             boundary   (wall, far field)
 //   nu_eff = nu + nu_t (Baldwin-Lomax) along every xi column       turbulence (turbulent cases only;
 //                                                                   the next step's vorticity reads it)
@@ -40,7 +42,9 @@ class FlowSolver final : public Solver<T> {
   FlowSolver(const FlowCase& c, const ResolvedRecipe& r, const SolverOptions& o)
       : case_(c), grid_(c.geo.grid), recipe_(r), sweeps_(o.jacobi_iterations), gpu_(r.backend == Backend::cuda),
         fields_(grid_.padded_points(), gpu_), vorticity_stage_(&recipe_["vorticity"]), stream_stage_(&recipe_["stream"]),
-        boundary_stage_(&recipe_["boundary"]), turbulence_stage_(&recipe_["turbulence"]) {
+        boundary_stage_(&recipe_["boundary"]), turbulence_stage_(&recipe_["turbulence"]),
+        sor_(o.poisson_method == "sor") {
+    if (sor_) stream_stage_ = &recipe_["stream_sor"];
     for (const char* name : {"x", "y", "ca", "cb", "cg", "p", "q", "ij", "psi", "psi_new", "omega", "omega_new"})
       fields_.add(name);
     if (case_.turbulent) fields_.add("wall_dist"), fields_.add("nu_eff");
@@ -102,11 +106,12 @@ class FlowSolver final : public Solver<T> {
     std::swap(omega_, omega_new_);
     for (int s = 0; s < sweeps_; ++s) {
       timed(kStreamSection, "stream", [&] {
-        const StreamCall<T> c{grid_, psi_, omega_, f("ca"), f("cb"), f("cg"), f("p"), f("q"), psi_new_, T(case_.relax),
-                              case_.psi_ends, residual_slot(s), stage("stream").tuning, exec_};
+        const StreamCall<T> c{grid_, psi_, omega_, f("ca"), f("cb"), f("cg"), f("p"), f("q"), sor_ ? psi_ : psi_new_,
+                              T(sor_ ? case_.sor_omega : case_.relax), case_.psi_ends, residual_slot(s),
+                              stage("stream").tuning, exec_};
         stage("stream").variant->template fn<StreamCall<T>>()(c);
       });
-      std::swap(psi_, psi_new_);
+      if (!sor_) std::swap(psi_, psi_new_);
     }
     timed(kBoundarySection, "boundary", [&] {
       const BoundaryCall<T> c{grid_, psi_, f("cg"), f("x"), f("y"), omega_, case_.geo.wall_begin, case_.psi_ends,
@@ -204,6 +209,7 @@ class FlowSolver final : public Solver<T> {
   bool gpu_;
   FieldSet<T> fields_;
   const ResolvedStage *vorticity_stage_, *stream_stage_, *boundary_stage_, *turbulence_stage_;
+  bool sor_;  // the stream function by streamvort/stream_sor (in place) instead of Jacobi
   Exec exec_;
   T *psi_ = nullptr, *psi_new_ = nullptr, *omega_ = nullptr, *omega_new_ = nullptr;
   void* stream_ = nullptr;

@@ -20,9 +20,9 @@ class FlowProblem final : public ProblemImpl<FlowProblem> {
             {"body", s.body == Body::airfoil ? "NACA " + s.naca : "flat plate"}, {"wall_spacing", s.wall_spacing},
             {"far_radius", s.far_radius}, {"xi_nodes", s.nx}, {"eta_unknowns", s.ny},
             {"convection", "hybrid: central at cell Peclet <= 2, else 1st-order upwind"}, {"angle_of_attack", 0},
-            {"turbulence", case_.turbulent ? "baldwin_lomax" : "none"}};
+            {"turbulence", case_.turbulent ? "baldwin_lomax" : "none"}, {"sor_omega", case_.sor_omega}};
   }
-  void check_options(const SolverOptions& o) const override { check_flow_options(o); }
+  void check_options(const SolverOptions& o) const override { check_flow_options(case_, o); }
 
   template <class T>
   HostState<T> initial() const {
@@ -67,7 +67,7 @@ const SolverRegistrar reg{SolverDef{
                    "a body-fitted grid, explicit vorticity transport, Jacobi for the stream function, Baldwin-Lomax turbulence",
     .cases = {"naca0012", "flat_plate"},
     .sections = streamvort_sections(),
-    .stages = {"vorticity", "stream", "boundary", "turbulence"},
+    .stages = {"vorticity", "stream", "boundary", "turbulence", "stream_sor"},
     .make_problem = [](const CaseOptions& o) -> std::unique_ptr<Problem> { return std::make_unique<FlowProblem>(o); },
 }};
 

@@ -117,6 +117,14 @@ struct StreamOp {
   }
 };
 
+// streamvort/stream_sor: one sweep of successive over-relaxation, in place (the call's psi_new is its psi),
+// in four colours: node (i, j) has colour ((i - 1) & 1) + 2 ((j - 1) & 1). No two nodes of a colour share
+// a 9-point neighbourhood (red-black would: the diagonal neighbours of the mixed derivative), so each
+// colour's nodes update in any order and in parallel from the latest values of the other three. The
+// periodic O-grid needs an even nx (nodes 1 and nx are neighbours across the cut). relax is SOR's omega.
+NSB_HD inline int sor_colour_i(int colour) { return colour & 1; }
+NSB_HD inline int sor_colour_j(int colour) { return colour >> 1; }
+
 template <class T>
 struct VorticityCall {
   using value_type = T;

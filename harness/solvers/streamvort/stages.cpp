@@ -52,10 +52,24 @@ StageKind turbulence_kind() {
   return k;
 }
 
+// SOR's colouring needs an even nx on the periodic O-grid: verify's odd sizes are rounded up in xi.
+StageKind sor_kind() {
+  StageKind k = kind("stream_sor", "one four-colour SOR sweep of L psi = -omega in place, residual max |psi_new - psi|",
+                     {"psi", "omega", "ca", "cb", "cg", "p", "q"}, {"psi"}, &stream_flops);
+  k.verify_grid = [](const Grid& g) {
+    Grid s = as_streamvort_grid(g);
+    s.nx += s.nx & 1;
+    return s;
+  };
+  k.default_gpu_variant = "global_2d_colours";
+  return k;
+}
+
 const StageKindRegistrar kinds[] = {
     StageKindRegistrar{vorticity_kind()},
     StageKindRegistrar{kind("stream", "one over-relaxed Jacobi sweep of L psi = -omega, residual max |psi_new - psi|",
                             {"psi", "omega", "ca", "cb", "cg", "p", "q"}, {"psi_new"}, &stream_flops)},
+    StageKindRegistrar{sor_kind()},
     StageKindRegistrar{turbulence_kind()},
     StageKindRegistrar{kind("boundary", "wall vorticity -2 cg (psi_1 - psi_0), far-field omega (0 in, copied out)",
                             {"psi", "cg", "x", "y"}, {"omega"}, nullptr)},
