@@ -230,13 +230,14 @@ Forces wall_forces(const Geometry& geo, const Metrics& m, const std::vector<doub
   return f;
 }
 
-double vortical_impulse_x(const Geometry& geo, const Metrics& m, const std::vector<double>& omega) {
+double vortical_impulse_x(const Geometry& geo, const Metrics& m, const std::vector<double>& omega, double r_min) {
   const Grid& g = geo.grid;
   double sum = 0;
   for (int j = 0; j <= g.ny + 1; ++j) {
     const double weight = j == 0 || j == g.ny + 1 ? 0.5 : 1.0;
     for (int i = 1; i <= g.nx; ++i) {
       const std::size_t n = sv_node(g, i, j);
+      if (std::hypot(geo.x[n] - 0.5, geo.y[n]) < r_min) continue;
       sum += weight * geo.y[n] * omega[n] / m.ij[n];
     }
   }

@@ -113,7 +113,8 @@ Forces wall_forces(const Geometry& geo, const Metrics& m, const std::vector<doub
 // at infinity the force on a body moving at constant velocity is F = -rho dI/dt (Wu 1981; I = integral
 // of r x omega dA, whose x-component y omega is unchanged by translating the flow along x, so it holds in
 // the body's frame too): D = -dI_x/dt, C_D = 2 D, as long as no vorticity reaches the far field.
-double vortical_impulse_x(const Geometry& geo, const Metrics& m, const std::vector<double>& omega);
+// r_min: only nodes at least that far from mid-chord (0.5, 0) (to split the body's layers from the wake).
+double vortical_impulse_x(const Geometry& geo, const Metrics& m, const std::vector<double>& omega, double r_min = 0);
 
 // Blasius: f''' + f f'' / 2 = 0, f(0) = f'(0) = 0, f'(inf) = 1, by RK4 from f''(0) = 0.332057336;
 // f'(eta) at eta = y sqrt(U / (nu x)).
