@@ -33,8 +33,10 @@
 
 namespace nsb {
 
-enum StreamvortSection : int { kVorticitySection = 0, kStreamSection = 1, kBoundarySection = 2, kTurbulenceSection = 3 };
-inline std::vector<std::string> streamvort_sections() { return {"vorticity", "stream", "boundary", "turbulence"}; }
+enum StreamvortSection : int {
+  kVorticitySection = 0, kStreamSection = 1, kBoundarySection = 2, kTurbulenceSection = 3, kStreamSorSection = 4
+};
+inline std::vector<std::string> streamvort_sections() { return {"vorticity", "stream", "boundary", "turbulence", "stream_sor"}; }
 
 template <class T>
 class FlowSolver final : public Solver<T> {
@@ -105,7 +107,7 @@ class FlowSolver final : public Solver<T> {
     });
     std::swap(omega_, omega_new_);
     for (int s = 0; s < sweeps_; ++s) {
-      timed(kStreamSection, "stream", [&] {
+      timed(sor_ ? kStreamSorSection : kStreamSection, sor_ ? "stream_sor" : "stream", [&] {
         const StreamCall<T> c{grid_, psi_, omega_, f("ca"), f("cb"), f("cg"), f("p"), f("q"), sor_ ? psi_ : psi_new_,
                               T(sor_ ? case_.sor_omega : case_.relax), case_.psi_ends, residual_slot(s),
                               stage("stream").tuning, exec_};
@@ -160,13 +162,15 @@ class FlowSolver final : public Solver<T> {
     if (section == kVorticitySection)
       return case_.turbulent ? turbulent_vorticity_model(grid_, elem) : vorticity_model(grid_, elem);
     if (section == kTurbulenceSection) return case_.turbulent ? turbulence_model(grid_, elem) : WorkModel{};
-    if (section == kStreamSection) return stream_model(grid_, elem);
+    if (section == (sor_ ? kStreamSorSection : kStreamSection)) return stream_model(grid_, elem);
     if (section == kBoundarySection) return boundary_model(grid_, elem);
     return {};
   }
   double calls_per_step(int section) const override {
     if (section == kTurbulenceSection) return case_.turbulent ? 1 : 0;
-    return section == kStreamSection ? sweeps_ : 1;
+    if (section == kStreamSection || section == kStreamSorSection)
+      return section == (sor_ ? kStreamSorSection : kStreamSection) ? sweeps_ : 0;
+    return 1;
   }
 
   void set_timer(SectionTimer* t) override { timer_ = t; }

@@ -290,29 +290,21 @@ double stream_flops();
 double vorticity_flops();
 double turbulent_vorticity_flops();
 double turbulence_flops();
-inline WorkModel grid_sweep_model(const Grid& g, int elem) {
+// A model over the nx x ny unknowns: `words` values moved and `flops` done per node.
+inline WorkModel per_node_model(const Grid& g, double words, int elem, double flops) {
   const double n = double(g.nx) * g.ny;
-  return {n, (4.0 + 2.0) * elem * n, grid_sweep_flops() * n};
+  return {n, words * elem * n, flops * n};
 }
-inline WorkModel stream_model(const Grid& g, int elem) {
-  const double n = double(g.nx) * g.ny;
-  return {n, (7.0 + 1.0) * elem * n, stream_flops() * n};
-}
-inline WorkModel vorticity_model(const Grid& g, int elem) {
-  const double n = double(g.nx) * g.ny;
-  return {n, (8.0 + 1.0) * elem * n, vorticity_flops() * n};
-}
+inline WorkModel grid_sweep_model(const Grid& g, int elem) { return per_node_model(g, 4 + 2, elem, grid_sweep_flops()); }
+inline WorkModel stream_model(const Grid& g, int elem) { return per_node_model(g, 7 + 1, elem, stream_flops()); }
+inline WorkModel vorticity_model(const Grid& g, int elem) { return per_node_model(g, 8 + 1, elem, vorticity_flops()); }
 // The turbulent update reads nu_eff too.
 inline WorkModel turbulent_vorticity_model(const Grid& g, int elem) {
-  const double n = double(g.nx) * g.ny;
-  return {n, (9.0 + 1.0) * elem * n, turbulent_vorticity_flops() * n};
+  return per_node_model(g, 9 + 1, elem, turbulent_vorticity_flops());
 }
 // Per node: psi, omega, ca, cb, cg, wall_dist read, nu_eff written (the second walk's re-reads of
 // omega and wall_dist are the column's, served by caches).
-inline WorkModel turbulence_model(const Grid& g, int elem) {
-  const double n = double(g.nx) * g.ny;
-  return {n, (6.0 + 1.0) * elem * n, turbulence_flops() * n};
-}
+inline WorkModel turbulence_model(const Grid& g, int elem) { return per_node_model(g, 6 + 1, elem, turbulence_flops()); }
 // Per column: psi at rows 0 and 1, cg at the wall, x and y at rows ny and ny + 1, omega at row ny
 // read; omega at rows 0 and ny + 1 written. About 10 flops.
 inline WorkModel boundary_model(const Grid& g, int elem) {
