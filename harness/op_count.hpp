@@ -1,6 +1,6 @@
 // A number that counts the arithmetic done on it: a solver's models.cpp runs its formulas on it once,
-// so the flops of a work model follow the formulas instead of being counted by hand. +, -, *, / and a
-// square root count one each; negation and comparisons are free (a sign flip and a branch, not
+// so the flops of a work model follow the formulas instead of being counted by hand. +, -, *, /, a
+// square root and an exponential count one each; negation and comparisons are free (a sign flip and a branch, not
 // floating-point work). Set Counted::ops = 0, run the formula, read Counted::ops.
 #pragma once
 
@@ -32,6 +32,7 @@ inline bool operator!=(Counted a, Counted b) { return a.v != b.v; }
 // Both spellings the formulas use, found by argument-dependent look-up.
 inline Counted sqrt(Counted a) { ++Counted::ops; return {std::sqrt(a.v)}; }
 inline Counted square_root(Counted a) { return sqrt(a); }
+inline Counted exp(Counted a) { ++Counted::ops; return {std::exp(a.v)}; }
 
 }  // namespace op_count
 using op_count::Counted;

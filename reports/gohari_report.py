@@ -203,4 +203,21 @@ def _stage_benchmark_table(s, results, stage_id):
         s.table(["grid", "variant", "fastest tuning", "us/call", "% of copy"], rows)
 
 
-BUILDERS = {"gohari_grid": gohari_grid, "gohari_flow": gohari_flow}
+def gohari_checks(s, study, results, paper, out, all_results):
+    """The solver against physics: each run's validation record (the turbulent plate's C_f error; NACA0012's
+    drag from the wall and from the vortical impulse, and its lift, which symmetry makes zero)."""
+    rows = []
+    for r in sorted(results.values(), key=lambda r: (r.get("study", {}).get("group", ""), _nodes(_grid(r)))):
+        v = r.get("checks", {}).get("validation", {})
+        rows.append([r.get("study", {}).get("group", "-"), _grid(r), fmt(v.get("time")), v.get("kind", "-"),
+                     fmt(v.get("rms_error")) if v.get("kind") != "symmetry" else "-",
+                     fmt(v.get("max_error")) if v.get("kind") != "symmetry" else "-",
+                     fmt(v.get("cd")), fmt(v.get("cd_pressure")), fmt(v.get("cd_friction")), fmt(v.get("cd_impulse")),
+                     fmt(v.get("cd_impulse_beyond_1_chord")), fmt(v.get("cl"))])
+    s.table(["group", "grid", "t", "check", "C_f RMS error", "C_f max error", "C_D wall", "C_D pressure",
+             "C_D friction", "C_D impulse", "of it beyond 1 chord", "C_L"], rows)
+    s.p("C_D wall: the paper's wall-pressure line integral (Eq. 8) plus friction; C_D impulse: -2 dI_x/dt, "
+        "I_x the integral of y omega over the fluid (harness/solvers/streamvort/geometry.hpp has both derivations).")
+
+
+BUILDERS = {"gohari_grid": gohari_grid, "gohari_flow": gohari_flow, "gohari_checks": gohari_checks}

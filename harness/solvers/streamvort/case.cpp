@@ -1,6 +1,8 @@
 #include "streamvort/case.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <map>
 #include <stdexcept>
 
 namespace nsb {
@@ -27,6 +29,22 @@ FlowCase make_flow_case(const std::string& name, const GridSpec& spec, double re
   return c;
 }
 
+// --case-param KEY=VALUE of the flow cases: turbulence (none | baldwin_lomax), wall_spacing (chords).
+static std::map<std::string, std::string> flow_params(const CaseOptions& o) {
+  std::map<std::string, std::string> out;
+  for (const std::string& p : o.params) {
+    const auto eq = p.find('=');
+    const std::string key = p.substr(0, eq);
+    if (eq == std::string::npos || (key != "turbulence" && key != "wall_spacing" && key != "sor_omega"))
+      throw std::invalid_argument("streamvort case setting '" + p + "': known keys are turbulence=none|baldwin_lomax, "
+                                  "wall_spacing=CHORDS and sor_omega=W");
+    out[key] = p.substr(eq + 1);
+  }
+  if (out.count("turbulence") && out["turbulence"] != "none" && out["turbulence"] != "baldwin_lomax")
+    throw std::invalid_argument("turbulence=" + out["turbulence"] + ": known models are none and baldwin_lomax");
+  return out;
+}
+
 FlowCase make_flow_case(const CaseOptions& o) {
   const std::string name = o.name.empty() ? "naca0012" : o.name;
   if (name != "naca0012" && name != "flat_plate")
@@ -39,15 +57,32 @@ FlowCase make_flow_case(const CaseOptions& o) {
     throw std::invalid_argument("--gamma has no meaning here: convection is the hybrid of formulas.hpp (central "
                                 "where the cell Peclet number is at most 2, 1st-order upwind elsewhere)");
   if (o.dt < 0) throw std::invalid_argument("--dt must be positive");
-  return make_flow_case(name, flow_grid_spec(name, o.nx, o.ny, o.re), o.re, o.dt, o.safety);
+  const auto params = flow_params(o);
+  GridSpec spec = flow_grid_spec(name, o.nx, o.ny, o.re);
+  if (params.count("wall_spacing")) {
+    spec.wall_spacing = std::atof(params.at("wall_spacing").c_str());
+    if (!(spec.wall_spacing > 0 && spec.wall_spacing < 0.1))
+      throw std::invalid_argument("wall_spacing=" + params.at("wall_spacing") + ": give a first spacing in (0, 0.1) chords");
+  }
+  FlowCase c = make_flow_case(name, spec, o.re, o.dt, o.safety);
+  c.turbulent = params.count("turbulence") && params.at("turbulence") == "baldwin_lomax";
+  if (c.turbulent) c.wall_dist = wall_distance(c.geo);
+  if (params.count("sor_omega")) {
+    c.sor_omega = std::atof(params.at("sor_omega").c_str());
+    if (!(c.sor_omega > 0 && c.sor_omega < 2)) throw std::invalid_argument("sor_omega must be in (0, 2)");
+  }
+  return c;
 }
 
-void check_flow_options(const SolverOptions& o) {
+void check_flow_options(const FlowCase& c, const SolverOptions& o) {
   const SolverOptions defaults;
   if (o.scheme != defaults.scheme) throw std::runtime_error("--scheme: vorticity transport is forward Euler (paper Sec. 2.2)");
-  if (o.poisson_method != "jacobi")
-    throw std::runtime_error("--poisson " + o.poisson_method + ": the stream function is solved by the stage "
-                             "streamvort/stream (over-relaxed Jacobi); other methods are not wired yet");
+  if (o.poisson_method != "jacobi" && o.poisson_method != "sor")
+    throw std::runtime_error("--poisson " + o.poisson_method + ": the stream function is solved by over-relaxed Jacobi "
+                             "(jacobi, stage streamvort/stream) or four-colour SOR (sor, stage streamvort/stream_sor)");
+  if (o.poisson_method == "sor" && c.psi_ends == XiEnds::periodic && c.geo.grid.nx % 2 != 0)
+    throw std::runtime_error("--poisson sor on the O-grid needs an even number of xi nodes (nodes 1 and nx are "
+                             "neighbours across the cut and would share a colour)");
   if (o.jacobi_tol != defaults.jacobi_tol)
     throw std::runtime_error("--jacobi-tol: the stream function takes a fixed number of sweeps a step "
                              "(--jacobi-iterations), equal on every backend as in the paper");
@@ -66,7 +101,7 @@ nlohmann::json flow_validation(const FlowCase& c, const HostState<T>& s) {
   const std::vector<double> omega(s.field("omega").begin(), s.field("omega").end());
   nlohmann::json out;
   if (c.geo.spec.body == Body::plate) {
-    out = blasius_check(c.geo, psi, omega, c.re);
+    out = c.turbulent ? turbulent_plate_check(c.geo, omega, c.re) : blasius_check(c.geo, psi, omega, c.re);
   } else {
     const Forces f = wall_forces(c.geo, c.metrics, omega, c.nu);
     out = {{"kind", "symmetry"},

@@ -32,9 +32,9 @@ template <class T>
 class StreamvortFixture final : public StageFixture<T> {
  public:
   explicit StreamvortFixture(const FixtureSpec& s)
-      : stage_(s.stage), grid_(as_streamvort_grid(s.grid)), fields_(grid_.padded_points(), gpu(s)) {
+      : stage_(s.stage), turbulent_(s.workload == "turbulent"), grid_(as_streamvort_grid(s.grid)), fields_(grid_.padded_points(), gpu(s)) {
     for (const char* name : {"x", "y", "phi", "psi_c", "x_new", "y_new", "psi", "psi_new", "omega", "omega_new", "ca",
-                             "cb", "cg", "p", "q", "ij"})
+                             "cb", "cg", "p", "q", "ij", "wall_dist", "nu_eff"})
       fields_.add(name);
     if (gpu(s)) {
       stream_ = device::stream_create();
@@ -69,10 +69,18 @@ class StreamvortFixture final : public StageFixture<T> {
       StreamCall<T> c{grid_, f("psi"), f("omega"), f("ca"), f("cb"), f("cg"), f("p"), f("q"), f("psi_new"), T(1),
                       ends_, residual_, t, e};
       v.fn<StreamCall<T>>()(c);
+    } else if (stage_ == "stream_sor") {
+      StreamCall<T> c{grid_, f("psi"), f("omega"), f("ca"), f("cb"), f("cg"), f("p"), f("q"), f("psi"), T(1.5),
+                      ends_, residual_, t, e};
+      v.fn<StreamCall<T>>()(c);
     } else if (stage_ == "vorticity") {
       VorticityCall<T> c{grid_, f("omega"), f("psi"), f("ca"), f("cb"), f("cg"), f("p"), f("q"), f("ij"),
-                         f("omega_new"), T(nu_), T(dt_), ends_, t, e};
+                         f("omega_new"), T(nu_), T(dt_), ends_, t, e, turbulent_ ? f("nu_eff") : nullptr};
       v.fn<VorticityCall<T>>()(c);
+    } else if (stage_ == "turbulence") {
+      TurbulenceCall<T> c{grid_, f("psi"), f("omega"), f("ca"), f("cb"), f("cg"), f("wall_dist"), f("nu_eff"), T(nu_),
+                          1, ends_, t, e};
+      v.fn<TurbulenceCall<T>>()(c);
     } else {
       BoundaryCall<T> c{grid_, f("psi"), f("cg"), f("x"), f("y"), f("omega"), 1, ends_, T(1), T(0), t, e};
       v.fn<BoundaryCall<T>>()(c);
@@ -84,7 +92,7 @@ class StreamvortFixture final : public StageFixture<T> {
     for (const std::string& name : fields_.names()) out.emplace_back(name, fields_.buffer(name).download());
     // The residual is a change of x, y or psi, so its rounding is that of the field: it goes beside the
     // field's largest magnitude, which verify's per-array relative difference then divides by.
-    if (stage_ == "sweep" || stage_ == "stream")
+    if (stage_ == "sweep" || stage_ == "stream" || stage_ == "stream_sor")
       out.emplace_back("residual", std::vector<T>{residual(), T(stage_ == "sweep" ? coordinate_scale_ : psi_scale_)});
     return out;
   }
@@ -92,8 +100,9 @@ class StreamvortFixture final : public StageFixture<T> {
   WorkModel model() const override {
     const int elem = int(sizeof(T));
     if (stage_ == "sweep") return grid_sweep_model(grid_, elem);
-    if (stage_ == "stream") return stream_model(grid_, elem);
-    if (stage_ == "vorticity") return vorticity_model(grid_, elem);
+    if (stage_ == "stream" || stage_ == "stream_sor") return stream_model(grid_, elem);
+    if (stage_ == "vorticity") return turbulent_ ? turbulent_vorticity_model(grid_, elem) : vorticity_model(grid_, elem);
+    if (stage_ == "turbulence") return turbulence_model(grid_, elem);
     return boundary_model(grid_, elem);
   }
   void* stream() const override { return stream_; }
@@ -128,6 +137,16 @@ class StreamvortFixture final : public StageFixture<T> {
     const std::vector<double> noise = random_values<double>(psi.size(), seed + 100);
     for (std::size_t n = 0; n < psi.size(); ++n) psi[n] += 0.01 * noise[n];
     upload("psi", psi);
+    upload("wall_dist", wall_distance(geo));
+    // nu_eff a random multiple of nu in [3, 7] for the turbulent update; for Baldwin-Lomax, omega of a
+    // boundary layer's size (random, from the seed), so that the eddy viscosity is not negligible.
+    std::vector<double> noise2 = random_values<double>(psi.size(), seed + 200), nu_eff(psi.size());
+    for (std::size_t n = 0; n < psi.size(); ++n) nu_eff[n] = (1 + 4 * std::abs(noise2[n])) / 5000;
+    upload("nu_eff", nu_eff);
+    if (stage_ == "turbulence") {
+      for (double& w : noise2) w *= 200;
+      upload("omega", noise2);
+    }
     for (double v : geo.x) coordinate_scale_ = std::max(coordinate_scale_, std::abs(v));
     for (double v : geo.y) coordinate_scale_ = std::max(coordinate_scale_, std::abs(v));
     for (double v : psi) psi_scale_ = std::max(psi_scale_, std::abs(v));
@@ -136,6 +155,7 @@ class StreamvortFixture final : public StageFixture<T> {
   }
 
   std::string stage_;
+  bool turbulent_;  // vorticity's turbulent workload
   Grid grid_;
   FieldSet<T> fields_;
   XiEnds ends_ = XiEnds::periodic;

@@ -4,7 +4,11 @@
 //   omega <-> omega_new                                             (pointers swap)
 //   S times: psi_new = Jacobi(psi; omega), residual -> history[s]  stream     (S = --jacobi-iterations)
 //            psi <-> psi_new
+//     or, with --poisson sor: psi = SOR(psi; omega) in place          stream_sor (four colours, omega of
+//                                                                               --case-param sor_omega)
 //   omega on rows 0 and ny + 1 from psi                             boundary   (wall, far field)
+//   nu_eff = nu + nu_t (Baldwin-Lomax) along every xi column       turbulence (turbulent cases only;
+//                                                                   the next step's vorticity reads it)
 //
 // The same S sweeps a step on every backend (the paper compares CPU and GPU "based on the equal number
 // of iterations"). Each sweep's residual (max |psi_new - psi|) is written to its slot of a history on
@@ -29,8 +33,10 @@
 
 namespace nsb {
 
-enum StreamvortSection : int { kVorticitySection = 0, kStreamSection = 1, kBoundarySection = 2 };
-inline std::vector<std::string> streamvort_sections() { return {"vorticity", "stream", "boundary"}; }
+enum StreamvortSection : int {
+  kVorticitySection = 0, kStreamSection = 1, kBoundarySection = 2, kTurbulenceSection = 3, kStreamSorSection = 4
+};
+inline std::vector<std::string> streamvort_sections() { return {"vorticity", "stream", "boundary", "turbulence", "stream_sor"}; }
 
 template <class T>
 class FlowSolver final : public Solver<T> {
@@ -38,9 +44,12 @@ class FlowSolver final : public Solver<T> {
   FlowSolver(const FlowCase& c, const ResolvedRecipe& r, const SolverOptions& o)
       : case_(c), grid_(c.geo.grid), recipe_(r), sweeps_(o.jacobi_iterations), gpu_(r.backend == Backend::cuda),
         fields_(grid_.padded_points(), gpu_), vorticity_stage_(&recipe_["vorticity"]), stream_stage_(&recipe_["stream"]),
-        boundary_stage_(&recipe_["boundary"]) {
+        boundary_stage_(&recipe_["boundary"]), turbulence_stage_(&recipe_["turbulence"]),
+        sor_(o.poisson_method == "sor") {
+    if (sor_) stream_stage_ = &recipe_["stream_sor"];
     for (const char* name : {"x", "y", "ca", "cb", "cg", "p", "q", "ij", "psi", "psi_new", "omega", "omega_new"})
       fields_.add(name);
+    if (case_.turbulent) fields_.add("wall_dist"), fields_.add("nu_eff");
     exec_ = Exec{r.backend, o.threads, nullptr, nullptr, 0};
     if (gpu_) {
       stream_ = device::stream_create();
@@ -55,6 +64,7 @@ class FlowSolver final : public Solver<T> {
     const Metrics& m = case_.metrics;
     up("x", case_.geo.x), up("y", case_.geo.y), up("ca", m.ca), up("cb", m.cb), up("cg", m.cg), up("p", m.p),
         up("q", m.q), up("ij", m.ij);
+    if (case_.turbulent) up("wall_dist", case_.wall_dist), up("nu_eff", std::vector<double>(grid_.padded_points(), case_.nu));
   }
   ~FlowSolver() override {
     if (!stream_) return;
@@ -65,8 +75,8 @@ class FlowSolver final : public Solver<T> {
   FlowSolver(const FlowSolver&) = delete;
   FlowSolver& operator=(const FlowSolver&) = delete;
 
-  static std::size_t device_bytes(const Grid& g, int sweeps) {
-    return 12 * g.padded_points() * sizeof(T) + kReduceScratchBytes + std::size_t(sweeps) * sizeof(T);
+  static std::size_t device_bytes(const Grid& g, int sweeps, bool turbulent) {
+    return (turbulent ? 14 : 12) * g.padded_points() * sizeof(T) + kReduceScratchBytes + std::size_t(sweeps) * sizeof(T);
   }
 
   void load(const HostState<T>& s) override {
@@ -91,23 +101,31 @@ class FlowSolver final : public Solver<T> {
     begin(kStepSection);
     timed(kVorticitySection, "vorticity", [&] {
       const VorticityCall<T> c{grid_, omega_, psi_, f("ca"), f("cb"), f("cg"), f("p"), f("q"), f("ij"), omega_new_,
-                               T(case_.nu), T(case_.dt), case_.psi_ends, stage("vorticity").tuning, exec_};
+                               T(case_.nu), T(case_.dt), case_.psi_ends, stage("vorticity").tuning, exec_,
+                               case_.turbulent ? f("nu_eff") : nullptr};
       stage("vorticity").variant->template fn<VorticityCall<T>>()(c);
     });
     std::swap(omega_, omega_new_);
     for (int s = 0; s < sweeps_; ++s) {
-      timed(kStreamSection, "stream", [&] {
-        const StreamCall<T> c{grid_, psi_, omega_, f("ca"), f("cb"), f("cg"), f("p"), f("q"), psi_new_, T(case_.relax),
-                              case_.psi_ends, residual_slot(s), stage("stream").tuning, exec_};
+      timed(sor_ ? kStreamSorSection : kStreamSection, sor_ ? "stream_sor" : "stream", [&] {
+        const StreamCall<T> c{grid_, psi_, omega_, f("ca"), f("cb"), f("cg"), f("p"), f("q"), sor_ ? psi_ : psi_new_,
+                              T(sor_ ? case_.sor_omega : case_.relax), case_.psi_ends, residual_slot(s),
+                              stage("stream").tuning, exec_};
         stage("stream").variant->template fn<StreamCall<T>>()(c);
       });
-      std::swap(psi_, psi_new_);
+      if (!sor_) std::swap(psi_, psi_new_);
     }
     timed(kBoundarySection, "boundary", [&] {
       const BoundaryCall<T> c{grid_, psi_, f("cg"), f("x"), f("y"), omega_, case_.geo.wall_begin, case_.psi_ends,
                               T(1), T(0), stage("boundary").tuning, exec_};
       stage("boundary").variant->template fn<BoundaryCall<T>>()(c);
     });
+    if (case_.turbulent)
+      timed(kTurbulenceSection, "turbulence", [&] {
+        const TurbulenceCall<T> c{grid_, psi_, omega_, f("ca"), f("cb"), f("cg"), f("wall_dist"), f("nu_eff"), T(case_.nu),
+                                  case_.geo.wall_begin, case_.psi_ends, stage("turbulence").tuning, exec_};
+        stage("turbulence").variant->template fn<TurbulenceCall<T>>()(c);
+      });
     end(kStepSection);
     ++step_;
     time_ += case_.dt;
@@ -141,12 +159,19 @@ class FlowSolver final : public Solver<T> {
   }
   WorkModel work_model(int section) const override {
     const int elem = int(sizeof(T));
-    if (section == kVorticitySection) return vorticity_model(grid_, elem);
-    if (section == kStreamSection) return stream_model(grid_, elem);
+    if (section == kVorticitySection)
+      return case_.turbulent ? turbulent_vorticity_model(grid_, elem) : vorticity_model(grid_, elem);
+    if (section == kTurbulenceSection) return case_.turbulent ? turbulence_model(grid_, elem) : WorkModel{};
+    if (section == (sor_ ? kStreamSorSection : kStreamSection)) return stream_model(grid_, elem);
     if (section == kBoundarySection) return boundary_model(grid_, elem);
     return {};
   }
-  double calls_per_step(int section) const override { return section == kStreamSection ? sweeps_ : 1; }
+  double calls_per_step(int section) const override {
+    if (section == kTurbulenceSection) return case_.turbulent ? 1 : 0;
+    if (section == kStreamSection || section == kStreamSorSection)
+      return section == (sor_ ? kStreamSorSection : kStreamSection) ? sweeps_ : 0;
+    return 1;
+  }
 
   void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 2; }  // omega swaps once a step, psi S times: two steps restore both
@@ -164,7 +189,7 @@ class FlowSolver final : public Solver<T> {
  private:
   T* f(const char* name) const { return fields_[name]; }
   const ResolvedStage& stage(const char* name) const {
-    return name[0] == 'v' ? *vorticity_stage_ : name[0] == 's' ? *stream_stage_ : *boundary_stage_;
+    return name[0] == 'v' ? *vorticity_stage_ : name[0] == 's' ? *stream_stage_ : name[0] == 't' ? *turbulence_stage_ : *boundary_stage_;
   }
   T* residual_slot(int s) { return (gpu_ ? history_device_ : history_host_.data()) + s; }
   void begin(int section) {
@@ -187,7 +212,8 @@ class FlowSolver final : public Solver<T> {
   int sweeps_;
   bool gpu_;
   FieldSet<T> fields_;
-  const ResolvedStage *vorticity_stage_, *stream_stage_, *boundary_stage_;
+  const ResolvedStage *vorticity_stage_, *stream_stage_, *boundary_stage_, *turbulence_stage_;
+  bool sor_;  // the stream function by streamvort/stream_sor (in place) instead of Jacobi
   Exec exec_;
   T *psi_ = nullptr, *psi_new_ = nullptr, *omega_ = nullptr, *omega_new_ = nullptr;
   void* stream_ = nullptr;

@@ -15,6 +15,7 @@
 // Computational spacing d(xi) = d(eta) = 1 (the paper's Eq. 3 and 7 as written for index space).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 
 #include "grid.hpp"
@@ -127,16 +128,39 @@ NSB_HD inline T convection(const F& f, T c, T d, int axis) {
   return c * (c > T(0) ? f(0, 0) - f(-di, -dj) : f(di, dj) - f(0, 0));
 }
 
-// Vorticity transport, explicit Euler (paper Eq. 7, laminar: nu = 1/Re constant):
-//   omega_new = omega + dt [ nu L omega - U omega_xi - V omega_eta ],
+// The curvilinear Laplacian L f = ca f_xixi - 2 cb f_xieta + cg f_etaeta + P f_xi + Q f_eta.
+template <class T, class F>
+NSB_HD inline T curvilinear_laplacian(const F& f, T ca, T cb, T cg, T p, T q) {
+  return ca * (f(1, 0) - T(2) * f(0, 0) + f(-1, 0)) - T(2) * cb * d_xi_eta<T>(f) +
+         cg * (f(0, 1) - T(2) * f(0, 0) + f(0, -1)) + p * d_xi<T>(f) + q * d_eta<T>(f);
+}
+
+// Vorticity transport, explicit Euler (paper Eq. 6-7: nu stays inside the Laplacian, L(nu omega)):
+//   omega_new = omega + dt [ diffusion - U omega_xi - V omega_eta ],
 // U = psi_eta / J, V = -psi_xi / J (contravariant velocities: u = psi_y, v = -psi_x), convection by
-// `convection` above, diffusion central.
+// `convection` above with the node's viscosity nu_node in its cell Peclet number. Laminar: diffusion =
+// nu L omega (nu = 1/Re constant); turbulent: diffusion = L(nu_eff omega), nu_eff = nu + nu_t.
+template <class T, class F, class G>
+NSB_HD inline T vorticity_update(const F& omega, const G& psi, T diffusion, T ca, T cg, T ij, T nu_node, T dt) {
+  const T u = d_eta<T>(psi) * ij, v = -d_xi<T>(psi) * ij;
+  return omega(0, 0) + dt * (diffusion - convection<T>(omega, u, nu_node * ca, 0) - convection<T>(omega, v, nu_node * cg, 1));
+}
 template <class T, class F, class G>
 NSB_HD inline T vorticity_point(const F& omega, const G& psi, T ca, T cb, T cg, T p, T q, T ij, T nu, T dt) {
-  const T u = d_eta<T>(psi) * ij, v = -d_xi<T>(psi) * ij;
-  const T lap = ca * (omega(1, 0) - T(2) * omega(0, 0) + omega(-1, 0)) - T(2) * cb * d_xi_eta<T>(omega) +
-                cg * (omega(0, 1) - T(2) * omega(0, 0) + omega(0, -1)) + p * d_xi<T>(omega) + q * d_eta<T>(omega);
-  return omega(0, 0) + dt * (nu * lap - convection<T>(omega, u, nu * ca, 0) - convection<T>(omega, v, nu * cg, 1));
+  return vorticity_update(omega, psi, nu * curvilinear_laplacian(omega, ca, cb, cg, p, q), ca, cg, ij, nu, dt);
+}
+// The product a(di, dj) b(di, dj) of two 9-point fields (nu_eff omega).
+template <class A, class B>
+struct ProductOf {
+  A a;
+  B b;
+  NSB_HD auto operator()(int di, int dj) const { return a(di, dj) * b(di, dj); }
+};
+template <class T, class F, class G, class N>
+NSB_HD inline T turbulent_vorticity_point(const F& omega, const G& psi, const N& nu_eff, T ca, T cb, T cg, T p, T q,
+                                          T ij, T dt) {
+  const T diffusion = curvilinear_laplacian(ProductOf<F, N>{omega, nu_eff}, ca, cb, cg, p, q);
+  return vorticity_update(omega, psi, diffusion, ca, cg, ij, nu_eff(0, 0), dt);
 }
 
 // Wall vorticity, no-slip (paper Sec. 2.2, ref. [27]): psi = const on the wall and psi_eta = 0 there
@@ -147,6 +171,53 @@ NSB_HD inline T vorticity_point(const F& omega, const G& psi, T ca, T cb, T cg, 
 template <class T>
 NSB_HD inline T wall_vorticity(T psi_wall, T psi_above, T cg_wall) {
   return T(-2) * cg_wall * (psi_above - psi_wall);
+}
+
+// ---- Baldwin-Lomax (paper Sec. 2.2, its ref. [32]; constants notes Sec. 6.6) --------------------------
+// The algebraic eddy viscosity of Baldwin & Lomax (1978), evaluated along each wall-normal grid line
+// (a xi column, eta outward) with y the distance from the column's wall node and |omega| the vorticity:
+//   inner  nu_t = l^2 |omega|,  l = kappa y D,  D = 1 - exp(-y+ / A+),  y+ = y u_tau / nu, u_tau = sqrt(nu |omega_w|)
+//   outer  nu_t = K C_cp F_wake F_kleb(y),  F(y) = y |omega| D,  F_max = F(y_max) its column maximum,
+//          F_wake = min(y_max F_max, C_wk y_max U_dif^2 / F_max),  F_kleb = 1 / (1 + 5.5 (C_kleb y / y_max)^6),
+//          U_dif the largest speed of the column (0 at the wall)
+//   nu_t = inner from the wall up to the first node where inner > outer, outer from there on.
+struct BaldwinLomax {
+  static constexpr double a_plus = 26, c_cp = 1.6, c_kleb = 0.3, c_wk = 0.25, kappa = 0.4, clauser_k = 0.0168;
+};
+
+// Speed |grad psi| from the metric coefficients: |grad psi|^2 = ca psi_xi^2 - 2 cb psi_xi psi_eta + cg psi_eta^2
+// (|grad xi|^2 = alpha / J^2, grad xi . grad eta = -beta / J^2, |grad eta|^2 = gamma / J^2).
+template <class T, class F>
+NSB_HD inline T speed(const F& psi, T ca, T cb, T cg) {
+  const T a = d_xi<T>(psi), b = d_eta<T>(psi);
+  const T s2 = ca * a * a - T(2) * cb * a * b + cg * b * b;
+  using std::sqrt;
+  return s2 > T(0) ? sqrt(s2) : T(0);
+}
+
+// Van Driest's damping D and the two branches at one node (y its wall distance, w = |omega|).
+template <class T>
+NSB_HD inline T van_driest(T y, T u_tau, T nu) {
+  using std::exp;
+  return T(1) - exp(-y * u_tau / (nu * T(BaldwinLomax::a_plus)));
+}
+template <class T>
+NSB_HD inline T bl_inner(T y, T w, T damping) {
+  const T l = T(BaldwinLomax::kappa) * y * damping;
+  return l * l * w;
+}
+template <class T>
+NSB_HD inline T bl_outer(T y, T y_max, T f_wake) {
+  const T r = T(BaldwinLomax::c_kleb) * y / y_max;
+  const T r2 = r * r;
+  return T(BaldwinLomax::clauser_k * BaldwinLomax::c_cp) * f_wake / (T(1) + T(5.5) * r2 * r2 * r2);
+}
+// F_wake from the column's F_max at y_max and its speed difference.
+template <class T>
+NSB_HD inline T bl_wake(T f_max, T y_max, T u_dif) {
+  if (!(f_max > T(0))) return T(0);
+  const T a = y_max * f_max, b = T(BaldwinLomax::c_wk) * y_max * u_dif * u_dif / f_max;
+  return a < b ? a : b;
 }
 
 }  // namespace nsb

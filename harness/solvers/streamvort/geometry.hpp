@@ -83,14 +83,38 @@ std::vector<double> initial_stream_function(const Geometry& geo);
 double stable_time_step(const Geometry& geo, const Metrics& m, const std::vector<double>& psi, double nu,
                         double safety);
 
-// Wall pressure by the paper's line integral (Eq. 8): dp/dxi = nu (beta omega_xi - gamma omega_eta) / J
-// at the wall, from the trailing edge; forces from pressure and wall shear (nu omega along -r_xi),
-// coefficients on chord 1, rho = 1, U = 1. cp[i - 1] for i = 1..nx.
+// Each node's distance from the wall node of its column (Baldwin-Lomax's y; the grid lines leave the
+// body about normal to it), every column including the ghosts.
+std::vector<double> wall_distance(const Geometry& geo);
+
+// Wall pressure by the paper's line integral (Eq. 8) and the forces on the body (rho = 1, U = 1, chord 1).
+// Derivation (written here because the sign conventions are where it goes wrong):
+//   At a no-slip wall u = 0, so the momentum equation leaves grad p = nu lap u = -nu curl(omega z) =
+//   nu (-omega_y, omega_x). Along the wall, dp/dxi = grad p . r_xi = nu (-omega_y x_xi + omega_x y_xi), and
+//   with omega_x = (y_eta omega_xi - y_xi omega_eta) / J, omega_y = (x_xi omega_eta - x_eta omega_xi) / J:
+//     dp/dxi = nu (beta omega_xi - gamma omega_eta) / J      (the paper's Eq. 8, beta, gamma as in Eq. 3)
+//   integrated from the trailing edge (p_TE = 0: a constant adds nothing around a closed body).
+//   xi runs clockwise, eta outward, J > 0, so n ds = (-y_xi, x_xi) dxi is the body's normal into the fluid.
+//   Pressure force on the body: -sum p n ds. Viscous traction on the body: mu (grad u + grad u^T) n, which
+//   at a no-slip wall is nu omega (z x n) = nu omega (-n_y, n_x): sum nu omega (-x_xi, -y_xi) dxi
+//   (flat-plate check: n = (0, 1), traction nu u_y = -nu omega along x).
+//   C = F / (rho U^2 c / 2) = 2 F. cp[i - 1] = 2 p, cf[i - 1] = 2 nu omega_wall for i = 1..nx.
+// omega_eta at the wall is one-sided (-3 w_0 + 4 w_1 - w_2) / 2 and w_0 is Thom's (first order), so the
+// pressure inherits the wall vorticity's error, amplified by gamma / J = |r_xi| / |r_eta| (about 14 at
+// the default spacing): the reason to keep an independent drag estimate (vortical_impulse_x).
 struct Forces {
   double cl = 0, cd = 0, cd_pressure = 0, cd_friction = 0;
-  std::vector<double> cp, cf;  // cf = 2 nu omega_wall (sign: along the local wall tangent r_xi)
+  std::vector<double> cp, cf;
 };
 Forces wall_forces(const Geometry& geo, const Metrics& m, const std::vector<double>& omega, double nu);
+
+// The x-component of the vortical impulse, I_x = integral of y omega dA over the fluid (trapezoidal in
+// eta: the wall row and the far-field row weigh 1/2; dA = J dxi deta). In an unbounded fluid at rest
+// at infinity the force on a body moving at constant velocity is F = -rho dI/dt (Wu 1981; I = integral
+// of r x omega dA, whose x-component y omega is unchanged by translating the flow along x, so it holds in
+// the body's frame too): D = -dI_x/dt, C_D = 2 D, as long as no vorticity reaches the far field.
+// r_min: only nodes at least that far from mid-chord (0.5, 0) (to split the body's layers from the wake).
+double vortical_impulse_x(const Geometry& geo, const Metrics& m, const std::vector<double>& omega, double r_min = 0);
 
 // Blasius: f''' + f f'' / 2 = 0, f(0) = f'(0) = 0, f'(inf) = 1, by RK4 from f''(0) = 0.332057336;
 // f'(eta) at eta = y sqrt(U / (nu x)).
@@ -101,5 +125,9 @@ double blasius_fprime(double eta);
 // f'(eta) for eta <= 8. {"kind": "blasius", "max_error" (relative, C_f), "rms_error", "profile_max_error", ...}
 nlohmann::json blasius_check(const Geometry& geo, const std::vector<double>& psi, const std::vector<double>& omega,
                              double re);
+
+// The turbulent plate (Baldwin-Lomax from the leading edge): C_f against the 1/7-power law's
+// C_f = 0.0592 Re_x^-0.2 on x in [0.2, 0.8]. {"kind": "turbulent_plate", "max_error", "rms_error", "stations"}.
+nlohmann::json turbulent_plate_check(const Geometry& geo, const std::vector<double>& omega, double re);
 
 }  // namespace nsb

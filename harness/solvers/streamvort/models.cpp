@@ -40,4 +40,21 @@ double vorticity_flops() {
   });
 }
 
+double turbulent_vorticity_flops() {
+  return count([] {
+    turbulent_vorticity_point(CountedField{}, CountedField{}, CountedField{}, Counted(1), Counted(0.1), Counted(1),
+                              Counted(0.1), Counted(0.1), Counted(1), Counted(0.001));
+  });
+}
+// A node's share of both walks: F and the speed (first), the damping again, both branches (second).
+double turbulence_flops() {
+  return count([] {
+    const Counted y(0.01), w(2), u_tau(0.05), nu(1e-5);
+    const Counted f = y * w * van_driest(y, u_tau, nu);
+    speed(CountedField{}, Counted(1), Counted(0.1), Counted(1));
+    bl_inner(y, w, van_driest(y, u_tau, nu));
+    bl_outer(y, f, Counted(0.5));
+  });
+}
+
 }  // namespace nsb

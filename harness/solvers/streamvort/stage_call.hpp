@@ -117,6 +117,14 @@ struct StreamOp {
   }
 };
 
+// streamvort/stream_sor: one sweep of successive over-relaxation, in place (the call's psi_new is its psi),
+// in four colours: node (i, j) has colour ((i - 1) & 1) + 2 ((j - 1) & 1). No two nodes of a colour share
+// a 9-point neighbourhood (red-black would: the diagonal neighbours of the mixed derivative), so each
+// colour's nodes update in any order and in parallel from the latest values of the other three. The
+// periodic O-grid needs an even nx (nodes 1 and nx are neighbours across the cut). relax is SOR's omega.
+NSB_HD inline int sor_colour_i(int colour) { return colour & 1; }
+NSB_HD inline int sor_colour_j(int colour) { return colour >> 1; }
+
 template <class T>
 struct VorticityCall {
   using value_type = T;
@@ -128,6 +136,7 @@ struct VorticityCall {
   XiEnds ends = XiEnds::periodic;
   Tuning tuning;
   Exec exec;
+  const T* nu_eff = nullptr;  // turbulent: nu + nu_t at every node (streamvort/turbulence); null: laminar nu
 };
 
 template <class T>
@@ -147,6 +156,28 @@ struct VorticityOp {
   NSB_HD T operator()(int i, int, std::size_t n, const S& s) const {
     store_node(omega_new, g, i, n, vorticity_point(s.at(0), s.at(1), ca[n], cb[n], cg[n], p[n], q[n], ij[n], nu, dt),
                ends);
+    return T(0);
+  }
+};
+
+// The turbulent vorticity update: nu_eff is a third 9-point field (the Laplacian of nu_eff omega).
+template <class T>
+struct TurbulentVorticityOp {
+  using value_type = T;
+  static constexpr int kStaged = 3;
+  Grid g;
+  const T *omega, *psi, *ca, *cb, *cg, *p, *q, *ij, *nu_eff;
+  T* omega_new;
+  T dt;
+  XiEnds ends;
+  static TurbulentVorticityOp of(const VorticityCall<T>& c) {
+    return {c.grid, c.omega, c.psi, c.ca, c.cb, c.cg, c.p, c.q, c.ij, c.nu_eff, c.omega_new, c.dt, c.ends};
+  }
+  NSB_HD const T* staged(int f) const { return f == 0 ? omega : f == 1 ? psi : nu_eff; }
+  template <class S>
+  NSB_HD T operator()(int i, int, std::size_t n, const S& s) const {
+    store_node(omega_new, g, i, n,
+               turbulent_vorticity_point(s.at(0), s.at(1), s.at(2), ca[n], cb[n], cg[n], p[n], q[n], ij[n], dt), ends);
     return T(0);
   }
 };
@@ -192,24 +223,88 @@ NSB_HD inline void boundary_column(const BoundaryOp<T>& c, int i) {
   store_node(c.omega, g, i, far, outward > T(1e-3) * reach ? c.omega[below] : T(0), c.ends);
 }
 
+// streamvort/turbulence: Baldwin-Lomax (formulas.hpp) along every xi column, nu_eff = nu + nu_t on rows
+// 0..ny + 1 (nu at the wall and the far field; nu on the columns ahead of the plate's leading edge,
+// which have no wall). wall_dist is each node's distance from its column's wall node.
+template <class T>
+struct TurbulenceCall {
+  using value_type = T;
+  Grid grid;
+  const T *psi = nullptr, *omega = nullptr, *ca = nullptr, *cb = nullptr, *cg = nullptr, *wall_dist = nullptr;
+  T* nu_eff = nullptr;
+  T nu = 0;
+  int wall_begin = 1;
+  XiEnds ends = XiEnds::periodic;
+  Tuning tuning;
+  Exec exec;
+};
+
+template <class T>
+struct TurbulenceOp {
+  Grid g;
+  const T *psi, *omega, *ca, *cb, *cg, *wall_dist;
+  T* nu_eff;
+  T nu;
+  int wall_begin;
+  XiEnds ends;
+  static TurbulenceOp of(const TurbulenceCall<T>& c) {
+    return {c.grid, c.psi, c.omega, c.ca, c.cb, c.cg, c.wall_dist, c.nu_eff, c.nu, c.wall_begin, c.ends};
+  }
+};
+
+// Column i (1..nx): two walks up the wall-normal line, the first for F_max, y_max and U_dif, the second
+// for nu_t with the inner-to-outer crossover (formulas.hpp).
+template <class T>
+NSB_HD inline void baldwin_lomax_column(const TurbulenceOp<T>& c, int i) {
+  using std::sqrt;
+  const Grid& g = c.g;
+  const std::ptrdiff_t row = g.sy();
+  const std::size_t wall = sv_node(g, i, 0);
+  store_node(c.nu_eff, g, i, wall, c.nu, c.ends);
+  store_node(c.nu_eff, g, i, sv_node(g, i, g.ny + 1), c.nu, c.ends);
+  const T u_tau = i >= c.wall_begin ? sqrt(c.nu * sv_abs(c.omega[wall])) : T(0);
+  T f_max = 0, y_max = 0, u_dif = 0;
+  for (int j = 1; j <= g.ny; ++j) {
+    const std::size_t n = sv_node(g, i, j);
+    const T y = c.wall_dist[n], f = y * sv_abs(c.omega[n]) * van_driest(y, u_tau, c.nu);
+    if (f > f_max) f_max = f, y_max = y;
+    u_dif = sv_max(u_dif, speed(At<T>{c.psi + n, row}, c.ca[n], c.cb[n], c.cg[n]));
+  }
+  const T f_wake = bl_wake(f_max, y_max, u_dif);
+  bool outer = false;
+  for (int j = 1; j <= g.ny; ++j) {
+    const std::size_t n = sv_node(g, i, j);
+    const T y = c.wall_dist[n];
+    const T inner = bl_inner(y, sv_abs(c.omega[n]), van_driest(y, u_tau, c.nu));
+    const T out = y_max > T(0) ? bl_outer(y, y_max, f_wake) : T(0);
+    outer = outer || inner > out;
+    store_node(c.nu_eff, g, i, n, c.nu + (outer ? out : inner), c.ends);
+  }
+}
+
 // Work models. Bytes: each input field once, each output once, per updated node (the 9-point fields'
 // neighbours are re-reads a variant should serve from caches or shared memory); the residual is one
 // word a call. Flops: counted on the ops (models.cpp).
 double grid_sweep_flops();
 double stream_flops();
 double vorticity_flops();
-inline WorkModel grid_sweep_model(const Grid& g, int elem) {
+double turbulent_vorticity_flops();
+double turbulence_flops();
+// A model over the nx x ny unknowns: `words` values moved and `flops` done per node.
+inline WorkModel per_node_model(const Grid& g, double words, int elem, double flops) {
   const double n = double(g.nx) * g.ny;
-  return {n, (4.0 + 2.0) * elem * n, grid_sweep_flops() * n};
+  return {n, words * elem * n, flops * n};
 }
-inline WorkModel stream_model(const Grid& g, int elem) {
-  const double n = double(g.nx) * g.ny;
-  return {n, (7.0 + 1.0) * elem * n, stream_flops() * n};
+inline WorkModel grid_sweep_model(const Grid& g, int elem) { return per_node_model(g, 4 + 2, elem, grid_sweep_flops()); }
+inline WorkModel stream_model(const Grid& g, int elem) { return per_node_model(g, 7 + 1, elem, stream_flops()); }
+inline WorkModel vorticity_model(const Grid& g, int elem) { return per_node_model(g, 8 + 1, elem, vorticity_flops()); }
+// The turbulent update reads nu_eff too.
+inline WorkModel turbulent_vorticity_model(const Grid& g, int elem) {
+  return per_node_model(g, 9 + 1, elem, turbulent_vorticity_flops());
 }
-inline WorkModel vorticity_model(const Grid& g, int elem) {
-  const double n = double(g.nx) * g.ny;
-  return {n, (8.0 + 1.0) * elem * n, vorticity_flops() * n};
-}
+// Per node: psi, omega, ca, cb, cg, wall_dist read, nu_eff written (the second walk's re-reads of
+// omega and wall_dist are the column's, served by caches).
+inline WorkModel turbulence_model(const Grid& g, int elem) { return per_node_model(g, 6 + 1, elem, turbulence_flops()); }
 // Per column: psi at rows 0 and 1, cg at the wall, x and y at rows ny and ny + 1, omega at row ny
 // read; omega at rows 0 and ny + 1 written. About 10 flops.
 inline WorkModel boundary_model(const Grid& g, int elem) {

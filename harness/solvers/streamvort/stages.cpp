@@ -34,12 +34,43 @@ StageKind kind(const char* name, std::string summary, std::vector<std::string> r
   return k;
 }
 
+// Vorticity's two workloads: laminar (nu = 1/Re) and turbulent (L(nu_eff omega), nu_eff a third 9-point field).
+StageKind vorticity_kind() {
+  StageKind k = kind("vorticity",
+                     "omega_new = omega + dt (L(nu omega) - U omega_xi - V omega_eta), hybrid central / 1st-order upwind (Eq. 7)",
+                     {"omega", "psi", "ca", "cb", "cg", "p", "q", "ij", "nu_eff"}, {"omega_new"}, nullptr);
+  k.workloads = {"laminar", "turbulent"};
+  k.flops_per_point = [](const std::string& w) { return w == "turbulent" ? turbulent_vorticity_flops() : vorticity_flops(); };
+  return k;
+}
+
+// Baldwin-Lomax walks wall-normal columns: its GPU variants map threads to xi columns (b = threads a block).
+StageKind turbulence_kind() {
+  StageKind k = kind("turbulence", "Baldwin-Lomax eddy viscosity along each xi column, nu_eff = nu + nu_t",
+                     {"psi", "omega", "ca", "cb", "cg", "wall_dist"}, {"nu_eff"}, &turbulence_flops);
+  k.default_gpu_variant = "global_columns";
+  return k;
+}
+
+// SOR's colouring needs an even nx on the periodic O-grid: verify's odd sizes are rounded up in xi.
+StageKind sor_kind() {
+  StageKind k = kind("stream_sor", "one four-colour SOR sweep of L psi = -omega in place, residual max |psi_new - psi|",
+                     {"psi", "omega", "ca", "cb", "cg", "p", "q"}, {"psi"}, &stream_flops);
+  k.verify_grid = [](const Grid& g) {
+    Grid s = as_streamvort_grid(g);
+    s.nx += s.nx & 1;
+    return s;
+  };
+  k.default_gpu_variant = "global_2d_colours";
+  return k;
+}
+
 const StageKindRegistrar kinds[] = {
-    StageKindRegistrar{kind("vorticity",
-                            "omega_new = omega + dt (nu L omega - U omega_xi - V omega_eta), hybrid central / 1st-order upwind (Eq. 7)",
-                            {"omega", "psi", "ca", "cb", "cg", "p", "q", "ij"}, {"omega_new"}, &vorticity_flops)},
+    StageKindRegistrar{vorticity_kind()},
     StageKindRegistrar{kind("stream", "one over-relaxed Jacobi sweep of L psi = -omega, residual max |psi_new - psi|",
                             {"psi", "omega", "ca", "cb", "cg", "p", "q"}, {"psi_new"}, &stream_flops)},
+    StageKindRegistrar{sor_kind()},
+    StageKindRegistrar{turbulence_kind()},
     StageKindRegistrar{kind("boundary", "wall vorticity -2 cg (psi_1 - psi_0), far-field omega (0 in, copied out)",
                             {"psi", "cg", "x", "y"}, {"omega"}, nullptr)},
 };

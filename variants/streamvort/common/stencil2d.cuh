@@ -356,6 +356,10 @@ constexpr const char* traversal_name(Traversal tr) {
 }
 template <Traversal tr, class Reduce, class Call>
 void run(const Call& c) {
+  if constexpr (requires { c.nu_eff; })  // vorticity's turbulent workload: nu_eff the third staged field
+    if (c.nu_eff)
+      return launch<tr, Reduce>(TurbulentVorticityOp<typename Call::value_type>::of(c), c.tuning, c.exec, nullptr,
+                                traversal_name(tr));
   launch<tr, Reduce>(op_of(c), c.tuning, c.exec, residual_of(c), traversal_name(tr));
 }
 
