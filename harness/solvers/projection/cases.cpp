@@ -55,6 +55,15 @@ static double number_param(const std::map<std::string, std::string>& p, const st
 
 // The urban boundaries (x wind, y height, z span): inflow on the west face, zero-gradient outflow on the
 // east face with p = 0, no-slip ground, free-slip top and sides.
+// turbulence=none (default: the thesis's Table 4.2 runs) | smagorinsky (nu + nu_t in the momentum's
+// diffusion, nu_t of the nu_turbulent stage computed from u^n each step).
+static bool turbulence_param(const std::map<std::string, std::string>& p) {
+  const std::string t = p.count("turbulence") ? p.at("turbulence") : "none";
+  if (t != "none" && t != "smagorinsky")
+    throw std::invalid_argument("turbulence=" + t + ": known models are none and smagorinsky");
+  return t == "smagorinsky";
+}
+
 static void open_domain(Case& c, InflowProfile profile, double roughness) {
   BoundarySpec& b = c.bc;
   b.face[0][0].type = FaceType::inflow;
@@ -75,7 +84,7 @@ static void open_domain(Case& c, InflowProfile profile, double roughness) {
 // seeded grid of blocks (40 m blocks, 20 m streets, heights 10 m to H / 4, an empty eighth of the
 // domain upstream and a quarter downstream) or a city file.
 static void make_urban(Case& c, const CaseOptions& o) {
-  const auto p = case_params(o, {"seed", "city", "profile", "z0", "cs"});
+  const auto p = case_params(o, {"seed", "city", "profile", "z0", "cs", "turbulence"});
   Grid& g = c.grid;
   if (o.ny < 8) throw std::invalid_argument("urban needs at least 8 cells of height (ny >= 8)");
   const double cell = 5.0;
@@ -90,6 +99,7 @@ static void make_urban(Case& c, const CaseOptions& o) {
   if (!(z0 > 0)) throw std::invalid_argument("urban z0 (roughness length, m) must be positive");
   open_domain(c, profile == "log" ? InflowProfile::log_law : InflowProfile::uniform, z0);
   c.smagorinsky_cs = number_param(p, "cs", 0.1);
+  c.turbulent = turbulence_param(p);
   if (p.count("city")) {
     c.buildings = read_city(p.at("city"));
   } else {
@@ -108,7 +118,7 @@ static void make_urban(Case& c, const CaseOptions& o) {
 // centred in the span (nz - h even, so that the mid-plane is a plane of cell faces and the flow
 // symmetric about it). Thesis grid 256 x 128 x 64 (x, span, height) is --grid 256x64x128 here.
 static void make_cube(Case& c, const CaseOptions& o) {
-  case_params(o, {});
+  const auto p = case_params(o, {"cs", "turbulence"});
   const int h = o.ny / 4;
   if (h < 2) throw std::invalid_argument("cube needs ny >= 8 (the cube is ny / 4 cells high)");
   if ((o.nz - h) % 2 != 0 || o.nz < 3 * h)
@@ -121,6 +131,8 @@ static void make_cube(Case& c, const CaseOptions& o) {
   const double x0 = double(o.nx / 4) / h, z0 = double((o.nz - h) / 2) / h;
   c.cube = {x0, x0 + 1.0, z0, z0 + 1.0, 1.0};
   c.cube_cells = h;
+  c.smagorinsky_cs = number_param(p, "cs", 0.1);
+  c.turbulent = turbulence_param(p);
   c.buildings = {c.cube};
   c.validation = "cube";
 }

@@ -36,6 +36,20 @@ long momentum_flops(TimeScheme scheme) {
   });
 }
 
+template <bool Upwind>
+long momentum_eddy_flops(TimeScheme scheme) {
+  const Counted inv_h[3] = {1.0, 1.0, 1.0};
+  const Counted force[3] = {0.0, 0.0, 0.0};
+  const MomentumCoef<Counted> c = momentum_coef_table<Counted>(inv_h, 0.1, 0.0, force).component(0);  // not counted
+  const CountedField q;
+  return count([&] {
+    for (int comp = 0; comp < 3; ++comp) {
+      const Counted rhs = momentum_rhs_eddy<Upwind>(q, q, q, q, c);
+      predictor_update<Counted>(1.0, rhs, 0.5, 0.01, scheme, false);
+    }
+  });
+}
+
 GridCoef<Counted> counted_coef() { return {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.1}; }
 
 // Flags of a fluid point with one solid neighbour below (the common wall case: the sweeps' full
@@ -105,6 +119,17 @@ WorkModel work_model(ProjectionStage s, const Grid& g, ZRange zr, int elem_bytes
   }
   m.bytes = m.points * words * elem_bytes;
   m.flops = m.points * flops_per_point(s, scheme, upwind);
+  return m;
+}
+
+double momentum_eddy_flops_per_point(TimeScheme scheme, bool upwind) {
+  return double(upwind ? momentum_eddy_flops<true>(scheme) : momentum_eddy_flops<false>(scheme));
+}
+
+WorkModel momentum_eddy_work_model(const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind) {
+  WorkModel m = work_model(ProjectionStage::momentum, g, zr, elem_bytes, scheme, upwind);
+  m.bytes += m.points * elem_bytes;  // nut, read once
+  m.flops = m.points * momentum_eddy_flops_per_point(scheme, upwind);
   return m;
 }
 

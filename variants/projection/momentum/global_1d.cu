@@ -8,14 +8,14 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  with_momentum_point(c, [&](const auto& op) { launch_flat_1d(op, c); });
+  with_eddy_momentum_point(c, [&](const auto& op) { launch_flat_1d(op, c); });
 }
 
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "global_1d",
     .backend = Backend::cuda,
-    .tags = {{"memory", "global"}, {"cta", "1d"}},
+    .tags = {{"memory", "global"}, {"cta", "1d"}, {"viscosity", "eddy"}},
     .tunings = flat_sizes(),
     .status = "study axis: flat 1D blocks against the thesis's 2D ones (2D took 0.62-0.88x the time for the "
               "stencils; performance-notes: Fig. 4.4 on an H200)",

@@ -7,14 +7,14 @@ namespace {
 
 template <class T>
 void run(const StageCall<T>& c) {
-  with_momentum_point(c, [&](const auto& op) { launch_zloop_2d(op, c); });
+  with_eddy_momentum_point(c, [&](const auto& op) { launch_zloop_2d(op, c); });
 }
 
 const Registrar reg{Variant{
     .stage = "projection/momentum",
     .name = "global_2d_zloop",
     .backend = Backend::cuda,
-    .tags = {{"memory", "global"}, {"cta", "2d"}},
+    .tags = {{"memory", "global"}, {"cta", "2d"}, {"viscosity", "eddy"}},
     .tunings = zloop_shapes(),
     .status = "thesis baseline (Fig. 4.5 'global', App. C.3.1); the stage kind's default GPU variant",
     .run_float = &run<float>,
