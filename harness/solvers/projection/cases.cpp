@@ -64,6 +64,15 @@ static bool turbulence_param(const std::map<std::string, std::string>& p) {
   return t == "smagorinsky";
 }
 
+// outflow=zero_gradient (default) | convective: du/dt + U_c du/dx = 0 on the east face's ghosts, U_c the
+// inflow speed U (boundary.hpp).
+static double convective_speed_param(const std::map<std::string, std::string>& p, double u) {
+  const std::string t = p.count("outflow") ? p.at("outflow") : "zero_gradient";
+  if (t != "zero_gradient" && t != "convective")
+    throw std::invalid_argument("outflow=" + t + ": known outflow conditions are zero_gradient and convective");
+  return t == "convective" ? u : 0.0;
+}
+
 static void open_domain(Case& c, InflowProfile profile, double roughness) {
   BoundarySpec& b = c.bc;
   b.face[0][0].type = FaceType::inflow;
@@ -84,7 +93,7 @@ static void open_domain(Case& c, InflowProfile profile, double roughness) {
 // seeded grid of blocks (40 m blocks, 20 m streets, heights 10 m to H / 4, an empty eighth of the
 // domain upstream and a quarter downstream) or a city file.
 static void make_urban(Case& c, const CaseOptions& o) {
-  const auto p = case_params(o, {"seed", "city", "profile", "z0", "cs", "turbulence"});
+  const auto p = case_params(o, {"seed", "city", "profile", "z0", "cs", "turbulence", "outflow"});
   Grid& g = c.grid;
   if (o.ny < 8) throw std::invalid_argument("urban needs at least 8 cells of height (ny >= 8)");
   const double cell = 5.0;
@@ -100,6 +109,7 @@ static void make_urban(Case& c, const CaseOptions& o) {
   open_domain(c, profile == "log" ? InflowProfile::log_law : InflowProfile::uniform, z0);
   c.smagorinsky_cs = number_param(p, "cs", 0.1);
   c.turbulent = turbulence_param(p);
+  c.convective_outflow_speed = convective_speed_param(p, c.u_ref);
   if (p.count("city")) {
     c.buildings = read_city(p.at("city"));
   } else {
@@ -118,7 +128,7 @@ static void make_urban(Case& c, const CaseOptions& o) {
 // centred in the span (nz - h even, so that the mid-plane is a plane of cell faces and the flow
 // symmetric about it). Thesis grid 256 x 128 x 64 (x, span, height) is --grid 256x64x128 here.
 static void make_cube(Case& c, const CaseOptions& o) {
-  const auto p = case_params(o, {"cs", "turbulence"});
+  const auto p = case_params(o, {"cs", "turbulence", "outflow"});
   const int h = o.ny / 4;
   if (h < 2) throw std::invalid_argument("cube needs ny >= 8 (the cube is ny / 4 cells high)");
   if ((o.nz - h) % 2 != 0 || o.nz < 3 * h)
@@ -133,6 +143,7 @@ static void make_cube(Case& c, const CaseOptions& o) {
   c.cube_cells = h;
   c.smagorinsky_cs = number_param(p, "cs", 0.1);
   c.turbulent = turbulence_param(p);
+  c.convective_outflow_speed = convective_speed_param(p, c.u_ref);
   c.buildings = {c.cube};
   c.validation = "cube";
 }
@@ -205,6 +216,7 @@ Case make_case(const CaseOptions& o) {
   }
   if (c.validation != "urban" && c.validation != "cube") case_params(o, {});
   c.dt = o.dt > 0 ? o.dt : o.safety * stable_dt(g, c.nu, c.u_ref);
+  c.bc.face[0][1].convective_courant = c.convective_outflow_speed * c.dt / g.dx();
   return c;
 }
 

@@ -192,8 +192,10 @@ struct VelocityBcLine {
   Grid g;
   BoundaryRules<T> r;
   T* vel[3];
-  explicit VelocityBcLine(const StageCall<T>& c) : g(c.grid), r(c.bc), vel{c.f.us, c.f.vs, c.f.ws} {}
-  NSB_HD void operator()(int axis, int t1, int t2) const { velocity_bc_line(vel, g, r, axis, t1, t2); }
+  const T* old[3];  // the step's start (u v w), which a convective outflow convects
+  explicit VelocityBcLine(const StageCall<T>& c)
+      : g(c.grid), r(c.bc), vel{c.f.us, c.f.vs, c.f.ws}, old{c.f.u, c.f.v, c.f.w} {}
+  NSB_HD void operator()(int axis, int t1, int t2) const { velocity_bc_line(vel, old, g, r, axis, t1, t2); }
 };
 
 template <class T>
