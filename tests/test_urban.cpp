@@ -423,6 +423,26 @@ TEST(Cube, FlowIsSymmetricAboutTheMidPlane) {
   EXPECT_THROW(make_case(o), std::invalid_argument);
 }
 
+// The cube at Re = 42 to steady state on h = 4, 6, 8 cells a side (the cube_refinement study's runs):
+// the reattachment length converges (each refinement changes it less than the one before). Minutes:
+// `ctest -L long`.
+TEST(Cube, DISABLED_ReattachmentLengthConvergesOnRefinement) {
+  std::vector<double> length;
+  for (int h : {4, 6, 8}) {
+    CaseOptions o;
+    o.name = "cube", o.nx = 8 * h, o.ny = 4 * h, o.nz = 5 * h, o.re = 42, o.safety = 0.5;
+    const Case c = make_case(o);
+    SolverOptions so;
+    so.scheme = TimeScheme::adams_bashforth2;
+    so.jacobi_iterations = 50;
+    const HostState<double> s = test::run_case<double>(c, "cpu-serial", 80000, so, 1e-4).state;
+    length.push_back(urban_checks(c, s).reattachment_length);
+    EXPECT_GT(length.back(), 1.0) << h;
+    EXPECT_LT(length.back(), 2.5) << h;
+  }
+  EXPECT_LT(std::abs(length[2] - length[1]), std::abs(length[1] - length[0]));
+}
+
 TEST(Urban, RefusesAPressureVariantThatIgnoresObstacles) {
   const Case c = make_case(urban_options());
   ASSERT_TRUE(c.has_obstacles()) << "the test needs a city with buildings";  // (a 16x8x8 city had none)

@@ -1,6 +1,7 @@
 // momentum/global_1d: global memory, one thread a point, flat 1D blocks: the plain mapping, neighbour
 // reuse left to L1 and L2; the block-shape axis against the thesis's 2D blocks.
 #include "common/traversals.cuh"
+#include "projection/momentum/eddy_kernels.hpp"
 #include "projection/point_ops.hpp"
 
 namespace nsb {
@@ -21,7 +22,8 @@ const Registrar reg{Variant{
               "stencils; performance-notes: Fig. 4.4 on an H200)",
     .run_float = &run<float>,
     .run_double = &run<double>,
-    .kernels = flat_kernels<MomentumPoint<float, false>, MomentumPoint<double, false>>(),
+    .kernels = with_eddy_kernels(flat_kernels<MomentumPoint<float, false>, MomentumPoint<double, false>>(),
+                                 flat_kernels<EddyMomentumPoint<float, false>, EddyMomentumPoint<double, false>>()),
 }};
 
 }  // namespace
