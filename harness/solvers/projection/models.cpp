@@ -22,7 +22,8 @@ long count(F&& f) {
   return Counted::ops;
 }
 
-template <bool Upwind>
+// Eddy: the diffusion with nu + nu_t (momentum_rhs_eddy).
+template <bool Upwind, bool Eddy = false>
 long momentum_flops(TimeScheme scheme) {
   const Counted inv_h[3] = {1.0, 1.0, 1.0};
   const Counted force[3] = {0.0, 0.0, 0.0};
@@ -30,21 +31,9 @@ long momentum_flops(TimeScheme scheme) {
   const CountedField q;
   return count([&] {
     for (int comp = 0; comp < 3; ++comp) {
-      const Counted rhs = momentum_rhs<Upwind>(q, q, q, c);
-      predictor_update<Counted>(1.0, rhs, 0.5, 0.01, scheme, false);
-    }
-  });
-}
-
-template <bool Upwind>
-long momentum_eddy_flops(TimeScheme scheme) {
-  const Counted inv_h[3] = {1.0, 1.0, 1.0};
-  const Counted force[3] = {0.0, 0.0, 0.0};
-  const MomentumCoef<Counted> c = momentum_coef_table<Counted>(inv_h, 0.1, 0.0, force).component(0);  // not counted
-  const CountedField q;
-  return count([&] {
-    for (int comp = 0; comp < 3; ++comp) {
-      const Counted rhs = momentum_rhs_eddy<Upwind>(q, q, q, q, c);
+      Counted rhs;
+      if constexpr (Eddy) rhs = momentum_rhs_eddy<Upwind>(q, q, q, q, c);
+      else rhs = momentum_rhs<Upwind>(q, q, q, c);
       predictor_update<Counted>(1.0, rhs, 0.5, 0.01, scheme, false);
     }
   });
@@ -123,7 +112,7 @@ WorkModel work_model(ProjectionStage s, const Grid& g, ZRange zr, int elem_bytes
 }
 
 double momentum_eddy_flops_per_point(TimeScheme scheme, bool upwind) {
-  return double(upwind ? momentum_eddy_flops<true>(scheme) : momentum_eddy_flops<false>(scheme));
+  return double(upwind ? momentum_flops<true, true>(scheme) : momentum_flops<false, true>(scheme));
 }
 
 WorkModel momentum_eddy_work_model(const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind) {
