@@ -53,7 +53,7 @@ REPORTS |= {"tridiag_bandwidth", "fracstep_step_time"}  # reports/ha.py
 REPORTS |= {"liu_cpu_threads", "liu_stage_speedup", "liu_solver_speedup"}  # reports/liu2019.py
 REPORTS |= {"kemal_techniques", "kemal_routines", "kemal_ranks"}  # reports/kemal_report.py
 REPORTS |= {"gohari_grid", "gohari_flow", "gohari_checks"}  # reports/gohari_report.py
-REPORTS |= {"urban_block_shapes", "urban_speedup"}  # reports/urban.py
+REPORTS |= {"urban_block_shapes", "urban_speedup", "cube_refinement", "urban_per_gpu"}  # reports/urban.py
 REPORTS |= {"poisson_time_to_tolerance"}  # reports/poisson_report.py
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
 

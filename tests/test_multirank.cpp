@@ -136,7 +136,8 @@ TEST(Decomposition, NeighbourFacesAreLeftToTheExchange) {
   std::vector<double> u(g.padded_points(), 7.0), v = u, w = u;
   double* vel[3] = {u.data(), v.data(), w.data()};
   const BoundaryRules<double> r = BoundaryRules<double>::make(first);
-  velocity_bc_line(vel, g, r, 2, 1, 1);
+  const double* const start[3] = {nullptr, nullptr, nullptr};  // read by a convective outflow only
+  velocity_bc_line(vel, start, g, r, 2, 1, 1);
   EXPECT_EQ(w[g.idx(1, 1, 3)], 7.0);  // top face of rank 0's last cell: an interior face
   EXPECT_EQ(w[g.idx(1, 1, 4)], 7.0);  // ghost plane above: from the neighbour
   EXPECT_EQ(w[g.idx(1, 1, 0)], 0.0);  // bottom wall

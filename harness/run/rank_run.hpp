@@ -213,6 +213,14 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
   result["run"]["decomposition"] = decomposition_json(ctx, devices, run.halo_description);
   nlohmann::json per_rank_steps = nlohmann::json::array();
   for (const RankTimes& r : per_rank) per_rank_steps.push_back(summarize(r.step).median);
+  // Each rank's median time per step of every section it timed (the thesis's Table 4.3: per-GPU kernel
+  // and exchange times; the stages above are the slowest rank's).
+  nlohmann::json per_rank_sections = nlohmann::json::array();
+  for (const RankTimes& r : per_rank) {
+    nlohmann::json mine = nlohmann::json::object();
+    for (const auto& [section, samples] : r.per_step) mine[s.solver.section_name(section)] = summarize(samples).median;
+    per_rank_sections.push_back(mine);
+  }
   result["timing"] = {{"step", summary_json(step)},
                       {"step_raw_seconds", bounded_samples(times.step, &step_kept)},
                       {"flops_per_step", flops_per_step},
@@ -222,6 +230,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
                       {"halo", ctx.halo ? halo_timing(s, times, m, step, ctx) : nlohmann::json::object()},
                       {"sections", other_section_timing(s, times, m)},
                       {"per_rank_step_median", per_rank_steps},
+                      {"per_rank_section_median", per_rank_sections},
                       {"method", timing_method(graph, gpu, steps_per_graph)}};
   if (!step_kept.is_null())
     result["timing"]["raw_samples"] = {{"max_kept", kMaxRawSamples}, {"steps", step_kept},

@@ -46,7 +46,7 @@ void for_each_face_line(const Grid& g, const Exec& e, const Line& line) {
 
 template <class T>
 void momentum(const StageCall<T>& c) {
-  with_momentum_point(c, [&](const auto& op) { for_each_point(c.grid, c.zr, c.exec, op); });
+  with_eddy_momentum_point(c, [&](const auto& op) { for_each_point(c.grid, c.zr, c.exec, op); });
 }
 template <class T>
 void divergence(const StageCall<T>& c) { for_each_point(c.grid, c.zr, c.exec, DivergencePoint<T>(c)); }
@@ -98,6 +98,7 @@ Variant cpu(const std::string& stage, Backend b, StageFn ff, StageFn fd) {
   Variant v = cpu_reference_variant("projection/" + stage, b, ff, fd);
   if (stage == "reduce") v.tags["reduce"] = b == Backend::cpu_omp ? "omp_reduction" : "serial_sum";
   if (stage == "pressure") v.tags["obstacles"] = "masked";
+  if (stage == "momentum") v.tags["viscosity"] = "eddy";
   v.status = b == Backend::cpu_serial ? "CPU reference: what every variant is checked against, and the serial baseline"
                                       : "CPU baseline: the reference's loops over OpenMP threads";
   return v;

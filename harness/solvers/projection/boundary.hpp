@@ -13,7 +13,11 @@
 //    face (ghost = -interior).
 //  - outflow (urban cases): zero gradient. The normal component on the face itself is computed by the
 //    predictor and corrected by the projection (on a high face: index n, which the interior stages
-//    compute); the ghost beyond it and the tangential ghosts copy the interior.
+//    compute); the ghost beyond it and the tangential ghosts copy the interior. Convective (a high
+//    face with a Courant number C = U_c dt / h > 0): those ghosts obey da/dt + U_c da/dx = 0 instead,
+//    first-order upwind in time and space from the velocity of the step's start (u v w of the call):
+//    ghost = old ghost - C (old ghost - old interior); where the call has none (the initial state) they
+//    copy the interior.
 // Pressure: homogeneous Neumann (ghost = interior) on walls, free-slip planes and inflows, periodic
 // copies, and p = 0 on an outflow face (ghost = -interior), which makes the pressure equation of an
 // open domain well posed and lets the projection set the outflow flux.
@@ -40,6 +44,8 @@ struct FaceBC {
   // the spacing and extent of the tangential axis the profile varies along (the height).
   InflowProfile profile = InflowProfile::uniform;
   double inflow_speed = 0, roughness = 0, profile_spacing = 0, profile_height = 0;
+  // Outflow faces: the convective condition's Courant number U_c dt / h (0: zero gradient).
+  double convective_courant = 0;
 };
 
 struct BoundarySpec {
@@ -54,6 +60,7 @@ struct FaceRule {
   int profile;
   T wall[3];
   double inflow[4];  // speed, roughness, spacing, height (double: the log law is evaluated in double)
+  T courant;         // outflow: U_c dt / h of the convective condition (0: zero gradient)
 };
 template <class T>
 struct BoundaryRules {
@@ -68,6 +75,7 @@ struct BoundaryRules {
         r.face[a][side].profile = int(f.profile);
         r.face[a][side].inflow[0] = f.inflow_speed, r.face[a][side].inflow[1] = f.roughness;
         r.face[a][side].inflow[2] = f.profile_spacing, r.face[a][side].inflow[3] = f.profile_height;
+        r.face[a][side].courant = T(f.convective_courant);
       }
     return r;
   }
@@ -99,15 +107,23 @@ NSB_HD inline T inflow_speed(const FaceRule<T>& r, int t1) {
   return T(speed * log((y + z0) / z0) / log((h + z0) / z0));
 }
 
-// Velocity ghost rule for both sides of axis A at one tangential position. vel[c] is component c.
+// The convective outflow's ghost (da/dt + U_c da/dx = 0, upwind): from the old ghost and interior.
 template <class T>
-NSB_HD inline void velocity_bc_line(T* const vel[3], const Grid& g, const BoundaryRules<T>& r, int axis, int t1,
-                                    int t2) {
+NSB_HD inline T convected_ghost(T old_ghost, T old_interior, T courant) {
+  return old_ghost - courant * (old_ghost - old_interior);
+}
+
+// Velocity ghost rule for both sides of axis A at one tangential position. vel[c] is component c;
+// old[c] the same component at the step's start (null: none), read by a convective outflow only.
+template <class T>
+NSB_HD inline void velocity_bc_line(T* const vel[3], const T* const old[3], const Grid& g, const BoundaryRules<T>& r,
+                                    int axis, int t1, int t2) {
   const int n = axis == 0 ? g.nx : axis == 1 ? g.ny : g.nz;
   auto at = [&](int along) { return face_index(g, axis, along, t1, t2); };
   const FaceRule<T>& lo = r.face[axis][0];
   const FaceRule<T>& hi = r.face[axis][1];
   const bool set_lo = lo.type != int(FaceType::neighbour), set_hi = hi.type != int(FaceType::neighbour);
+  const bool convective = hi.type == int(FaceType::outflow) && hi.courant > T(0) && old[0];
   for (int c = 0; c < 3; ++c) {
     T* f = vel[c];
     if (lo.type == int(FaceType::periodic)) {
@@ -134,6 +150,8 @@ NSB_HD inline void velocity_bc_line(T* const vel[3], const Grid& g, const Bounda
       if (set_lo) f[at(0)] = lo_wall + lo_sign * f[at(1)];
       if (set_hi) f[at(n + 1)] = hi_wall + hi_sign * f[at(n)];
     }
+    // A convective outflow's ghost beyond the face, normal and tangential components alike.
+    if (convective) f[at(n + 1)] = convected_ghost(old[c][at(n + 1)], old[c][at(n)], hi.courant);
   }
 }
 

@@ -27,6 +27,24 @@ static void set_all(BoundarySpec& s, int axis, FaceType t) {
 
 // The urban boundaries (x wind, y height, z span): inflow on the west face, zero-gradient outflow on the
 // east face with p = 0, no-slip ground, free-slip top and sides.
+// turbulence=none (default: the thesis's Table 4.2 runs) | smagorinsky (nu + nu_t in the momentum's
+// diffusion, nu_t of the nu_turbulent stage computed from u^n each step).
+static bool turbulence_param(const std::map<std::string, std::string>& p) {
+  const std::string t = p.count("turbulence") ? p.at("turbulence") : "none";
+  if (t != "none" && t != "smagorinsky")
+    throw std::invalid_argument("turbulence=" + t + ": known models are none and smagorinsky");
+  return t == "smagorinsky";
+}
+
+// outflow=zero_gradient (default) | convective: du/dt + U_c du/dx = 0 on the east face's ghosts, U_c the
+// inflow speed U (boundary.hpp).
+static double convective_speed_param(const std::map<std::string, std::string>& p, double u) {
+  const std::string t = p.count("outflow") ? p.at("outflow") : "zero_gradient";
+  if (t != "zero_gradient" && t != "convective")
+    throw std::invalid_argument("outflow=" + t + ": known outflow conditions are zero_gradient and convective");
+  return t == "convective" ? u : 0.0;
+}
+
 static void open_domain(Case& c, InflowProfile profile, double roughness) {
   BoundarySpec& b = c.bc;
   b.face[0][0].type = FaceType::inflow;
@@ -47,7 +65,7 @@ static void open_domain(Case& c, InflowProfile profile, double roughness) {
 // seeded grid of blocks (40 m blocks, 20 m streets, heights 10 m to H / 4, an empty eighth of the
 // domain upstream and a quarter downstream) or a city file.
 static void make_urban(Case& c, const CaseOptions& o) {
-  const auto p = case_params(o, {"seed", "city", "profile", "z0", "cs"});
+  const auto p = case_params(o, {"seed", "city", "profile", "z0", "cs", "turbulence", "outflow"});
   Grid& g = c.grid;
   if (o.ny < 8) throw std::invalid_argument("urban needs at least 8 cells of height (ny >= 8)");
   const double cell = 5.0;
@@ -62,6 +80,8 @@ static void make_urban(Case& c, const CaseOptions& o) {
   if (!(z0 > 0)) throw std::invalid_argument("urban z0 (roughness length, m) must be positive");
   open_domain(c, profile == "log" ? InflowProfile::log_law : InflowProfile::uniform, z0);
   c.smagorinsky_cs = number_param(p, "cs", 0.1);
+  c.turbulent = turbulence_param(p);
+  c.convective_outflow_speed = convective_speed_param(p, c.u_ref);
   if (p.count("city")) {
     c.buildings = read_city(p.at("city"));
   } else {
@@ -80,7 +100,7 @@ static void make_urban(Case& c, const CaseOptions& o) {
 // centred in the span (nz - h even, so that the mid-plane is a plane of cell faces and the flow
 // symmetric about it). Thesis grid 256 x 128 x 64 (x, span, height) is --grid 256x64x128 here.
 static void make_cube(Case& c, const CaseOptions& o) {
-  case_params(o, {});
+  const auto p = case_params(o, {"cs", "turbulence", "outflow"});
   const int h = o.ny / 4;
   if (h < 2) throw std::invalid_argument("cube needs ny >= 8 (the cube is ny / 4 cells high)");
   if ((o.nz - h) % 2 != 0 || o.nz < 3 * h)
@@ -93,6 +113,9 @@ static void make_cube(Case& c, const CaseOptions& o) {
   const double x0 = double(o.nx / 4) / h, z0 = double((o.nz - h) / 2) / h;
   c.cube = {x0, x0 + 1.0, z0, z0 + 1.0, 1.0};
   c.cube_cells = h;
+  c.smagorinsky_cs = number_param(p, "cs", 0.1);
+  c.turbulent = turbulence_param(p);
+  c.convective_outflow_speed = convective_speed_param(p, c.u_ref);
   c.buildings = {c.cube};
   c.validation = "cube";
 }
@@ -171,6 +194,7 @@ Case make_case(const CaseOptions& o) {
   }
   if (c.validation != "urban" && c.validation != "cube" && o.name != "cavity") case_params(o, {});
   c.dt = o.dt > 0 ? o.dt : o.safety * stable_dt(g, c.nu, c.u_ref);
+  c.bc.face[0][1].convective_courant = c.convective_outflow_speed * c.dt / g.dx();
   return c;
 }
 

@@ -27,6 +27,8 @@ struct Case {
   // and for the cube its side in cells and its position.
   std::vector<Building> buildings;
   double smagorinsky_cs = 0.1;
+  bool turbulent = false;
+  double convective_outflow_speed = 0;  // U_c of a convective outflow (0: zero gradient)  // nu_t of the nu_turbulent stage added to nu in the momentum's diffusion
   int cube_cells = 0;
   Building cube{};
 

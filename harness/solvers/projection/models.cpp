@@ -22,7 +22,8 @@ long count(F&& f) {
   return Counted::ops;
 }
 
-template <bool Upwind>
+// Eddy: the diffusion with nu + nu_t (momentum_rhs_eddy).
+template <bool Upwind, bool Eddy = false>
 long momentum_flops(TimeScheme scheme) {
   const Counted inv_h[3] = {1.0, 1.0, 1.0};
   const Counted force[3] = {0.0, 0.0, 0.0};
@@ -30,7 +31,9 @@ long momentum_flops(TimeScheme scheme) {
   const CountedField q;
   return count([&] {
     for (int comp = 0; comp < 3; ++comp) {
-      const Counted rhs = momentum_rhs<Upwind>(q, q, q, c);
+      Counted rhs;
+      if constexpr (Eddy) rhs = momentum_rhs_eddy<Upwind>(q, q, q, q, c);
+      else rhs = momentum_rhs<Upwind>(q, q, q, c);
       predictor_update<Counted>(1.0, rhs, 0.5, 0.01, scheme, false);
     }
   });
@@ -105,6 +108,17 @@ WorkModel work_model(ProjectionStage s, const Grid& g, ZRange zr, int elem_bytes
   }
   m.bytes = m.points * words * elem_bytes;
   m.flops = m.points * flops_per_point(s, scheme, upwind);
+  return m;
+}
+
+double momentum_eddy_flops_per_point(TimeScheme scheme, bool upwind) {
+  return double(upwind ? momentum_flops<true, true>(scheme) : momentum_flops<false, true>(scheme));
+}
+
+WorkModel momentum_eddy_work_model(const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind) {
+  WorkModel m = work_model(ProjectionStage::momentum, g, zr, elem_bytes, scheme, upwind);
+  m.bytes += m.points * elem_bytes;  // nut, read once
+  m.flops = m.points * momentum_eddy_flops_per_point(scheme, upwind);
   return m;
 }
 

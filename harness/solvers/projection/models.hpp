@@ -29,6 +29,9 @@ WorkModel obstacles_work_model(double listed_points, int elem_bytes);
 WorkModel masked_pressure_work_model(const Grid& g, ZRange zr, int elem_bytes);
 WorkModel nu_turbulent_work_model(const Grid& g, ZRange zr, int elem_bytes);
 double masked_jacobi_flops_per_point();
+// Momentum with the eddy viscosity (momentum_rhs_eddy): the laminar stage's words plus nut read once.
+WorkModel momentum_eddy_work_model(const Grid& g, ZRange zr, int elem_bytes, TimeScheme scheme, bool upwind);
+double momentum_eddy_flops_per_point(TimeScheme scheme, bool upwind);
 double nu_turbulent_flops_per_point();
 
 }  // namespace nsb

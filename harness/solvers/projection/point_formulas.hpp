@@ -186,6 +186,30 @@ NSB_HD inline T momentum_rhs(const A& a, const Q1& q1, const Q2& q2, const Momen
   return momentum_from_faces<Upwind>(up, lo, c);
 }
 
+// The eddy viscosity of the urban runs (Sec. 2.3.3): the diffusion becomes div((nu + nu_t)(grad a +
+// grad a^T)) with nu_t at cell centres, taken where each face's stress lives. Along local direction 0
+// the face between a(at) and a(at + 1) is the cell centre at + 1; along d = 1, 2 it is a cell edge, and
+// nu_t there is the mean of its four cells (0 and +1 along direction 0, at and at + 1 along d).
+template <int d, class T, class N>
+NSB_HD inline T eddy_face_viscosity(const N& nut, int at) {
+  if constexpr (d == 0) return along<0>(nut, at + 1);
+  else return T(0.25) * ((along<d>(nut, at) + along<d>(nut, at, 1)) + (along<d>(nut, at + 1) + along<d>(nut, at + 1, 1)));
+}
+
+// momentum_rhs with nu + nu_t: the laminar right-hand side (unchanged, so nu_t = 0 gives it bit for
+// bit) plus div(nu_t (grad a + grad a^T)) from the same faces' stresses. nut is framed like a.
+template <bool Upwind, class T, class A, class Q1, class Q2, class N>
+NSB_HD inline T momentum_rhs_eddy(const A& a, const Q1& q1, const Q2& q2, const N& nut, const MomentumCoef<T>& c) {
+  MomentumFace<T> up[3], lo[3];
+  momentum_faces<Upwind>(a, q1, q2, c, 0, up);
+  momentum_faces<Upwind>(a, q1, q2, c, -1, lo);
+  T eddy = T(2) * c.inv_h[0] *
+           (eddy_face_viscosity<0, T>(nut, 0) * up[0].diff - eddy_face_viscosity<0, T>(nut, -1) * lo[0].diff);
+  eddy += c.inv_h[1] * (eddy_face_viscosity<1, T>(nut, 0) * up[1].diff - eddy_face_viscosity<1, T>(nut, -1) * lo[1].diff);
+  eddy += c.inv_h[2] * (eddy_face_viscosity<2, T>(nut, 0) * up[2].diff - eddy_face_viscosity<2, T>(nut, -1) * lo[2].diff);
+  return momentum_from_faces<Upwind>(up, lo, c) + eddy;
+}
+
 // momentum_rhs for a walk along local direction Carried: `face` holds the lower face there (the upper
 // face of the previous point of the walk) and receives this point's upper face for the next one.
 template <bool Upwind, int Carried, class T, class A, class Q1, class Q2>

@@ -112,6 +112,33 @@ struct MomentumPoint {
   }
 };
 
+// Momentum with the eddy viscosity nut (cell centres) added to nu: momentum_rhs_eddy, the same time
+// update. The variants that take it are tagged viscosity=eddy and call with_eddy_momentum_point.
+template <class T, bool Upwind>
+struct EddyMomentumPoint : MomentumPoint<T, Upwind> {
+  using Base = MomentumPoint<T, Upwind>;
+  explicit EddyMomentumPoint(const StageCall<T>& c) : Base(c) {}
+  NSB_HD void operator()(int, int, int, std::size_t n) const {
+    const Grid& grid = this->g;
+    const FieldPtrs<T>& p = this->f;
+    const auto u = point_at<T>(p.u, grid, n), v = point_at<T>(p.v, grid, n), w = point_at<T>(p.w, grid, n);
+    const auto nut = point_at<T>(p.nut, grid, n);
+    const MomentumCoefTable<T>& k = this->coefs;
+    const T ru = momentum_rhs_eddy<Upwind>(framed<0>(u), framed<0>(v), framed<0>(w), framed<0>(nut), k.component(0));
+    const T rv = momentum_rhs_eddy<Upwind>(framed<1>(v), framed<1>(w), framed<1>(u), framed<1>(nut), k.component(1));
+    const T rw = momentum_rhs_eddy<Upwind>(framed<2>(w), framed<2>(u), framed<2>(v), framed<2>(nut), k.component(2));
+    this->store(n, ru, rv, rw, u(0, 0, 0), v(0, 0, 0), w(0, 0, 0));
+  }
+};
+// with_momentum_point, or the eddy form where the call carries nut (a turbulent run, or verify's
+// `eddy` workload).
+template <class T, class F>
+void with_eddy_momentum_point(const StageCall<T>& c, F&& f) {
+  if (!c.f.nut) return with_momentum_point(c, f);
+  if (momentum_upwind(c)) f(EddyMomentumPoint<T, true>(c));
+  else f(EddyMomentumPoint<T, false>(c));
+}
+
 template <class T>
 struct DivergencePoint {
   static constexpr int kZloopUnroll = 2;
@@ -165,8 +192,10 @@ struct VelocityBcLine {
   Grid g;
   BoundaryRules<T> r;
   T* vel[3];
-  explicit VelocityBcLine(const StageCall<T>& c) : g(c.grid), r(c.bc), vel{c.f.us, c.f.vs, c.f.ws} {}
-  NSB_HD void operator()(int axis, int t1, int t2) const { velocity_bc_line(vel, g, r, axis, t1, t2); }
+  const T* old[3];  // the step's start (u v w), which a convective outflow convects
+  explicit VelocityBcLine(const StageCall<T>& c)
+      : g(c.grid), r(c.bc), vel{c.f.us, c.f.vs, c.f.ws}, old{c.f.u, c.f.v, c.f.w} {}
+  NSB_HD void operator()(int axis, int t1, int t2) const { velocity_bc_line(vel, old, g, r, axis, t1, t2); }
 };
 
 template <class T>

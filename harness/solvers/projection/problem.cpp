@@ -101,7 +101,7 @@ class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions& o) const {
-    return ProjectionSolver<T>::device_bytes(g, o.scheme, case_.has_obstacles());
+    return ProjectionSolver<T>::device_bytes(g, o.scheme, case_.has_obstacles(), case_.turbulent);
   }
 
  private:

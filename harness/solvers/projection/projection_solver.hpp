@@ -8,6 +8,11 @@
 //   u^{n+1} = u* - dt G p                      correction
 //   ghost cells of u^{n+1}                     velocity_bc
 //
+// A turbulent run (--case-param turbulence=smagorinsky) first computes nu_t from u^n (nu_turbulent,
+// Sec. 2.2.3) and the momentum's diffusion uses nu + nu_t (Sec. 2.3.3). nu_t's ghost cells on the
+// domain's faces stay 0 (the eddy viscosity vanishes at walls and is not extrapolated through the
+// open faces); a cut face receives the neighbour's values (their own exchange).
+//
 // With obstacles (the urban cases, thesis Fig. 3.20) the obstacle logic runs after the predictor and
 // after the correction (each followed by its own exchange in a decomposed run: it changes values its
 // neighbours hold as ghosts), and the pressure sweep masks solid neighbours (Eq. 3.3).
@@ -45,15 +50,18 @@ enum ProjectionSection : int {
   kHaloPredictorSection = int(ProjectionStage::count),  // u* v* w* after the predictor
   kHaloPressureSection,                                 // p after each Jacobi sweep
   kHaloCorrectionSection,                               // u v w after the correction
+  kHaloNuTurbulentSection,                              // nut after nu_turbulent (turbulent runs)
 };
 std::vector<std::string> projection_sections();
 
 // The projection solver's fields, in the order of the stage fixture (and so of its random seeds);
 // with obstacles the flags and the obstacle logic's workspace.
-inline std::vector<std::string> projection_field_names(bool adams_bashforth, bool obstacles = false) {
+inline std::vector<std::string> projection_field_names(bool adams_bashforth, bool obstacles = false,
+                                                       bool turbulent = false) {
   std::vector<std::string> n = {"u", "v", "w", "us", "vs", "ws", "p", "p_new", "div"};
   if (adams_bashforth) n.insert(n.end(), {"hu", "hv", "hw"});
   if (obstacles) n.insert(n.end(), {"solid", "ut", "vt", "wt"});
+  if (turbulent) n.push_back("nut");
   return n;
 }
 
@@ -93,7 +101,7 @@ class ProjectionSolver final : public Solver<T> {
     const bool dev = r.backend == Backend::cuda;
     for (int s = 0; s < int(ProjectionStage::count); ++s) stage_[s] = &recipe_[stage_name(ProjectionStage(s))];
     refuse_what_cannot_run_this_case();  // before any device allocation
-    for (const std::string& name : projection_field_names(o.scheme == TimeScheme::adams_bashforth2, c.has_obstacles()))
+    for (const std::string& name : projection_field_names(o.scheme == TimeScheme::adams_bashforth2, c.has_obstacles(), c.turbulent))
       fields_.add(name);
     if (dev) {
       stream_ = device::stream_create();
@@ -131,8 +139,8 @@ class ProjectionSolver final : public Solver<T> {
   ProjectionSolver& operator=(const ProjectionSolver&) = delete;
 
   // Bytes of a solver of grid g on the GPU.
-  static std::size_t device_bytes(const Grid& g, TimeScheme scheme, bool obstacles = false) {
-    const std::size_t fields = projection_field_names(scheme == TimeScheme::adams_bashforth2, obstacles).size();
+  static std::size_t device_bytes(const Grid& g, TimeScheme scheme, bool obstacles = false, bool turbulent = false) {
+    const std::size_t fields = projection_field_names(scheme == TimeScheme::adams_bashforth2, obstacles, turbulent).size();
     // The obstacle cell list holds at most every point, 4 bytes each.
     return fields * g.padded_points() * sizeof(T) + (obstacles ? g.padded_points() * 4 : 0) + kReduceScratchBytes;
   }
@@ -169,6 +177,7 @@ class ProjectionSolver final : public Solver<T> {
     begin(kStepSection);
     FieldPtrs<T>& f = call_.f;
 
+    if (case_.turbulent) run_and_exchange(ProjectionStage::nu_turbulent, {f.nut}, kHaloNuTurbulentSection);
     run_and_exchange(ProjectionStage::momentum, {f.us, f.vs, f.ws}, kHaloPredictorSection);
     apply_obstacles(kHaloPredictorSection);
     run(ProjectionStage::velocity_bc);
@@ -208,6 +217,8 @@ class ProjectionSolver final : public Solver<T> {
     const int bytes = int(sizeof(T));
     if (section == int(ProjectionStage::obstacles)) return obstacles_work_model(double(cells_.size()), bytes);
     if (section == int(ProjectionStage::nu_turbulent)) return nu_turbulent_work_model(case_.grid, ZRange::interior(case_.grid), bytes);
+    if (section == int(ProjectionStage::momentum) && case_.turbulent)
+      return momentum_eddy_work_model(case_.grid, ZRange::interior(case_.grid), bytes, opt_.scheme, case_.gamma != 0);
     if (section == int(ProjectionStage::pressure) && case_.has_obstacles())
       return masked_pressure_work_model(case_.grid, ZRange::interior(case_.grid), bytes);
     return nsb::work_model(ProjectionStage(section), case_.grid, ZRange::interior(case_.grid), int(sizeof(T)),
@@ -218,14 +229,14 @@ class ProjectionSolver final : public Solver<T> {
       return opt_.jacobi_iterations;
     if (section == int(ProjectionStage::velocity_bc)) return 2;
     if (section == int(ProjectionStage::obstacles)) return case_.has_obstacles() ? 2 : 0;
-    if (section == int(ProjectionStage::nu_turbulent)) return 0;  // a stage kind of its own, not yet in the step
+    if (section == int(ProjectionStage::nu_turbulent)) return case_.turbulent ? 1 : 0;
     return section == int(ProjectionStage::reduce) ? 0 : 1;  // reductions: only in tolerance mode and monitors
   }
   // Edge planes of each exchanged field, one per neighbour.
   double halo_bytes_per_call(int section) const override {
     if (!halo_) return 0;
     int fields = 0;
-    if (section == kHaloPressureSection) fields = 1;
+    if (section == kHaloPressureSection || (section == kHaloNuTurbulentSection && case_.turbulent)) fields = 1;
     if (section == kHaloPredictorSection || section == kHaloCorrectionSection) fields = 3;
     const Slab& s = rank_slab_;
     return double(case_.grid.sz()) * sizeof(T) * fields * (int(s.has_lo()) + int(s.has_hi()));
@@ -298,7 +309,7 @@ class ProjectionSolver final : public Solver<T> {
   }
 
   // A case with obstacles needs a pressure variant that masks them and the Jacobi method (whose sweep
-  // is that variant); an outflow face (p = 0 there) needs the Jacobi method too: the other Poisson
+  // is that variant); a turbulent case a momentum variant that takes nu_t; an outflow face (p = 0 there) needs the Jacobi method too: the other Poisson
   // methods see every non-periodic face as Neumann (PoissonEquation).
   void refuse_what_cannot_run_this_case() const {
     if (case_.has_obstacles()) {
@@ -308,6 +319,14 @@ class ProjectionSolver final : public Solver<T> {
         throw std::runtime_error("case '" + case_.name + "' has obstacles: pressure variant " + v.id() +
                                  " does not mask them (Eq. 3.3); use one tagged obstacles=masked, e.g. "
                                  "--stage pressure=jacobi_masked_global_2d_zloop");
+    }
+    if (case_.turbulent) {
+      const Variant& v = *chosen(ProjectionStage::momentum).variant;
+      const auto tag = v.tags.find("viscosity");
+      if (tag == v.tags.end() || tag->second != "eddy")
+        throw std::runtime_error("case '" + case_.name + "' is turbulent: momentum variant " + v.id() +
+                                 " does not add nu_t to nu; use one tagged viscosity=eddy, e.g. "
+                                 "--stage momentum=global_2d_zloop");
     }
     if ((case_.has_obstacles() || case_.has_outflow()) && opt_.poisson_method != "jacobi")
       throw std::runtime_error("case '" + case_.name + "' (obstacles, outflow face) runs with --poisson jacobi only; '" +

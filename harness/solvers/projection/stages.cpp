@@ -74,7 +74,7 @@ class ProjectionFixture final : public StageFixture<T> {
     if (flags) fields_.add("solid");
     if (stage_ == ProjectionStage::obstacles)
       for (const char* name : kObstacleWorkspace) fields_.add(name);
-    if (stage_ == ProjectionStage::nu_turbulent) fields_.add("nut");
+    if (stage_ == ProjectionStage::nu_turbulent || s.workload == "eddy") fields_.add("nut");
     if (gpu) {
       stream_ = device::stream_create();
       scratch_ = device::alloc(kReduceScratchBytes, "fixture scratch");
@@ -96,7 +96,7 @@ class ProjectionFixture final : public StageFixture<T> {
     } else {
       c.prm.dt = T(1e-3), c.prm.nu = T(1e-3);
     }
-    c.prm.scheme = s.workload == "ab2" ? TimeScheme::adams_bashforth2 : TimeScheme::euler;
+    c.prm.scheme = s.workload == "ab2" || s.workload == "eddy" ? TimeScheme::adams_bashforth2 : TimeScheme::euler;
     c.prm.first_step = false;
     c.prm.coef = make_grid_coef<T>(s.grid);
     c.prm.cs_delta2 = T(0.01);  // verify: a value of the order of (0.1 Delta)^2 on a unit-size grid
@@ -134,6 +134,8 @@ class ProjectionFixture final : public StageFixture<T> {
     if (stage_ == ProjectionStage::obstacles) return obstacles_work_model(double(cells_.size()), bytes);
     if (stage_ == ProjectionStage::nu_turbulent) return nu_turbulent_work_model(call_.grid, call_.zr, bytes);
     if (call_.f.solid) return masked_pressure_work_model(call_.grid, call_.zr, bytes);
+    if (stage_ == ProjectionStage::momentum && call_.f.nut)
+      return momentum_eddy_work_model(call_.grid, call_.zr, bytes, call_.prm.scheme, false);
     return work_model(stage_, call_.grid, call_.zr, int(sizeof(T)), call_.prm.scheme, false);
   }
   void* stream() const override { return stream_; }
@@ -208,7 +210,14 @@ StageKind kind(ProjectionStage s, std::string summary, std::vector<std::string> 
 StageKind momentum_kind() {
   StageKind k = kind(ProjectionStage::momentum, "u* = u + dt RHS(u) (Euler or Adams-Bashforth 2), on zr",
                      {"u", "v", "w", "hu", "hv", "hw"}, {"us", "vs", "ws", "hu", "hv", "hw"});
-  k.workloads = {"euler", "ab2"};
+  // eddy: Adams-Bashforth 2 with a random nut (the urban runs' form), only variants that take nut.
+  k.workloads = {"euler", "ab2", "eddy"};
+  k.workload_requires_tag["eddy"] = {"viscosity", "eddy"};
+  k.tag_vocabulary["viscosity"] = {"eddy"};
+  k.flops_per_point = [](const std::string& w) {
+    if (w == "eddy") return momentum_eddy_flops_per_point(TimeScheme::adams_bashforth2, false);
+    return flops_per_point(ProjectionStage::momentum, w == "ab2" ? TimeScheme::adams_bashforth2 : TimeScheme::euler);
+  };
   k.tolerance_ulps = 256;  // ~90 operations a component
   k.default_gpu_variant = "global_2d_zloop";
   return k;
@@ -271,7 +280,7 @@ const StageKindRegistrar kinds[] = {
 
 std::vector<std::string> projection_sections() {
   std::vector<std::string> s = projection_stage_names();
-  for (const char* h : {"halo_predictor", "halo_pressure", "halo_correction"}) s.push_back(h);
+  for (const char* h : {"halo_predictor", "halo_pressure", "halo_correction", "halo_nu_turbulent"}) s.push_back(h);
   return s;
 }
 
