@@ -133,7 +133,7 @@ def kemal_techniques(s, study, results, paper, out, all_results):
     memories = ["", "_registered", "_pinned", "_pinned_overlap"]
     recipes = ["kemal", "kemal-registered", "kemal-streams"]
     table = []
-    for g in grids:
+    for g in sorted(set(grids) | {lg for lg, _ in loops}, key=_block_nodes):  # a loop-only grid (G4) too
         steps = [loops[(g, rc)]["timing"]["step"]["median"] if (g, rc) in loops else None for rc in recipes]
         table.append([g] + [fmt(t_any(g, f"{st}/boundary_band{m}") * 1e6 if t_any(g, f"{st}/boundary_band{m}") else None)
                             for st in ("ifsum", "bc") for m in memories] +
