@@ -213,6 +213,9 @@ struct SolverDef {
   std::vector<std::string> stages;    // the stage kinds a recipe chooses, in step order
   // Its cases share names with another solver's (imle's cavity): a run reaches them by --solver only.
   bool by_name_only = false;
+  // The Poisson method a run's pressure solve uses where it is not --poisson as given (imle: its
+  // "jacobi" means cg); the reference check's tolerance follows it (run/result.hpp reference_tolerance).
+  std::function<std::string(const SolverOptions&)> pressure_method = {};
   // Throws std::invalid_argument naming the problem for a bad case name, grid or parameter.
   std::function<std::unique_ptr<Problem>(const CaseOptions&)> make_problem;
 

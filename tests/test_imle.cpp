@@ -19,6 +19,7 @@
 #include "imle/mls_call.hpp"
 #include "imle/point_call.hpp"
 #include "run.hpp"
+#include "run/result.hpp"
 #include "stage_kind.hpp"
 
 namespace nsb {
@@ -393,6 +394,64 @@ TEST(ImleSolver, CavitySerialAgreesWithOpenMp) {
   EXPECT_EQ(serial["run"]["case"], "cavity");
 }
 
+// Issue 22: what a change of summation order alone does to CG and to the state. The CPU reference's
+// sums are compensated per thread, so cpu_serial and cpu_omp on 2 and 3 threads differ only in how the
+// partial sums meet: a few units of double per dot product, as a GPU's other order does. The histories
+// and states printed here are the measurement docs/solvers/liu.md quotes; the bounds are the ones the GPU
+// check below uses, so the CPU shows they are what round-off alone reaches.
+struct OrderRun {
+  HostState<double> state;
+  nlohmann::json history;
+};
+OrderRun imle_steps(const std::string& case_name, Backend b, int threads) {
+  CaseOptions co;
+  co.name = case_name;
+  co.nx = co.ny = co.nz = 24, co.re = 100;
+  const std::unique_ptr<Problem> p = SolverRegistry::instance().get("imle").make_problem(co);
+  SolverOptions so;
+  so.jacobi_tol = 1e-10, so.jacobi_iterations = 2000, so.check_every = 5, so.threads = threads;
+  const auto s = p->make_solver(Precision<double>{}, resolve(cpu_recipe("imle", b), {}), so, nullptr);
+  s->load(p->initial_state(Precision<double>{}));
+  for (int i = 0; i < 10; ++i) s->step();
+  return {s->save(), s->final_checks()["pressure_history"]};
+}
+
+// CG histories of the same solve by two summation orders: the same checks, the first within 1e-5 (it
+// sees only the state's round-off from the earlier steps; measured up to 1.5e-7 on the CPU, ~2e-7 GPU
+// vs CPU), every one within 20% (CG amplifies the order mid-solve: measured up to 3.8% on the CPU, 3.5%
+// GPU vs CPU); returns the largest relative difference.
+double expect_histories_agree(const nlohmann::json& a, const nlohmann::json& b, const std::string& what) {
+  EXPECT_EQ(a.size(), b.size()) << what;
+  double worst = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    const double x = a[i][1].get<double>(), y = b[i][1].get<double>(), d = std::abs(x - y) / y;
+    std::printf("%s CG check %zu: iteration %d, relative residual %.9e vs %.9e (%.1e apart)\n", what.c_str(), i,
+                a[i][0].get<int>(), x, y, d);
+    EXPECT_EQ(a[i][0], b[i][0]) << what;
+    EXPECT_LE(d, i == 0 ? 1e-5 : 0.2) << what << " check " << i;
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+TEST(ImleSolver, SummationOrderAloneMovesCgAndTheStateWithinTheKrylovTolerance) {
+  const double tol = reference_tolerance<double>("cg");
+  double moved = 0;
+  for (const char* case_name : {"cavity", "taylor_green"}) {
+    const OrderRun serial = imle_steps(case_name, Backend::cpu_serial, 1);
+    for (int threads : {2, 3}) {
+      const OrderRun omp = imle_steps(case_name, Backend::cpu_omp, threads);
+      const std::string what = std::string(case_name) + " serial vs " + std::to_string(threads) + " threads";
+      moved = std::max(moved, expect_histories_agree(serial.history, omp.history, what));
+      bool pass = false;
+      const nlohmann::json fields = compare_states(omp.state, serial.state, tol, pass);
+      std::printf("%s after 10 steps: %s\n", what.c_str(), fields.dump().c_str());
+      EXPECT_TRUE(pass) << what;
+    }
+  }
+  EXPECT_GT(moved, 1e-3);  // the order alone moves mid-solve checks by more than 0.1%: CG amplifies it
+}
+
 TEST(ImleSolver, CaseNamesReachImleOnlyByName) {
   EXPECT_EQ(SolverRegistry::instance().of_case("cavity").name, "projection");
   EXPECT_EQ(SolverRegistry::instance().of_run("imle", "cavity").name, "imle");
@@ -473,23 +532,16 @@ TEST(ImleGpu, EveryPointwiseVariantMatchesTheCpuReference) {
 }
 
 // GPU = CPU after N steps (the executor's reference check: the same steps on cpu_omp from the same
-// state), and the CG residual history of the last step's solve, GPU against CPU, check by check.
+// state, within the Krylov tolerance), and the CG residual history of the last step's solve, GPU
+// against CPU, check by check within what a summation order alone moves it on the CPU (above).
 TEST(ImleGpu, SolverMatchesTheCpuReferenceAndItsCgHistory) {
   NSB_NEEDS_GPU();
   for (const char* case_name : {"cavity", "taylor_green"}) {
     const nlohmann::json gpu = imle_run(case_name, 24, 24, 0, 10, "cuda");
     const nlohmann::json cpu = imle_run(case_name, 24, 24, 0, 10, "cpu_omp");
     EXPECT_TRUE(gpu["checks"]["reference"]["pass"].get<bool>()) << case_name << gpu["checks"]["reference"].dump();
-    const auto& hg = gpu["checks"]["pressure_history"];
-    const auto& hc = cpu["checks"]["pressure_history"];
-    ASSERT_EQ(hg.size(), hc.size()) << case_name;
-    for (std::size_t i = 0; i < hg.size(); ++i) {
-      const double a = hg[i][1].get<double>(), b = hc[i][1].get<double>();
-      std::printf("%s CG check %zu: iteration %d, relative residual GPU %.6e CPU %.6e\n", case_name, i,
-                  hg[i][0].get<int>(), a, b);
-      EXPECT_EQ(hg[i][0], hc[i][0]);
-      EXPECT_LE(std::abs(a - b), 1e-3 * b + 1e-13) << case_name << " check " << i;
-    }
+    expect_histories_agree(gpu["checks"]["pressure_history"], cpu["checks"]["pressure_history"],
+                           std::string(case_name) + " GPU vs CPU");
   }
 }
 

@@ -66,7 +66,8 @@ template <class T>
 nlohmann::json reference_check(const RunSetup& s, const HostState<T>& start, const HostState<T>& fin, int ranks) {
   const bool gpu = s.recipe.backend == Backend::cuda;
   nlohmann::json ref = {{"performed", false}};
-  const double tol = solver_tolerance<T>();
+  const SolverOptions& o = s.solver_options;
+  const double tol = reference_tolerance<T>(s.solver.pressure_method ? s.solver.pressure_method(o) : o.poisson_method);
   try {
     const int steps = fin.step - start.step;
     bool pass = false;

@@ -200,6 +200,7 @@ const SolverRegistrar reg{SolverDef{
     .sections = ImleStep<double>::sections(),
     .stages = imle_stages(),
     .by_name_only = true,
+    .pressure_method = &imle_poisson_method,
     .make_problem = [](const CaseOptions& o) -> std::unique_ptr<Problem> { return std::make_unique<ImleProblem>(o); },
 }};
 
