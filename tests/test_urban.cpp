@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <thread>
@@ -29,6 +30,17 @@ CaseOptions urban_options(int nx = 48, int ny = 12, int nz = 24) {
   return o;
 }
 
+// Fields of n points with values uniform in [lo, hi), drawn in order from one seeded stream.
+void fill_uniform(std::initializer_list<std::vector<double>*> fields, std::size_t n, unsigned seed, double lo = -1,
+                  double hi = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (std::vector<double>* f : fields) {
+    f->resize(n);
+    for (double& x : *f) x = d(rng);
+  }
+}
+
 // A small city's flags and random velocities on grid g, with the StageCall the CPU stages take.
 struct ObstacleBench {
   Grid g;
@@ -38,12 +50,7 @@ struct ObstacleBench {
     CityPlan plan;
     plan.seed = 3, plan.block = 3, plan.street = 2, plan.min_height = 1, plan.max_height = g.ny - 1;
     solid = solid_flags(g, generate_city(g, plan));
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<double> d(-1, 1);
-    for (auto* f : {&u, &v, &w, &ut, &vt, &wt}) {
-      f->resize(g.padded_points());
-      for (double& x : *f) x = d(rng);
-    }
+    fill_uniform({&u, &v, &w, &ut, &vt, &wt}, g.padded_points(), 11);
     call.grid = g;
     call.zr = ZRange::interior(g);
     call.f.us = u.data(), call.f.vs = v.data(), call.f.ws = w.data();
@@ -59,12 +66,7 @@ struct MomentumBench {
   std::vector<double> u, v, w, us, vs, ws, nut;
   StageCall<double> call;
   explicit MomentumBench(Grid grid) : g(grid) {
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<double> d(-1, 1);
-    for (auto* f : {&u, &v, &w, &us, &vs, &ws, &nut}) {
-      f->resize(g.padded_points());
-      for (double& x : *f) x = d(rng);
-    }
+    fill_uniform({&u, &v, &w, &us, &vs, &ws, &nut}, g.padded_points(), 5);
     call.grid = g;
     call.zr = ZRange::interior(g);
     call.f.u = u.data(), call.f.v = v.data(), call.f.w = w.data();
@@ -104,9 +106,7 @@ TEST(EddyViscosity, MomentumDiffusionIsNuPlusNuT) {
   std::fill(b.nut.begin(), b.nut.end(), 0.0);
   EXPECT_EQ(test::max_abs_diff(b.run(true), b.run(false)), 0.0) << "nu_t = 0 changes the laminar result";
 
-  std::mt19937 rng(9);
-  std::uniform_real_distribution<double> d(0, 0.2);
-  for (double& x : b.nut) x = d(rng);
+  fill_uniform({&b.nut}, b.nut.size(), 9, 0, 0.2);
   const std::vector<double> with = b.run(true), without = b.run(false);
   const Grid& g = b.g;
   const int i = 3, j = 2, k = 4;
@@ -206,10 +206,8 @@ TEST(Obstacles, FusedAndListedFormsEqualTheFourPasses) {
 
 TEST(Obstacles, MaskedJacobiWithoutSolidsIsTheJacobiSweep) {
   const Grid g{9, 7, 5, 0.9, 0.7, 0.5};
-  std::vector<double> p(g.padded_points()), flags(g.padded_points(), 0.0);
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<double> d(-1, 1);
-  for (double& x : p) x = d(rng);
+  std::vector<double> p, flags(g.padded_points(), 0.0);
+  fill_uniform({&p}, g.padded_points(), 5);
   const GridCoef<double> coef = make_grid_coef<double>(g);
   const double inv_h2[3] = {coef.dxi2, coef.dyi2, coef.dzi2};
   const std::size_t n = g.idx(4, 3, 2);
@@ -259,11 +257,8 @@ TEST(Urban, ConvectiveOutflowGhostRule) {
   EXPECT_NEAR(c.bc.face[0][1].convective_courant, courant, 1e-15);
   ASSERT_GT(courant, 0.0);
   ASSERT_LT(courant, 1.0);
-  std::mt19937 rng(2);
-  std::uniform_real_distribution<double> d(-1, 1);
-  std::vector<std::vector<double>> start(3, std::vector<double>(g.padded_points())), now = start;
-  for (auto& f : start) for (double& x : f) x = d(rng);
-  for (auto& f : now) for (double& x : f) x = d(rng);
+  std::vector<std::vector<double>> start(3), now(3);
+  fill_uniform({&start[0], &start[1], &start[2], &now[0], &now[1], &now[2]}, g.padded_points(), 2);
   const std::vector<std::vector<double>> before = now;
   StageCall<double> call;
   call.grid = g;
