@@ -114,7 +114,7 @@ def skip_reason(run, gpus, known):
 
 
 def run_one(study, run, argv, folder, final, mode, machine):
-    """Runs one nsbench command; returns (result, None) or (None, failure record). The result records the
+    """Runs one nsbench command; returns (result, None, seconds) or (None, failure record, seconds). Both record the
     command's wall time (process start to exit: set-up, checks and writing included), so that a user can see
     where a study's time goes before choosing what to run."""
     env = dict(os.environ, NCCL_NVLS_ENABLE="0", OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
@@ -130,7 +130,7 @@ def run_one(study, run, argv, folder, final, mode, machine):
         if os.path.exists(tmp):
             os.remove(tmp)
         return None, {"id": run["id"], "command": " ".join(argv), "exit_code": proc.returncode, "wall_s": wall_s,
-                      "output_tail": (proc.stdout + proc.stderr)[-3000:]}
+                      "output_tail": (proc.stdout + proc.stderr)[-3000:]}, wall_s
     with open(tmp) as f:
         result = json.load(f)
     result["study"] = {"study": study["study"], "run_id": run["id"], "group": run["group"], "mode": mode,
@@ -138,7 +138,7 @@ def run_one(study, run, argv, folder, final, mode, machine):
                        "wall_s": wall_s}
     write_json(final, result)
     os.remove(tmp)
-    return result, None
+    return result, None, wall_s
 
 
 def summary_of_kept(kept):
@@ -234,9 +234,8 @@ def main(argv=None):
         eta = f", about {fmt_time(sum(durations) / len(durations) * (len(plan) - i + 1))} left" if durations else ""
         print(f"{head}: running ({fmt_time(time.time() - t0)} elapsed{eta})"
               + (f"; {rerun_why}, its file stays beside" if rerun_why else ""), flush=True)
-        start = time.time()
-        result, failure = run_one(s, r, argv, folder, final, a.mode, machine)
-        durations.append(time.time() - start)
+        result, failure, seconds = run_one(s, r, argv, folder, final, a.mode, machine)
+        durations.append(seconds)
         study_seconds[s["study"]] = study_seconds.get(s["study"], 0.0) + durations[-1]
         if failure:
             failed += 1
