@@ -13,6 +13,8 @@
 //   ifsum         interface nodes: res summed over the blocks sharing  CPU (boundary copies)
 //   smthp         fluid: smoothing of the mean flow, res +=            GPU (smthp/smthu)
 //   smthtrb       fluid: smoothing of k, omega, res +=                 GPU
+//   multigrid     fluid: coarse-level corrections of res (a STAND-IN   CPU (whole planes down and up);
+//                 for Ni's multigrid, multigrid.hpp)                   only with --case-param multigrid=L
 //   update        U += res / vol (fluid), T += res_T (solid)           GPU
 //   resmax        max |res_rho| / vol: the convergence residual        GPU reduction
 //   bc            boundary conditions, shared-node copies, ghosts      CPU (boundary copies)
@@ -23,7 +25,7 @@
 // them (never dereferenced outside its own). The host routines exchange the bands between ranks
 // (host_side.hpp); the two reductions are combined over ranks.
 //
-// Not done (docs/solvers/kemal.md): the CPU multigrid (Ni 1982).
+// Not done (docs/solvers/kemal.md): Ni's own multigrid equations (the stand-in has its data movement).
 #pragma once
 
 #include <algorithm>
@@ -54,9 +56,11 @@ inline constexpr int kMbStateFields[] = {kRho, kRu, kRv, kE, kRk, kRw, kTs};
 template <class T>
 class MbSolver final : public Solver<T> {
  public:
-  // `ctx`: a rank of a decomposed run (its slab is its blocks' planes), or null for all 13 blocks.
-  MbSolver(std::shared_ptr<const MbMesh> mesh, const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx)
-      : mesh_(std::move(mesh)), recipe_(r), local_(ctx ? slab_grid(mesh_->grid, ctx->slab()) : mesh_->grid),
+  // `ctx`: a rank of a decomposed run (its slab is its blocks' planes), or null for all 13 blocks;
+  // `multigrid_levels`: the stand-in's coarse levels (0: single grid, the stage is not run).
+  MbSolver(std::shared_ptr<const MbMesh> mesh, const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx,
+           int multigrid_levels = 0)
+      : mesh_(std::move(mesh)), recipe_(r), multigrid_(multigrid_levels), local_(ctx ? slab_grid(mesh_->grid, ctx->slab()) : mesh_->grid),
         first_plane_(ctx ? ctx->slab().z_begin - 1 : 0), fields_(local_.padded_points(), r.backend == Backend::cuda),
         comm_(ctx ? ctx->comm : nullptr) {
     const std::size_t shift = std::size_t(first_plane_) * plane_elems(mesh_->grid);
@@ -78,6 +82,7 @@ class MbSolver final : public Solver<T> {
       c.tuning = st.tuning;
       c.exec = Exec{r.backend, o.threads, stream_, scratch_.get(), scratch_.size() * sizeof(double)};
       c.host = store_->side();
+      c.levels = multigrid_;
     }
     calls_[int(MbStage::dtmin)].scalar = &dt_min_;
     calls_[int(MbStage::resmax)].scalar = &res_max_;
@@ -117,9 +122,9 @@ class MbSolver final : public Solver<T> {
     for (MbStage s : {MbStage::conjugatep, MbStage::lamvis, MbStage::deltatp, MbStage::dtmin, MbStage::stressp, MbStage::stresstrb})
       run(s);
     zero_changes();
-    for (MbStage s : {MbStage::flux, MbStage::fluxtrb, MbStage::ifsum, MbStage::smthp, MbStage::smthtrb, MbStage::update,
-                      MbStage::resmax, MbStage::bc})
-      run(s);
+    for (MbStage s : {MbStage::flux, MbStage::fluxtrb, MbStage::ifsum, MbStage::smthp, MbStage::smthtrb}) run(s);
+    if (multigrid_ > 0) run(MbStage::multigrid);
+    for (MbStage s : {MbStage::update, MbStage::resmax, MbStage::bc}) run(s);
     end(kStepSection);
     history_.push_back(res_max_);
     ++step_;
@@ -159,6 +164,11 @@ class MbSolver final : public Solver<T> {
 
   // The residual history so far (tests).
   const std::vector<double>& residual_history() const { return history_; }
+  // Field f of this rank's planes as stored (tests: the changes the last iteration applied).
+  std::vector<T> field(int f) const {
+    sync();
+    return fields_.buffer(kMbFieldNames[f]).download();
+  }
 
  private:
   // A geometry field of the 13-block mesh: this rank's planes of it.
@@ -199,6 +209,7 @@ class MbSolver final : public Solver<T> {
 
   std::shared_ptr<const MbMesh> mesh_;
   ResolvedRecipe recipe_;
+  int multigrid_;    // coarse levels of the multigrid stand-in (0: off)
   Grid local_;       // this rank's planes (all 13 blocks undecomposed)
   int first_plane_;  // the 13-block plane of its lower ghost plane
   FieldSet<T> fields_;
