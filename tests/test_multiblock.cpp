@@ -357,6 +357,37 @@ TEST(MultiblockRanks, PRanksAreOneRank) {
   }
 }
 
+// Neighbour-only messages (host_side.hpp): each rank gets only the nodes its routines read for its own
+// nodes. The states equal one rank's to the bit (so does the residual history); the bytes are counted
+// (every rank's share adds up) and are fewer than the allgather's at every P, by more than 10x at P = 8.
+// Leaving the solid's node out of the wall's reads (tried) fails the reference check at P = 2, 4 and 8.
+TEST(MultiblockRanks, NeighbourMessagesAreOneRankWithFewerBytes) {
+  const auto p = cylinder(kN);
+  for (int ranks : {2, 4, 8}) {
+    const nlohmann::json all = run_over_ranks(ranks, "cpu_serial", "")["checks"];
+    const nlohmann::json near = run_over_ranks(ranks, "cpu_serial", "", {"exchange=neighbours"})["checks"];
+    const nlohmann::json& ref = near["reference"];
+    ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
+    for (auto& [name, f] : ref["fields"].items()) EXPECT_EQ(f["max_rel_diff"].get<double>(), 0.0) << ranks << " ranks: " << name;
+    const int steps = ref["steps"].get<int>();
+    EXPECT_EQ(near["residual_history"].get<std::vector<double>>(), residuals<double>(*p, "cpu-serial", steps)) << ranks;
+    EXPECT_EQ(near["exchange"]["kind"], "neighbours");
+    EXPECT_EQ(all["exchange"]["kind"], "allgather");
+    double by_rank = 0;
+    for (double b : near["exchange"]["bytes_per_iteration_by_rank"].get<std::vector<double>>()) by_rank += b;
+    const double bytes = near["exchange"]["bytes_per_iteration"].get<double>(), allgather = all["exchange"]["bytes_per_iteration"].get<double>();
+    EXPECT_EQ(by_rank, bytes);
+    EXPECT_GT(bytes, 0);
+    EXPECT_LT(bytes, allgather) << ranks;
+    EXPECT_LE(near["exchange"]["messages_per_iteration"].get<double>(), all["exchange"]["messages_per_iteration"].get<double>());
+    if (ranks == 8) {
+      EXPECT_LT(10 * bytes, allgather);
+    }
+    std::printf("%d ranks: %.0f bytes an iteration neighbour-only, %.0f allgather\n", ranks, bytes, allgather);
+  }
+  EXPECT_THROW(cylinder(kN, {"exchange=nccl"}), std::invalid_argument);
+}
+
 // ---------------------------------------------------------------------------------------------- GPU
 
 #define NSB_NEEDS_GPU() \
@@ -392,9 +423,11 @@ TEST(MultiblockGpu, RanksAreOneRank) {
       ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
       EXPECT_TRUE(ref["pass"].get<bool>()) << recipe << ", " << ranks << " ranks: " << ref.dump();
     }
-  const nlohmann::json ref = run_over_ranks(2, "cuda", "kemal", {"multigrid=2"})["checks"]["reference"];  // the stand-in's copies on a rank's planes
-  ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
-  EXPECT_TRUE(ref["pass"].get<bool>()) << "multigrid, 2 ranks: " << ref.dump();
+  for (const char* param : {"multigrid=2", "exchange=neighbours"}) {  // the stand-in's copies on a rank's planes; messages
+    const nlohmann::json ref = run_over_ranks(2, "cuda", "kemal", {param})["checks"]["reference"];
+    ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
+    EXPECT_TRUE(ref["pass"].get<bool>()) << param << ", 2 ranks: " << ref.dump();
+  }
 }
 
 }  // namespace

@@ -57,9 +57,10 @@ template <class T>
 class MbSolver final : public Solver<T> {
  public:
   // `ctx`: a rank of a decomposed run (its slab is its blocks' planes), or null for all 13 blocks;
-  // `multigrid_levels`: the stand-in's coarse levels (0: single grid, the stage is not run).
+  // `multigrid_levels`: the stand-in's coarse levels (0: single grid, the stage is not run); `exchange`:
+  // how ranks exchange the host routines' bands (host_side.hpp).
   MbSolver(std::shared_ptr<const MbMesh> mesh, const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx,
-           int multigrid_levels = 0)
+           int multigrid_levels = 0, MbExchange exchange = MbExchange::allgather)
       : mesh_(std::move(mesh)), recipe_(r), multigrid_(multigrid_levels), local_(ctx ? slab_grid(mesh_->grid, ctx->slab()) : mesh_->grid),
         first_plane_(ctx ? ctx->slab().z_begin - 1 : 0), fields_(local_.padded_points(), r.backend == Backend::cuda),
         comm_(ctx ? ctx->comm : nullptr) {
@@ -71,7 +72,7 @@ class MbSolver final : public Solver<T> {
       scratch_ = Buffer<double>(std::size_t(1) << 19, true, "multiblock reduction partials");
     }
     for (int b = first_plane_; b < first_plane_ + local_.nz; ++b) blocks_.push_back(b);
-    store_ = std::make_unique<MbHostStore<T>>(*mesh_, fields_, blocks_, comm_, shift);
+    store_ = std::make_unique<MbHostStore<T>>(*mesh_, fields_, blocks_, comm_, shift, exchange);
     for (int s = 0; s < int(MbStage::count); ++s) {
       const ResolvedStage& st = recipe_[kMbStageNames[s]];
       MbCall<T>& c = calls_[s];
@@ -139,6 +140,7 @@ class MbSolver final : public Solver<T> {
     j["residual_first"] = history_.empty() ? 0.0 : history_.front();
     j["residual_last"] = history_.empty() ? 0.0 : history_.back();
     j["dt_min"] = dt_min_;
+    if (const MbRankExchange<T>* x = store_->exchange()) j["exchange"] = exchange_report(*x);
     return j;
   }
   WorkModel work_model(int section) const override {
@@ -171,6 +173,18 @@ class MbSolver final : public Solver<T> {
   }
 
  private:
+  // The bytes and messages of an iteration's two exchanges (ifsum, bc), this rank's and all ranks' (every
+  // rank calls final_checks: the gathers are collective).
+  nlohmann::json exchange_report(const MbRankExchange<T>& x) const {
+    const double bytes = double(x.bytes(MbStage::ifsum) + x.bytes(MbStage::bc));
+    const double messages = double(x.messages(MbStage::ifsum) + x.messages(MbStage::bc));
+    return {{"kind", x.neighbours() ? "neighbours" : "allgather"},
+            {"bytes_per_iteration_by_rank", comm_->allgather_value(bytes)},
+            {"bytes_per_iteration", comm_->allreduce_sum(bytes)},
+            {"messages_per_iteration", comm_->allreduce_sum(messages)},
+            {"counts", "bytes each rank's data delivered to other ranks in one iteration (ifsum + bc); allgather: "
+                       "its padded band to each of P - 1 ranks, one message each"}};
+  }
   // A geometry field of the 13-block mesh: this rank's planes of it.
   void upload(int f, const std::vector<double>& values) {
     const auto first = values.begin() + std::ptrdiff_t(std::size_t(first_plane_) * plane_elems(mesh_->grid));
