@@ -31,7 +31,7 @@ WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["st
 # The multiblock solver (Kemal 2015), listed only, as the wave.
 MULTIBLOCK = {"name": "multiblock", "description": "fake", "cases": ["conjugate_cylinder"],
               "stages": ["conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux", "fluxtrb", "ifsum",
-                         "smthp", "smthtrb", "update", "resmax", "bc"],
+                         "smthp", "smthtrb", "multigrid", "update", "resmax", "bc"],
               "recipes": ["cpu-serial", "cpu-omp", "kemal", "kemal-host-search", "kemal-naive", "kemal-registered",
                           "kemal-streams", "modern"]}
 # Gohari et al. (2012): two more solvers, listed only (studies/gohari2012 validates against them).
