@@ -178,7 +178,9 @@ struct HostSplitLaunch {
   bool parallel = false;
   template <class Op>
   void each(std::size_t n, const Op& op) const {
+#if defined(_OPENMP)  // nvcc's translation units include this header without OpenMP
 #pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#endif
     for (std::ptrdiff_t l = 0; l < std::ptrdiff_t(n); ++l) op(std::size_t(l));
   }
   template <class T>
