@@ -9,13 +9,19 @@ import ha_comm_model as cm  # noqa: E402
 from common import fmt  # noqa: E402
 
 
-def test_tridiag_bandwidth_tables_and_target(tmp_path):
-    r = run_study(tmp_path, "tridiag_bandwidth", "--quick", "--gpus", "1")
+def _quick_report(tmp_path, study):
+    """The study's quick form run by the fake nsbench and the report made of it: (folder, report.md's text)."""
+    r = run_study(tmp_path, study, "--quick", "--gpus", "1")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
     out = tmp_path / "out"
     study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
     md = (out / "report.md").read_text()
     assert "REPORT ERROR" not in md
+    return out, md
+
+
+def test_tridiag_bandwidth_tables_and_target(tmp_path):
+    out, md = _quick_report(tmp_path, "tridiag_bandwidth")
     best = md_rows(md, ["512x512x512", "double", "contiguous", "pcr_thomas_shared"])
     assert best[-1] == fmt(100 * FAMILY_FRACTIONS[0])
     # 5 doubles an unknown at 85% of 4 TB/s: ms a batch and ns an unknown
@@ -30,12 +36,7 @@ def test_tridiag_bandwidth_tables_and_target(tmp_path):
 def test_fracstep_step_time_table_against_the_paper(tmp_path):
     """Table 1 rows: the fake GPU takes 1 ns a cell a step, so ns/cell/sub-step is 1/3; the paper's row is its CSV's;
     every one of the solver's 7 sections (6 stages and the Poisson solve) is 1/8 of the step (12.5%)."""
-    r = run_study(tmp_path, "table1_step_time", "--quick", "--gpus", "1")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    out = tmp_path / "out"
-    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
-    md = (out / "report.md").read_text()
-    assert "REPORT ERROR" not in md
+    out, md = _quick_report(tmp_path, "table1_step_time")
     row = md_rows(md, ["256x256x256"])
     cells = 256**3
     assert row[2] == fmt(cells * 1e-9) and row[3] == fmt(1 / 3)
@@ -63,11 +64,7 @@ def _emulated_step(link, grid, p):
 
 
 def test_table1_p4_emulated_against_the_model(tmp_path):
-    r = run_study(tmp_path, "table1_p4_emulated", "--quick", "--gpus", "1")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    out = tmp_path / "out"
-    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
-    md = (out / "report.md").read_text()
+    out, md = _quick_report(tmp_path, "table1_p4_emulated")
     assert "REPORT ERROR" not in md and "EMULATED" in md
     link = cm.find_link(os.path.join(ROOT, "results"))
     row = md_rows(md, ["256x256x256"])
@@ -80,12 +77,7 @@ def test_table1_p4_emulated_against_the_model(tmp_path):
 
 
 def test_fig5_components_efficiency_and_shares(tmp_path):
-    r = run_study(tmp_path, "fig5_components_emulated", "--quick", "--gpus", "1")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    out = tmp_path / "out"
-    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
-    md = (out / "report.md").read_text()
-    assert "REPORT ERROR" not in md
+    out, md = _quick_report(tmp_path, "fig5_components_emulated")
     link = cm.find_link(os.path.join(ROOT, "results"))
     g = (1024, 256, 64)
     t1 = g[0] * g[1] * g[2] * 1e-9 * 7 / 8  # V0: rhs, adi_x, adi_y, adi_z, divergence, correct 1/8; fft, tdma_c 1/16
@@ -96,11 +88,7 @@ def test_fig5_components_efficiency_and_shares(tmp_path):
 
 
 def test_fig3_transpose_share(tmp_path):
-    r = run_study(tmp_path, "fig3_v1_transpose_model", "--quick", "--gpus", "1")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    out = tmp_path / "out"
-    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
-    md = (out / "report.md").read_text()
+    out, md = _quick_report(tmp_path, "fig3_v1_transpose_model")
     row = md_rows(md, ["1024x256x256", "1024x256x64", "P100 NVLink 1"])
     compute = 1024 * 256 * 64 * 1e-9
     tr = 3 * cm.t_transposes(cm.P100_NVLINK1, 1024 * 256 * 256, 4)
