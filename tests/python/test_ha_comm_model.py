@@ -50,7 +50,9 @@ def test_link_from_a_bandwidth_result(tmp_path):
     assert m.find_link(str(tmp_path))["path"].endswith("box/quick-bandwidth.json")
 
 
-def test_the_committed_h200_pair():
+def test_a_committed_gpu_pair():
+    """results/tableA1_bandwidth holds a machine of two GPUs with a peer copy (2 x H200 when this was written:
+    4.8 us, 393 GB/s); its link is an NVLink's, microseconds and hundreds of GB/s."""
     link = m.find_link(os.path.join(REPO, "results"))
-    assert link is not None and "H200" in link["name"]
+    assert link is not None and link["name"].startswith("2 x ")
     assert 1e-6 < link["alpha_s"] < 1e-5 and 100e9 < link["bandwidth_Bps"] < 900e9
