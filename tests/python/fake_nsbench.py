@@ -90,6 +90,8 @@ def opts(argv):
         if a.startswith("--"):
             if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
                 o[a[2:]] = argv[i + 1]
+                if a == "--case-param":  # repeated: every KEY=VALUE kept
+                    o.setdefault("case-params", {}).update([argv[i + 1].split("=", 1)])
                 i += 2
                 continue
             o[a[2:]] = True
@@ -175,6 +177,7 @@ def run(o):
         timing["stages"] = {st: {"variant": f"fracstep/{st}/x", "tuning": "default", "per_call": {"median": t / 24},
                                  "per_step": {"median": t / 8}} for st in FRACSTEP["stages"]}
         timing["sections"] = {"poisson": {"per_call": {"median": t / 24}, "per_step": {"median": t / 8}}}
+        fracstep_v2_sections(o, run_record, timing, t)
     return {
         "schema": "nsbench.run/1" if OLD else "nsbench.run/2", "timestamp": "2026-11-22T00:00:00Z",
         "machine": machine(), "build": build(), "run": run_record, "timing": timing,
@@ -182,6 +185,22 @@ def run(o):
         "kernels": {vid("momentum", "shared_zloop") + ":kernel": {"registers": 40, "static_shared_bytes": 4096,
                                                                  "local_bytes": 0}} if gpu else {},
     }
+
+
+def fracstep_v2_sections(o, run_record, timing, t):
+    """The poisson section's parts fft and tdma_c (t/16 each); V2 (--case-param variant=V2 y_ranks=P): every virtual
+    rank's phase of adi_y and tdma_c takes t / 100 / P a step, the exchange too (so the slowest rank's phases
+    without the exchange, local + pack + reduced + correct, are 4 t / 100 / P; the last rank has no PDD reduced)."""
+    cp = o.get("case-params", {})
+    timing["sections"].update({k: {"per_step": {"median": t / 16}} for k in ("fft", "tdma_c")})
+    if cp.get("variant", "V0") == "V0":
+        return
+    p = int(cp["y_ranks"])
+    run_record.update(variant=cp["variant"], y_ranks=p, emulated=True)
+    for part in ("adi_y", "tdma_c"):
+        for r in range(p):
+            for phase in ("local", "pack", "exchange", "reduced", "correct"):
+                timing["sections"][f"{part}/r{r}/{phase}"] = {"per_step": {"median": t / 100 / p}}
 
 
 def family_rows(o):
