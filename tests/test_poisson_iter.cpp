@@ -124,6 +124,36 @@ TEST(PoissonIter, RecordsTheResidualHistoryAndTheSweepTime) {
   EXPECT_EQ(s.checks["poisson_kernels"]["poisson/cg_update"].get<std::string>(), "cpu_serial:default");
 }
 
+// The device-side check (cg_device_check, pcg_device_check) stops at the iteration the host check
+// stops at when it looks after every iteration, with the same solution bit for bit, however rarely the
+// host reads the flag; the host check every 10 iterations overshoots to a multiple of 10.
+TEST(PoissonIter, DeviceCheckStopsWhereAHostCheckEveryIterationStops) {
+  for (const char* m : {"cg", "pcg"})
+    for (const int n : {11, 14}) {
+      const char* name = "poisson_random";  // every mode present (a manufactured mode takes CG one iteration)
+      SolverOptions every = method_options(m, 1e-7);
+      every.check_every = 1;
+      const Solved host = solve<double>(name, n, every, Backend::cpu_serial, true);
+      const int iterations = host.checks["poisson_iterations"].get<int>();
+      ASSERT_GT(iterations, 10) << m << " " << n;
+      for (int k : {1, 7, 10, 1000}) {
+        SolverOptions o = method_options(std::string(m) + "_device_check", 1e-7);
+        o.check_every = k;
+        const Solved device = solve<double>(name, n, o, Backend::cpu_serial, true);
+        EXPECT_EQ(device.checks["poisson_iterations"].get<int>(), iterations) << m << " " << n << " every " << k;
+        EXPECT_EQ(device.p, host.p) << m << " " << n << " every " << k;
+        EXPECT_EQ(device.checks["poisson_relative_residual"].get<double>(),
+                  host.checks["poisson_relative_residual"].get<double>());
+        EXPECT_EQ(device.checks["poisson_kernels"]["poisson/cg_check"].get<std::string>(), "cpu_serial:default");
+      }
+      SolverOptions tenth = every;
+      tenth.check_every = 10;
+      const int host10 = solve<double>(name, n, tenth, Backend::cpu_serial, true).checks["poisson_iterations"].get<int>();
+      EXPECT_EQ(host10 % 10, 0);
+      EXPECT_GE(host10, iterations);
+    }
+}
+
 template <class F>
 void expect_refused(F f, const std::string& words) {
   try {
@@ -186,7 +216,7 @@ TEST(PoissonIterGpu, EveryMethodMatchesTheCpuReference) {
       {{"poisson/rbsor", "shared_tile"}, {"poisson/apply_dot", "separate_cub"}, {"poisson/cg_update", "separate_cub"},
        {"poisson/dot", "buffer_two_pass"}},
       {{"poisson/apply_dot", "fused_buffer"}, {"poisson/dot", "block_atomic"}}};
-  for (const char* m : {"rbsor", "cg", "pcg"})
+  for (const char* m : {"rbsor", "cg", "pcg", "cg_device_check", "pcg_device_check"})
     for (const auto& kernels : kernel_sets)
       for (const char* name : {"poisson_manufactured", "poisson_manufactured_mixed"}) {
         SolverOptions o = method_options(m, 1e-10);
