@@ -10,6 +10,7 @@
 
 #include "device.hpp"
 #include "poisson/host_ops.hpp"
+#include "poisson/poisson.hpp"
 #include "run.hpp"
 #include "test_support.hpp"
 
@@ -152,6 +153,25 @@ TEST(PoissonIter, DeviceCheckStopsWhereAHostCheckEveryIterationStops) {
       EXPECT_EQ(host10 % 10, 0);
       EXPECT_GE(host10, iterations);
     }
+}
+
+// The run's memory check before allocation counts each method's workspace: every method but Jacobi (which
+// sweeps through the solver's own arrays) declares one, and the poisson problem's estimate grows with it.
+TEST(PoissonIter, TheMemoryCheckCountsEveryMethodsWorkspace) {
+  for (const PoissonMethodInfo& m : poisson_methods())
+    EXPECT_TRUE(m.name == "jacobi" || m.work_arrays > 0) << m.name << " declares no workspace";
+  CaseOptions co;
+  co.name = "poisson_random", co.nx = co.ny = co.nz = 16;  // the estimate is of the grid passed
+  const std::unique_ptr<Problem> problem = SolverRegistry::instance().get("poisson").make_problem(co);
+  const Grid g{512, 512, 512};
+  const auto bytes = [&](const char* method) {
+    return problem->device_bytes(Precision<double>{}, g, method_options(method, 1e-6));
+  };
+  const double array = double(g.padded_points()) * 8;
+  EXPECT_DOUBLE_EQ(double(bytes("cg") - bytes("jacobi")), 6 * array);  // three vectors, twice (timed and history)
+  EXPECT_LT(bytes("mg"), bytes("fft"));
+  EXPECT_EQ(bytes("cg_device_check"), bytes("cg"));
+  EXPECT_LT(double(bytes("fft2_tridiag")), 80e9);  // 512^3 in double fits one 80 GB card with every method
 }
 
 template <class F>

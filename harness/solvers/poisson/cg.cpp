@@ -129,18 +129,19 @@ std::unique_ptr<PoissonMethod<T>> make(const PoissonSettings& s) {
   return std::make_unique<ConjugateGradients<T>>(s, Precondition, DeviceCheck);
 }
 
+constexpr double kArrays = 3;  // r, p, q
 const PoissonMethodRegistrar cg_reg{{"cg",
                                      "conjugate gradients, matrix-free 7-point operator (poisson/apply_dot, cg_update, "
                                      "cg_direction); device-side scalars, residual checked every check_every iterations",
-                                     &make<float, false, false>, &make<double, false, false>}};
+                                     &make<float, false, false>, &make<double, false, false>, kArrays}};
 const PoissonMethodRegistrar pcg_reg{{"pcg", "conjugate gradients with the Jacobi (diagonal) preconditioner",
-                                      &make<float, true, false>, &make<double, true, false>}};
+                                      &make<float, true, false>, &make<double, true, false>, kArrays}};
 const PoissonMethodRegistrar cg_device_reg{{"cg_device_check",
                                             "cg with the convergence check on the device (poisson/cg_check after every "
                                             "update; the host reads its flag every check_every iterations)",
-                                            &make<float, false, true>, &make<double, false, true>}};
+                                            &make<float, false, true>, &make<double, false, true>, kArrays}};
 const PoissonMethodRegistrar pcg_device_reg{{"pcg_device_check", "pcg with the convergence check on the device",
-                                             &make<float, true, true>, &make<double, true, true>}};
+                                             &make<float, true, true>, &make<double, true, true>, kArrays}};
 
 }  // namespace
 }  // namespace nsb

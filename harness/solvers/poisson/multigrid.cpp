@@ -392,12 +392,15 @@ std::unique_ptr<PoissonMethod<T>> make_v_wj(const PoissonSettings& s) { return m
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_f_wj(const PoissonSettings& s) { return make<T>(s, "mg_f_wj"); }
 
+// Workspace: the fine level's spare and right-hand side, three arrays on every coarser level (3/7 of a
+// fine array in all).
+constexpr double kMgArrays = 2.5;
 const PoissonMethodRegistrar reg_v{{"mg", "geometric multigrid, V(2,2)-cycles, red-black Gauss-Seidel smoother, trilinear prolongation",
-                                    &make_v<float>, &make_v<double>}};
+                                    &make_v<float>, &make_v<double>, kMgArrays}};
 const PoissonMethodRegistrar reg_f{{"mg_f", "geometric multigrid, F(2,2)-cycles, red-black Gauss-Seidel smoother",
-                                    &make_f<float>, &make_f<double>}};
+                                    &make_f<float>, &make_f<double>, kMgArrays}};
 const PoissonMethodRegistrar reg_v_wj{{"mg_wj", "geometric multigrid, V(2,2)-cycles, weighted Jacobi smoother (omega 6/7)",
-                                       &make_v_wj<float>, &make_v_wj<double>}};
+                                       &make_v_wj<float>, &make_v_wj<double>, kMgArrays}};
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_v_graph(const PoissonSettings& s) { return make<T>(s, "mg_graph"); }
 template <class T>
@@ -405,11 +408,11 @@ std::unique_ptr<PoissonMethod<T>> make_f_graph(const PoissonSettings& s) { retur
 
 const PoissonMethodRegistrar reg_v_graph{{"mg_graph", "mg with each V-cycle captured once as a CUDA graph and replayed "
                                           "(plain launches on the CPU and under --launch graph)",
-                                          &make_v_graph<float>, &make_v_graph<double>}};
+                                          &make_v_graph<float>, &make_v_graph<double>, kMgArrays}};
 const PoissonMethodRegistrar reg_f_graph{{"mg_f_graph", "mg_f with each F-cycle captured once as a CUDA graph and replayed",
-                                          &make_f_graph<float>, &make_f_graph<double>}};
+                                          &make_f_graph<float>, &make_f_graph<double>, kMgArrays}};
 const PoissonMethodRegistrar reg_f_wj{{"mg_f_wj", "geometric multigrid, F(2,2)-cycles, weighted Jacobi smoother (omega 6/7)",
-                                       &make_f_wj<float>, &make_f_wj<double>}};
+                                       &make_f_wj<float>, &make_f_wj<double>, kMgArrays}};
 
 }  // namespace
 
