@@ -9,6 +9,8 @@
 #include <string>
 
 #include "device.hpp"
+#include "poisson/csr.hpp"
+#include "poisson/formulas.hpp"
 #include "poisson/host_ops.hpp"
 #include "poisson/poisson.hpp"
 #include "run.hpp"
@@ -172,6 +174,42 @@ TEST(PoissonIter, TheMemoryCheckCountsEveryMethodsWorkspace) {
   EXPECT_LT(bytes("mg"), bytes("fft"));
   EXPECT_EQ(bytes("cg_device_check"), bytes("cg"));
   EXPECT_LT(double(bytes("fft2_tridiag")), 80e9);  // 512^3 in double fits one 80 GB card with every method
+}
+
+// The operator as a CSR matrix (Liu's form, for cuSPARSE) gives the matrix-free operator's values, for
+// every face type (a periodic axis of 1, 2 and more cells included), and its size counted without
+// building it equals the built one's.
+TEST(PoissonCsr, EqualsTheMatrixFreeOperatorAndCountsItsBytes) {
+  PoissonFaces mixed;
+  mixed.face[0][0] = mixed.face[0][1] = PoissonFace::periodic;
+  mixed.face[1][0] = PoissonFace::dirichlet, mixed.face[1][1] = PoissonFace::neumann;
+  mixed.face[2][0] = mixed.face[2][1] = PoissonFace::periodic;
+  PoissonFaces neumann;
+  for (const Grid& g : {Grid{5, 4, 3, 1.0, 2.0, 0.5}, Grid{2, 3, 1, 1.0, 1.0, 1.0}, Grid{7, 1, 2, 1.0, 1.0, 1.0}})
+    for (const PoissonFaces& f : {mixed, neumann}) {
+      const PoissonCsr<double> a = poisson_csr<double>(g, f);
+      std::vector<double> padded = random_values<double>(g.padded_points(), 4), x, y(g.interior_points());
+      apply_faces_host(padded.data(), g, f);
+      for (int k = 1; k <= g.nz; ++k)
+        for (int j = 1; j <= g.ny; ++j)
+          for (int i = 1; i <= g.nx; ++i) x.push_back(padded[g.idx(i, j, k)]);
+      csr_multiply(a, x.data(), y.data());
+      const PoissonCoef<double> c = make_poisson_coef<double>(g);
+      std::size_t m = 0;
+      for (int k = 1; k <= g.nz; ++k)
+        for (int j = 1; j <= g.ny; ++j)
+          for (int i = 1; i <= g.nx; ++i, ++m)
+            EXPECT_NEAR(y[m], poisson_apply(padded.data(), g.idx(i, j, k), g.sy(), g.sz(), c), 1e-12 * c.diag * 4)
+                << g.nx << "x" << g.ny << "x" << g.nz << " at " << i << "," << j << "," << k;
+      EXPECT_EQ(a.column.size(), poisson_csr_entries(g, f));
+      EXPECT_EQ(poisson_csr_bytes(g, f, 8), a.value.size() * 8 + a.column.size() * 4 + a.row_start.size() * 4);
+      for (int r = 0; r < a.rows; ++r)
+        for (int e = a.row_start[r] + 1; e < a.row_start[r + 1]; ++e) EXPECT_LT(a.column[e - 1], a.column[e]);
+    }
+  // Liu's 200^3 pressure matrix (neumann all round): 7 entries a row less the 6 x 200^2 faces' ghosts.
+  const Grid g{200, 200, 200};
+  EXPECT_EQ(poisson_csr_entries(g, neumann), 7u * 8000000u - 6u * 40000u);
+  EXPECT_EQ(poisson_csr_bytes(g, neumann, 8), (7u * 8000000u - 6u * 40000u) * 12u + 8000001u * 4u);
 }
 
 template <class F>
