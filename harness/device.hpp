@@ -52,6 +52,10 @@ void capture_begin(void* stream);
 void* capture_end(void* stream);  // the instantiated graph
 void graph_launch(void* graph_exec, void* stream);
 void graph_destroy(void* graph_exec);
+// Whether the stream is being captured now (by an enclosing capture_begin, e.g. the run's --launch graph):
+// a second capture on it would fail, so work that captures graphs of its own runs plain launches there,
+// which the enclosing graph takes in. False without CUDA.
+bool stream_capturing(void* stream);
 
 void* stream_create();
 void stream_destroy(void* s);

@@ -28,6 +28,7 @@ void capture_begin(void*) { no_cuda(); }
 void* capture_end(void*) { no_cuda(); }
 void graph_launch(void*, void*) { no_cuda(); }
 void graph_destroy(void*) {}
+bool stream_capturing(void*) { return false; }
 void* stream_create() { no_cuda(); }
 void stream_destroy(void*) {}
 void stream_sync(void*) { no_cuda(); }

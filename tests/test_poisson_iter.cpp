@@ -9,7 +9,10 @@
 #include <string>
 
 #include "device.hpp"
+#include "poisson/csr.hpp"
+#include "poisson/formulas.hpp"
 #include "poisson/host_ops.hpp"
+#include "poisson/poisson.hpp"
 #include "run.hpp"
 #include "test_support.hpp"
 
@@ -124,6 +127,91 @@ TEST(PoissonIter, RecordsTheResidualHistoryAndTheSweepTime) {
   EXPECT_EQ(s.checks["poisson_kernels"]["poisson/cg_update"].get<std::string>(), "cpu_serial:default");
 }
 
+// The device-side check (cg_device_check, pcg_device_check) stops at the iteration the host check
+// stops at when it looks after every iteration, with the same solution bit for bit, however rarely the
+// host reads the flag; the host check every 10 iterations overshoots to a multiple of 10.
+TEST(PoissonIter, DeviceCheckStopsWhereAHostCheckEveryIterationStops) {
+  for (const char* m : {"cg", "pcg"})
+    for (const int n : {11, 14}) {
+      const char* name = "poisson_random";  // every mode present (a manufactured mode takes CG one iteration)
+      SolverOptions every = method_options(m, 1e-7);
+      every.check_every = 1;
+      const Solved host = solve<double>(name, n, every, Backend::cpu_serial, true);
+      const int iterations = host.checks["poisson_iterations"].get<int>();
+      ASSERT_GT(iterations, 10) << m << " " << n;
+      for (int k : {1, 7, 10, 1000}) {
+        SolverOptions o = method_options(std::string(m) + "_device_check", 1e-7);
+        o.check_every = k;
+        const Solved device = solve<double>(name, n, o, Backend::cpu_serial, true);
+        EXPECT_EQ(device.checks["poisson_iterations"].get<int>(), iterations) << m << " " << n << " every " << k;
+        EXPECT_EQ(device.p, host.p) << m << " " << n << " every " << k;
+        EXPECT_EQ(device.checks["poisson_relative_residual"].get<double>(),
+                  host.checks["poisson_relative_residual"].get<double>());
+        EXPECT_EQ(device.checks["poisson_kernels"]["poisson/cg_check"].get<std::string>(), "cpu_serial:default");
+      }
+      SolverOptions tenth = every;
+      tenth.check_every = 10;
+      const int host10 = solve<double>(name, n, tenth, Backend::cpu_serial, true).checks["poisson_iterations"].get<int>();
+      EXPECT_EQ(host10 % 10, 0);
+      EXPECT_GE(host10, iterations);
+    }
+}
+
+// The run's memory check before allocation counts each method's workspace: every method but Jacobi (which
+// sweeps through the solver's own arrays) declares one, and the poisson problem's estimate grows with it.
+TEST(PoissonIter, TheMemoryCheckCountsEveryMethodsWorkspace) {
+  for (const PoissonMethodInfo& m : poisson_methods())
+    EXPECT_TRUE(m.name == "jacobi" || m.work_arrays > 0) << m.name << " declares no workspace";
+  CaseOptions co;
+  co.name = "poisson_random", co.nx = co.ny = co.nz = 16;  // the estimate is of the grid passed
+  const std::unique_ptr<Problem> problem = SolverRegistry::instance().get("poisson").make_problem(co);
+  const Grid g{512, 512, 512};
+  const auto bytes = [&](const char* method) {
+    return problem->device_bytes(Precision<double>{}, g, method_options(method, 1e-6));
+  };
+  const double array = double(g.padded_points()) * 8;
+  EXPECT_DOUBLE_EQ(double(bytes("cg") - bytes("jacobi")), 6 * array);  // three vectors, twice (timed and history)
+  EXPECT_LT(bytes("mg"), bytes("fft"));
+  EXPECT_EQ(bytes("cg_device_check"), bytes("cg"));
+  EXPECT_LT(double(bytes("fft2_tridiag")), 80e9);  // 512^3 in double fits one 80 GB card with every method
+}
+
+// The operator as a CSR matrix (Liu's form, for cuSPARSE) gives the matrix-free operator's values, for
+// every face type (a periodic axis of 1, 2 and more cells included), and its size counted without
+// building it equals the built one's.
+TEST(PoissonCsr, EqualsTheMatrixFreeOperatorAndCountsItsBytes) {
+  PoissonFaces mixed;
+  mixed.face[0][0] = mixed.face[0][1] = PoissonFace::periodic;
+  mixed.face[1][0] = PoissonFace::dirichlet, mixed.face[1][1] = PoissonFace::neumann;
+  mixed.face[2][0] = mixed.face[2][1] = PoissonFace::periodic;
+  PoissonFaces neumann;
+  for (const Grid& g : {Grid{5, 4, 3, 1.0, 2.0, 0.5}, Grid{2, 3, 1, 1.0, 1.0, 1.0}, Grid{7, 1, 2, 1.0, 1.0, 1.0}})
+    for (const PoissonFaces& f : {mixed, neumann}) {
+      const PoissonCsr<double> a = poisson_csr<double>(g, f);
+      std::vector<double> padded = random_values<double>(g.padded_points(), 4), x, y(g.interior_points());
+      apply_faces_host(padded.data(), g, f);
+      for (int k = 1; k <= g.nz; ++k)
+        for (int j = 1; j <= g.ny; ++j)
+          for (int i = 1; i <= g.nx; ++i) x.push_back(padded[g.idx(i, j, k)]);
+      csr_multiply(a, x.data(), y.data());
+      const PoissonCoef<double> c = make_poisson_coef<double>(g);
+      std::size_t m = 0;
+      for (int k = 1; k <= g.nz; ++k)
+        for (int j = 1; j <= g.ny; ++j)
+          for (int i = 1; i <= g.nx; ++i, ++m)
+            EXPECT_NEAR(y[m], poisson_apply(padded.data(), g.idx(i, j, k), g.sy(), g.sz(), c), 1e-12 * c.diag * 4)
+                << g.nx << "x" << g.ny << "x" << g.nz << " at " << i << "," << j << "," << k;
+      EXPECT_EQ(a.column.size(), poisson_csr_entries(g, f));
+      EXPECT_EQ(poisson_csr_bytes(g, f, 8), a.value.size() * 8 + a.column.size() * 4 + a.row_start.size() * 4);
+      for (int r = 0; r < a.rows; ++r)
+        for (int e = a.row_start[r] + 1; e < a.row_start[r + 1]; ++e) EXPECT_LT(a.column[e - 1], a.column[e]);
+    }
+  // Liu's 200^3 pressure matrix (neumann all round): 7 entries a row less the 6 x 200^2 faces' ghosts.
+  const Grid g{200, 200, 200};
+  EXPECT_EQ(poisson_csr_entries(g, neumann), 7u * 8000000u - 6u * 40000u);
+  EXPECT_EQ(poisson_csr_bytes(g, neumann, 8), (7u * 8000000u - 6u * 40000u) * 12u + 8000001u * 4u);
+}
+
 template <class F>
 void expect_refused(F f, const std::string& words) {
   try {
@@ -186,7 +274,7 @@ TEST(PoissonIterGpu, EveryMethodMatchesTheCpuReference) {
       {{"poisson/rbsor", "shared_tile"}, {"poisson/apply_dot", "separate_cub"}, {"poisson/cg_update", "separate_cub"},
        {"poisson/dot", "buffer_two_pass"}},
       {{"poisson/apply_dot", "fused_buffer"}, {"poisson/dot", "block_atomic"}}};
-  for (const char* m : {"rbsor", "cg", "pcg"})
+  for (const char* m : {"rbsor", "cg", "pcg", "cg_device_check", "pcg_device_check"})
     for (const auto& kernels : kernel_sets)
       for (const char* name : {"poisson_manufactured", "poisson_manufactured_mixed"}) {
         SolverOptions o = method_options(m, 1e-10);

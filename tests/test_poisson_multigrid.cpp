@@ -17,6 +17,7 @@
 #include "poisson/multigrid_call.hpp"
 #include "registry.hpp"
 #include "poisson/poisson.hpp"
+#include "stream_graph.hpp"
 #include "test_support.hpp"
 
 namespace nsb {
@@ -335,6 +336,35 @@ TEST(Multigrid, ProjectionSolverGivesTheSameFlowAsJacobi) {
   EXPECT_LT(worst, 1e-7 * test::max_abs(pj));
 }
 
+// When a cycle is a graph (MgOptions::graph): plain launches on the CPU, without a stream, or inside an
+// enclosing capture; otherwise capture once and replay while the key holds, capture again when it changes.
+TEST(MultigridGraph, CapturesOnceReplaysAndFallsBackToPlainLaunches) {
+  EXPECT_EQ(graph_step(false, true, false, true, true), GraphStep::plain);   // CPU backend
+  EXPECT_EQ(graph_step(true, false, false, false, false), GraphStep::plain); // the legacy default stream
+  EXPECT_EQ(graph_step(true, true, true, true, true), GraphStep::plain);     // --launch graph around it
+  EXPECT_EQ(graph_step(true, true, false, false, false), GraphStep::capture);
+  EXPECT_EQ(graph_step(true, true, false, true, true), GraphStep::replay);
+  EXPECT_EQ(graph_step(true, true, false, true, false), GraphStep::capture);  // arrays or faces changed
+  EXPECT_TRUE(mg_method_options("mg_graph").graph);
+  EXPECT_EQ(mg_method_options("mg_f_graph").cycle, MgCycle::f);
+  EXPECT_TRUE(mg_method_options("mg_f_wj_graph").graph);
+  EXPECT_FALSE(mg_method_options("mg").graph);
+  EXPECT_THROW(mg_method_options("_graph"), std::invalid_argument);
+  EXPECT_THROW(mg_method_options("mg_x_graph"), std::invalid_argument);
+}
+
+// On the CPU a graph method runs the plain cycle: the same values bit for bit, to a tolerance too.
+TEST(MultigridGraph, OnTheCpuTheGraphMethodsEqualThePlainOnes) {
+  const Grid g = cube(16);
+  const std::vector<double> rhs = random_rhs<double>(g, 5);
+  for (const char* method : {"mg", "mg_f"}) {
+    const auto plain = solve<double>(method, g, mixed_faces(), rhs, to_tolerance(1e-8));
+    const auto graph = solve<double>(std::string(method) + "_graph", g, mixed_faces(), rhs, to_tolerance(1e-8));
+    EXPECT_EQ(plain.p, graph.p) << method;
+    EXPECT_EQ(plain.report.iterations, graph.report.iterations) << method;
+  }
+}
+
 // On a GPU: the same cycles as the CPU reference, and the same solution within rounding.
 template <class T>
 void gpu_matches_cpu(double tol) {
@@ -369,6 +399,46 @@ void gpu_matches_cpu(double tol) {
 }
 TEST(MultigridGpu, DoubleMatchesTheCpuReference) { gpu_matches_cpu<double>(1e-11); }
 TEST(MultigridGpu, FloatMatchesTheCpuReference) { gpu_matches_cpu<float>(2e-4); }
+
+// On a GPU a cycle replayed as a graph gives the plain launches' values bit for bit (the same kernels
+// in the same order), over several solves (replays) and with weighted Jacobi (whose arrays swap);
+// inside an enclosing capture (--launch graph) the method launches plainly into that graph.
+TEST(MultigridGpu, GraphCyclesEqualPlainLaunchesAndNestInAnEnclosingCapture) {
+  if (device::count() == 0) {
+    std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());
+    GTEST_SKIP() << device::unavailable_reason();
+  }
+  const Grid g{32, 16, 48, 1.0, 0.5, 1.5};
+  const std::vector<double> rhs = random_rhs<double>(g, 11);
+  for (const char* method : {"mg", "mg_f_wj"}) {
+    const auto plain = solve<double>(method, g, mixed_faces(), rhs, to_tolerance(1e-9), Backend::cuda);
+    const auto graph = solve<double>(std::string(method) + "_graph", g, mixed_faces(), rhs, to_tolerance(1e-9), Backend::cuda);
+    EXPECT_EQ(plain.p, graph.p) << method;
+    EXPECT_EQ(plain.report.iterations, graph.report.iterations) << method;
+  }
+  // Nested: one solve to build the method and its graph, then a fixed-count solve captured from outside.
+  Buffer<double> p(g.padded_points(), true, "test p"), f(g.padded_points(), true, "test rhs");
+  f.upload(rhs);
+  void* stream = device::stream_create();
+  EquationOnly<double> sys;
+  sys.eq.grid = g, sys.eq.faces = mixed_faces(), sys.eq.p = p.get(), sys.eq.rhs = f.get();
+  sys.eq.exec = Exec{Backend::cuda, 0, stream, nullptr, 0};
+  PoissonSettings fixed;
+  fixed.iterations = 3;
+  auto m = make_poisson_method<double>("mg_graph", fixed);
+  p.upload(std::vector<double>(g.padded_points(), 0.0));
+  m->solve(sys);
+  device::stream_sync(stream);
+  p.upload(std::vector<double>(g.padded_points(), 0.0));
+  device::capture_begin(stream);
+  m->solve(sys);
+  void* outer = device::capture_end(stream);
+  device::graph_launch(outer, stream);
+  device::stream_sync(stream);
+  device::graph_destroy(outer);
+  device::stream_destroy(stream);
+  EXPECT_EQ(p.download(), solve<double>("mg", g, mixed_faces(), rhs, fixed, Backend::cuda).p);
+}
 
 }  // namespace
 }  // namespace nsb

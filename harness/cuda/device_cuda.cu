@@ -142,6 +142,11 @@ void graph_launch(void* exec, void* stream) {
 void graph_destroy(void* exec) {
   if (exec) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
 }
+bool stream_capturing(void* stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  NSB_CUDA(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status));
+  return status != cudaStreamCaptureStatusNone;
+}
 
 void* stream_create() {
   cudaStream_t s;

@@ -130,7 +130,7 @@ void apply_dot(const PoissonCall<T>& c) {
 
 template <class T>
 void cg_update(const PoissonCall<T>& c) {
-  const T alpha = T(*c.rz / *c.pq);
+  const T alpha = T(cg_alpha_of(c.rz, c.pq, c.stop));
   const Sums s = sum_interior(c, [&](int i, int j, int k, std::size_t n) -> Sums {
     c.x[n] += alpha * c.p[n];
     const T r = c.r[n] - alpha * c.q[n];
@@ -146,6 +146,11 @@ void cg_direction(const PoissonCall<T>& c) {
   const T beta = c.rz_prev ? T(*c.rz / *c.rz_prev) : T(0);
   for_interior(c, [&](int i, int j, int k, std::size_t n) { c.p[n] = cg_multiplier(c, i, j, k) * c.r[n] + beta * c.p[n]; });
   ghosts(c, c.p);
+}
+
+template <class T>
+void cg_check(const PoissonCall<T>& c) {
+  cg_check_step<T>(c);
 }
 
 // The rbsor reference carries the GPU variants' omegas (the method reads omega from the chosen
@@ -178,6 +183,7 @@ const bool registered = [] {
   add_both<&apply_dot<float>, &apply_dot<double>>("apply_dot");
   add_both<&cg_update<float>, &cg_update<double>>("cg_update");
   add_both<&cg_direction<float>, &cg_direction<double>>("cg_direction");
+  add_both<&cg_check<float>, &cg_check<double>>("cg_check");
   return true;
 }();
 

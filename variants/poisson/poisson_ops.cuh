@@ -61,10 +61,10 @@ struct ApplyOp {  // q = L p; p q
   }
 };
 
-// alpha = rz / pq, read from the device scalars.
+// alpha = rz / pq, read from the device scalars (0 once a device-side check stopped the iteration).
 template <class T>
 __device__ inline T cg_alpha(const PoissonArgs<T>& c) {
-  return T(*c.rz / *c.pq);
+  return T(cg_alpha_of(c.rz, c.pq, c.stop));
 }
 
 template <class T>

@@ -82,14 +82,18 @@ std::unique_ptr<PoissonMethod<T>> make_fft2_tridiag(const PoissonSettings& s) {
   return std::make_unique<DirectSolve<T>>(s, "fft2_tridiag", true);
 }
 
+// Workspace (variants/poisson/fft/): the line variants hold two complex arrays (4 real ones) and cuFFT's
+// plan work areas (at most one more complex array); the real-to-complex one less. fft2_tridiag adds
+// its Thomas scratch (up to 3 arrays with virtual y ranks).
+constexpr double kFftArrays = 6;
 const PoissonMethodRegistrar fft_reg{
     {"fft", "direct solve: Fourier/cosine/sine transform per axis (periodic/neumann/dirichlet pairs), division by the "
             "discrete eigenvalues, transforms back (cuFFT on the GPU); one rank, uniform grid",
-     &make_fft<float>, &make_fft<double>}};
+     &make_fft<float>, &make_fft<double>, kFftArrays}};
 const PoissonMethodRegistrar fft2_tridiag_reg{
     {"fft2_tridiag", "direct solve: transforms in x and z, a Thomas solve per (kx, kz) line in y (Ha et al.); y faces "
                      "neumann or dirichlet; a stretched y (PoissonEquation::y_faces) in its rows; one rank",
-     &make_fft2_tridiag<float>, &make_fft2_tridiag<double>}};
+     &make_fft2_tridiag<float>, &make_fft2_tridiag<double>, kFftArrays + 3}};
 
 }  // namespace
 }  // namespace nsb

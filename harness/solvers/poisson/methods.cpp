@@ -24,6 +24,12 @@ std::string poisson_method_names() {
   return names;
 }
 
+double poisson_method_work_arrays(const std::string& name) {
+  for (const PoissonMethodInfo& m : poisson_methods())
+    if (m.name == name) return m.work_arrays;
+  return 0;
+}
+
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s) {
   std::string known;

@@ -15,6 +15,7 @@
 #include "poisson/multigrid_call.hpp"
 #include "poisson/poisson.hpp"
 #include "recipe.hpp"
+#include "stream_graph.hpp"
 
 namespace nsb {
 
@@ -30,12 +31,17 @@ bool can_halve(const Grid& g) {
 }  // namespace
 
 MgOptions mg_method_options(const std::string& method) {
+  const std::string suffix = "_graph";
+  if (method.size() > suffix.size() && method.compare(method.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    MgOptions o = mg_method_options(method.substr(0, method.size() - suffix.size()));
+    return o.graph = true, o;
+  }
   MgOptions o;
   if (method == "mg") return o;
   if (method == "mg_f") return o.cycle = MgCycle::f, o;
   if (method == "mg_wj") return o.smoother = MgSmoother::weighted_jacobi, o;
   if (method == "mg_f_wj") return o.cycle = MgCycle::f, o.smoother = MgSmoother::weighted_jacobi, o;
-  throw std::invalid_argument("unknown multigrid method '" + method + "'; known: mg mg_f mg_wj mg_f_wj");
+  throw std::invalid_argument("unknown multigrid method '" + method + "'; known: mg mg_f mg_wj mg_f_wj, each with a _graph suffix");
 }
 
 std::vector<Grid> mg_levels(const Grid& fine) {
@@ -90,7 +96,7 @@ class Multigrid final : public PoissonMethod<T> {
     const double rhs = tolerance ? rms_of(top.f, 0) : 0;
     double previous = 0;
     for (int it = 1; it <= s_.iterations; ++it) {
-      cycle(0, o_.cycle);
+      run_cycle();
       r.iterations = it;
       const int every = s_.check_interval(kMgDefaultCheckEvery);
       if (!tolerance || (it % every != 0 && it != s_.iterations)) continue;
@@ -172,6 +178,7 @@ class Multigrid final : public PoissonMethod<T> {
     if (same) return;
     gpu_ = eq.exec.backend == Backend::cuda;
     build_levels(mg_levels(eq.grid));
+    graph_cur_.assign(levels_.size(), 0);
     for (std::size_t l = 0; l < levels_.size(); ++l) {
       Level& L = levels_[l];
       const std::size_t n = L.grid.padded_points();
@@ -197,6 +204,25 @@ class Multigrid final : public PoissonMethod<T> {
     levels_.clear();
     levels_.resize(grids.size());
     for (std::size_t l = 0; l < grids.size(); ++l) levels_[l].grid = grids[l];
+  }
+
+  // One cycle on the finest level, as a CUDA graph where MgOptions::graph asks and the stream allows it.
+  // The key is what the cycle's launches bake in; a replay leaves the levels' current arrays (weighted
+  // Jacobi swaps them) where the captured cycle left them.
+  void run_cycle() {
+    if (!o_.graph) return cycle(0, o_.cycle);
+    StreamGraph::Key key = {reinterpret_cast<std::uintptr_t>(exec_.stream), std::uintptr_t(grid(0).nx),
+                            std::uintptr_t(grid(0).ny), std::uintptr_t(grid(0).nz)};
+    for (const Level& L : levels_)
+      for (const T* a : {L.a[0], L.a[1], L.f}) key.push_back(reinterpret_cast<std::uintptr_t>(a));
+    for (const Level& L : levels_) key.push_back(std::uintptr_t(L.cur));
+    for (const auto& axis : faces_.face)
+      for (PoissonFace f : axis) key.push_back(std::uintptr_t(f));
+    const GraphStep step = graph_.run(gpu_, exec_.stream, std::move(key), [&] { cycle(0, o_.cycle); });
+    if (step == GraphStep::capture)
+      for (std::size_t l = 0; l < levels_.size(); ++l) graph_cur_[l] = levels_[l].cur;
+    if (step == GraphStep::replay)
+      for (std::size_t l = 0; l < levels_.size(); ++l) levels_[l].cur = graph_cur_[l];
   }
 
   void cycle(int l, MgCycle kind) {
@@ -347,6 +373,8 @@ class Multigrid final : public PoissonMethod<T> {
   Exec exec_;
   ResolvedStage stage_[kStages];
   Buffer<double> sums_, partials_;
+  StreamGraph graph_;            // one cycle (MgOptions::graph)
+  std::vector<int> graph_cur_;   // each level's current array after the captured cycle
   double bytes_ = 0;
   int kernels_ = 0;
 };
@@ -364,14 +392,27 @@ std::unique_ptr<PoissonMethod<T>> make_v_wj(const PoissonSettings& s) { return m
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_f_wj(const PoissonSettings& s) { return make<T>(s, "mg_f_wj"); }
 
+// Workspace: the fine level's spare and right-hand side, three arrays on every coarser level (3/7 of a
+// fine array in all).
+constexpr double kMgArrays = 2.5;
 const PoissonMethodRegistrar reg_v{{"mg", "geometric multigrid, V(2,2)-cycles, red-black Gauss-Seidel smoother, trilinear prolongation",
-                                    &make_v<float>, &make_v<double>}};
+                                    &make_v<float>, &make_v<double>, kMgArrays}};
 const PoissonMethodRegistrar reg_f{{"mg_f", "geometric multigrid, F(2,2)-cycles, red-black Gauss-Seidel smoother",
-                                    &make_f<float>, &make_f<double>}};
+                                    &make_f<float>, &make_f<double>, kMgArrays}};
 const PoissonMethodRegistrar reg_v_wj{{"mg_wj", "geometric multigrid, V(2,2)-cycles, weighted Jacobi smoother (omega 6/7)",
-                                       &make_v_wj<float>, &make_v_wj<double>}};
+                                       &make_v_wj<float>, &make_v_wj<double>, kMgArrays}};
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_v_graph(const PoissonSettings& s) { return make<T>(s, "mg_graph"); }
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_f_graph(const PoissonSettings& s) { return make<T>(s, "mg_f_graph"); }
+
+const PoissonMethodRegistrar reg_v_graph{{"mg_graph", "mg with each V-cycle captured once as a CUDA graph and replayed "
+                                          "(plain launches on the CPU and under --launch graph)",
+                                          &make_v_graph<float>, &make_v_graph<double>, kMgArrays}};
+const PoissonMethodRegistrar reg_f_graph{{"mg_f_graph", "mg_f with each F-cycle captured once as a CUDA graph and replayed",
+                                          &make_f_graph<float>, &make_f_graph<double>, kMgArrays}};
 const PoissonMethodRegistrar reg_f_wj{{"mg_f_wj", "geometric multigrid, F(2,2)-cycles, weighted Jacobi smoother (omega 6/7)",
-                                       &make_f_wj<float>, &make_f_wj<double>}};
+                                       &make_f_wj<float>, &make_f_wj<double>, kMgArrays}};
 
 }  // namespace
 

@@ -34,10 +34,15 @@ struct MgOptions {
   // The residual and its restriction in one pass (poisson/mg_residual_restrict), or as two
   // (poisson/mg_residual into the spare array, then poisson/mg_restrict): the same values either way.
   bool fused_restriction = true;
+  // One cycle captured as a CUDA graph and replayed (StreamGraph): a cycle launches 134 kernels (V(2,2)
+  // at 256^3), most on coarse levels where a launch costs more than the kernel. Plain launches on the
+  // CPU and inside an enclosing capture (--launch graph); the same values either way.
+  bool graph = false;
 };
 
 // The options behind a method's name: mg (V, red-black Gauss-Seidel), mg_f (F, red-black Gauss-Seidel),
-// mg_wj (V, weighted Jacobi), mg_f_wj (F, weighted Jacobi). Throws std::invalid_argument for another name.
+// mg_wj (V, weighted Jacobi), mg_f_wj (F, weighted Jacobi); a "_graph" suffix (mg_graph, mg_f_graph) adds
+// MgOptions::graph. Throws std::invalid_argument for another name.
 // The cycles between convergence checks when PoissonSettings::check_every is 0 (the method's default).
 inline constexpr int kMgDefaultCheckEvery = 1;
 MgOptions mg_method_options(const std::string& method);

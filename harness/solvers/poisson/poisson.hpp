@@ -157,6 +157,9 @@ struct PoissonMethodInfo {
   std::string description;
   PoissonMethodFactory<float> make_float;
   PoissonMethodFactory<double> make_double;
+  // The method's device workspace, in arrays of the equation's padded size (an upper estimate: the run
+  // checks the free memory against it before anything is allocated, so a grid too large fails at once).
+  double work_arrays = 0;
 };
 
 // The family's methods, by name. A method registers itself from its own source file.
@@ -166,6 +169,8 @@ struct PoissonMethodRegistrar {
 };
 // The registered methods' names, space-separated (for help texts and messages).
 std::string poisson_method_names();
+// A method's PoissonMethodInfo::work_arrays (0 for an unknown name: the solve refuses it by name).
+double poisson_method_work_arrays(const std::string& name);
 // Throws std::runtime_error naming the known methods for an unknown name.
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s);

@@ -123,10 +123,10 @@ class PoissonSolver final : public Solver<T> {
   void* stream() const override { return stream_; }
 
   static std::size_t device_bytes(const Grid& g, const SolverOptions& o) {
-    // p, p_new, rhs, the solver's own residual vector, and the method's vectors twice (the timed method and
-    // the one that records the history): cg/pcg 3, rbsor 1; other methods' (mg, fft) are theirs to count.
-    const int work = o.poisson_method == "cg" || o.poisson_method == "pcg" ? 3 : 1;
-    return (4 + 2 * work) * g.padded_points() * sizeof(T) + 2 * kReduceScratchBytes;
+    // p, p_new, rhs, the solver's own residual vector, and the method's workspace twice (the timed method
+    // and the one that records the history; PoissonMethodInfo::work_arrays).
+    const double arrays = 4 + 2 * poisson_method_work_arrays(o.poisson_method);
+    return std::size_t(arrays * double(g.padded_points() * sizeof(T))) + 2 * kReduceScratchBytes;
   }
 
  private:

@@ -87,7 +87,7 @@ std::unique_ptr<PoissonMethod<T>> make(const PoissonSettings& s) {
 const PoissonMethodRegistrar reg{{"rbsor",
                                   "red-black SOR (poisson/rbsor; omega = its tuning's w, 1.90 by default): a fixed count "
                                   "of iterations, or until the residual is below a tolerance",
-                                  &make<float>, &make<double>}};
+                                  &make<float>, &make<double>, 1}};
 
 }  // namespace
 }  // namespace nsb

@@ -15,12 +15,17 @@
 //                         out[0] = sum r z, out[1] = sum r^2                          (CG's updates)
 //   poisson/cg_direction  beta = rz / rz_prev (0 when rz_prev is null); p = m r + beta p at interior
 //                         points, then p's ghost layer from the faces                (CG's direction)
+//   poisson/cg_check      unless out[0] (stopped): out[1] += 1 (iterations), out[0] = 1 when the relative
+//                         residual from rz[1] (a sum r^2) is at most tolerance: the convergence check on the
+//                         device; cg_update then takes alpha = 0 (stop), so x and r stay where it stopped
 //
 // CG here runs on L itself, which is symmetric negative (semi)definite: with the preconditioner
 // M = -D (D the magnitude of L's diagonal, ghost rule folded in; cg: M = -I) every iterate equals that
 // of textbook PCG on -L (r and z both change sign, so r.z, p.Lp, alpha and beta do not): so
 // m = -1 (cg) or -1 / D(i,j,k) (pcg, poisson_jacobi_diagonal), and z is never stored.
 #pragma once
+
+#include <cmath>
 
 #include "grid.hpp"
 #include "poisson/formulas.hpp"
@@ -51,6 +56,9 @@ struct PoissonArgs {
   const double* rz = nullptr;       // cg_update / cg_direction: sum r z of the current residual
   const double* rz_prev = nullptr;  // cg_direction: of the previous one (null on the first iteration)
   const double* pq = nullptr;       // cg_update: sum p L p
+  const double* stop = nullptr;     // cg_update: alpha = 0 once *stop != 0 (cg_check's out[0]); null: never
+  double tolerance = 0;             // cg_check: the relative residual to reach
+  double rhs_rms = 1;               // cg_check: RMS of the compatible right-hand side (the residual's scale)
   double* out = nullptr;            // the kind's sums (see above)
 };
 
@@ -84,6 +92,26 @@ NSB_HD inline T poisson_jacobi_diagonal(const Grid& g, const PoissonFaces& f, co
 template <class T>
 NSB_HD inline T cg_multiplier(const PoissonArgs<T>& c, int i, int j, int k) {
   return c.precondition ? T(-1) / poisson_jacobi_diagonal(c.grid, c.faces, c.coef, i, j, k) : T(-1);
+}
+
+// CG's step length alpha = rz / pq, or 0 once a device-side check has stopped the iteration (the
+// iterations the host has not yet looked at then leave x and r as they are).
+NSB_HD inline double cg_alpha_of(const double* rz, const double* pq, const double* stop) {
+  return stop && *stop != 0 ? 0.0 : *rz / *pq;
+}
+
+// The family's relative residual from a sum of squares over the interior: sqrt(rr / points) / rhs_rms.
+// The host check and cg_check both use it, so both stop at the same iteration.
+NSB_HD inline double cg_relative_residual(double rr, double points, double rhs_rms) {
+  return sqrt(rr / points) / rhs_rms;
+}
+
+// cg_check's one operation (one thread, or the host).
+template <class T>
+NSB_HD inline void cg_check_step(const PoissonArgs<T>& c) {
+  if (c.out[0] != 0) return;
+  c.out[1] += 1;
+  if (cg_relative_residual(c.rz[1], double(c.grid.interior_points()), c.rhs_rms) <= c.tolerance) c.out[0] = 1;
 }
 
 // Red-black colour of a point: 0 red, 1 black.

@@ -27,6 +27,7 @@ PoissonKindModel poisson_kind_model(const std::string& stage, bool shift) {
   if (stage == "apply_dot") return {2, 12};   // p read, q written, p q summed
   if (stage == "cg_update") return {6, 9};    // x p r q read; x r written; r z and r r summed
   if (stage == "cg_direction") return {3, 3};  // r p read; p written
+  if (stage == "cg_check") return {0, 0};      // two scalars, no array
   throw std::logic_error("poisson_kind_model: no stage '" + stage + "'");
 }
 
@@ -85,14 +86,16 @@ class PoissonStageFixture final : public StageFixture<T> {
     if (gpu(s)) stream_ = device::stream_create();
     if (s.verify || !gpu(s)) fields_.fill_random_host(s.seed);
     else fields_.fill_random_device(1000, stream_);
-    // cg_update: alpha = rz / pq = 3/7 (both negative, as L's are); cg_direction: beta = rz / rz_prev = 2/3.
-    const double in[3] = {-3.0, -4.5, -7.0};
+    // cg_update: alpha = rz / pq = 3/7 (both negative, as L's are); cg_direction: beta = rz / rz_prev = 2/3;
+    // cg_check: out = {0, 0} (running, no iteration yet) and {rz, rr} with a relative residual of 0.4.
+    const double points = double(s.grid.interior_points());
+    const double in[kScalars] = {-3.0, -4.5, -7.0, 0.0, 0.0, -3.0, 0.16 * points};
     if (gpu(s)) {
-      scalars_ = static_cast<double*>(device::alloc(5 * sizeof(double), "poisson fixture scalars"));
+      scalars_ = static_cast<double*>(device::alloc(kScalars * sizeof(double), "poisson fixture scalars"));
       device::copy_to_device(scalars_, in, sizeof in);
     } else {
       scalars_ = host_scalars_;
-      std::copy(in, in + 3, host_scalars_);
+      std::copy(in, in + kScalars, host_scalars_);
     }
     call_.grid = s.grid;
     call_.faces = fixture_faces(stage_);
@@ -105,6 +108,7 @@ class PoissonStageFixture final : public StageFixture<T> {
     call_.a = fields_["x"], call_.b = fields_["r"];
     call_.rz = scalars_ + 0, call_.rz_prev = scalars_ + 1, call_.pq = scalars_ + 2;
     call_.out = scalars_ + 3;
+    if (stage_ == "cg_check") call_.rz = scalars_ + 5, call_.tolerance = 0.5, call_.rhs_rms = 1;
     call_.exec = Exec{s.backend, 0, stream_, nullptr, 0};
     if (gpu(s)) {
       scratch_ = device::alloc(kReduceScratchBytes, "poisson fixture scratch");
@@ -134,7 +138,7 @@ class PoissonStageFixture final : public StageFixture<T> {
     // The sums a stage with arrays also produces (residual, apply_dot, cg_update), in T.
     const Sums s = sums();
     if (stage_ == "residual" || stage_ == "apply_dot") out.emplace_back("sum", std::vector<T>{T(s[0])});
-    if (stage_ == "cg_update") out.emplace_back("sums", std::vector<T>{T(s[0]), T(s[1])});
+    if (stage_ == "cg_update" || stage_ == "cg_check") out.emplace_back("sums", std::vector<T>{T(s[0]), T(s[1])});
     return out;
   }
   double scalar() const override { return stage_ == "dot" ? sums()[0] : std::nan(""); }
@@ -160,8 +164,9 @@ class PoissonStageFixture final : public StageFixture<T> {
   PoissonCall<T> call_;
   void* stream_ = nullptr;
   void* scratch_ = nullptr;
-  double* scalars_ = nullptr;  // rz, rz_prev, pq, out[0], out[1]
-  double host_scalars_[5] = {};
+  static constexpr int kScalars = 7;
+  double* scalars_ = nullptr;  // rz, rz_prev, pq, out[0], out[1], cg_check's {rz, rr}
+  double host_scalars_[kScalars] = {};
 };
 
 StageKind kind(const std::string& name, const std::string& summary, std::vector<std::string> reads,
@@ -203,6 +208,10 @@ const StageKindRegistrar apply_kind{kind("apply_dot", "q = L p; sum p q (CG's op
 const StageKindRegistrar update_kind{kind("cg_update",
                                           "alpha = rz/pq; x += alpha p; r -= alpha q; sums r z (z = m r) and r r",
                                           {"x", "p", "r", "q"}, {"x", "r"}, "fused_atomic")};
+const StageKindRegistrar check_kind{kind("cg_check",
+                                         "CG's convergence check on the device: unless stopped, count the iteration and "
+                                         "stop when the relative residual from rz[1] reaches the tolerance",
+                                         {}, {}, "single_thread")};
 const StageKindRegistrar direction_kind{kind("cg_direction", "p = m r + (rz/rz_prev) p, then p's ghost layer", {"r", "p"},
                                              {"p"}, "global")};
 
