@@ -7,6 +7,10 @@
 // The scalars stay on the device (each stage reads alpha and beta there), so the host waits only at a
 // convergence check, every check_every iterations (rr read back). Signs: stage_call.hpp.
 //
+// On a rank's slab (PoissonEquation::ranks) every sum is summed over the ranks on the host before it is
+// read (iterative.hpp: two host round trips an iteration, as the paper's per-GPU cuBLAS dots), and p's cut
+// ghost planes are exchanged after every direction (the paper's one halo exchange an iteration).
+//
 // On a uniform grid D is constant away from the faces, so pcg's iterates differ from cg's only through
 // the boundary rows (a neumann or dirichlet face changes D there).
 #include <algorithm>
@@ -31,19 +35,22 @@ class ConjugateGradients final : public PoissonMethod<T> {
     const PoissonEquation<T> e = system.equation();
     if (!stages_) {
       check_reachable_tolerance<T>(e.grid, s_.tolerance, precondition_ ? "pcg" : "cg");
-      stages_ = std::make_unique<PoissonStages<T>>(s_, e, 3);  // r, p, q
+      stages_ = std::make_unique<PoissonStages<T>>(s_, e, 3, true);  // r, p, q
+      if (stages_->ranks()) stages_->ranks()->attach({e.p, stages_->vector(1)});  // x and p: their ghosts are read
     }
     PoissonStages<T>& st = *stages_;
     const SolveClock clock;
     PoissonCall<T> c = poisson_call(e);
     const SolveStart<T> start = start_solve(st, c, kPq);
-    const double points = double(e.grid.interior_points());
+    const double points = st.points();
     c.rhs_shift = start.rhs_shift;
     c.precondition = precondition_;
     c.r = st.vector(0), c.p = st.vector(1), c.q = st.vector(2);
     st.run("faces", c);  // the guess's ghosts
+    st.exchange(c.x);
     c.out = st.scalar(rz_slot(0));
     st.run("residual", c);  // r = b - L x; r.r into slot rz_slot(0), read only at checks
+    st.sum(rz_slot(0), 1, c.exec);
     PoissonReport r;
     const double rhs = std::max(start.rhs_rms, 1e-300);
     r.absolute_residual = std::sqrt(st.read(rz_slot(0), c.exec) / points);
@@ -57,14 +64,18 @@ class ConjugateGradients final : public PoissonMethod<T> {
     c.rz = zero, c.pq = st.scalar(kPq), c.out = st.scalar(rz_slot(0));
     set_scalar(st, st.scalar(kPq), 1.0, c.exec);
     st.run("cg_update", c);  // alpha = 0: rz into rz_slot(0)
+    st.sum(rz_slot(0), 2, c.exec);
     c.rz = st.scalar(rz_slot(0)), c.rz_prev = nullptr;
     st.run("cg_direction", c);
+    st.exchange(c.p);
     for (int it = 1; it <= s_.iterations; ++it) {
       const int now = (it - 1) % 2, next = it % 2;
       c.out = st.scalar(kPq);
       st.run("apply_dot", c);
+      st.sum(kPq, 1, c.exec);
       c.rz = st.scalar(rz_slot(now)), c.pq = st.scalar(kPq), c.out = st.scalar(rz_slot(next));
       st.run("cg_update", c);
+      st.sum(rz_slot(next), 2, c.exec);
       c.rz = st.scalar(rz_slot(next)), c.rz_prev = st.scalar(rz_slot(now));
       r.iterations = it;
       const bool check = (tolerance || s_.record_history) &&
@@ -75,7 +86,7 @@ class ConjugateGradients final : public PoissonMethod<T> {
         if (s_.record_history) r.history.push_back({it, clock.seconds(), r.relative_residual});
         if (tolerance && r.relative_residual <= s_.tolerance) break;
       }
-      if (it < s_.iterations) st.run("cg_direction", c);
+      if (it < s_.iterations) st.run("cg_direction", c), st.exchange(c.p);
     }
     return finish(st, c, r);
   }
