@@ -131,7 +131,10 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions&) const {
-    return ImleSolver<T>::device_bytes(g);
+    if (g.nz == grid_.nz) return ImleSolver<T>::device_bytes(g);
+    Grid stored = g;  // a rank's slab: at most one neighbour plane on each side, and the z-gather's six
+    stored.nz += 2;   // whole-grid arrays (imle_ranks.hpp)
+    return ImleSolver<T>::device_bytes(stored) + 6 * grid_.padded_points() * sizeof(T);
   }
   template <class T>
   std::vector<std::string> output(const HostState<T>& s, const std::string& dir, const std::string& tag) const {
