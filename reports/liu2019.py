@@ -138,6 +138,16 @@ def liu_stage_speedup(s, study, results, paper, out, all_results):
             table.append([grid, label, fmt(one * 1e3 if one else None), over_one(many),
                           over_one(paper_t), f"{over_one(gpu[best_v][0])} ({best_v})" if best_v else "-",
                           *[over_one(t) for t in solver], *[over_one(modelled(*solver, p)) for p in (3, 4)]])
+        cpu = [run_of(runs, grid, b) for b in ("cpu_serial", "cpu_omp")]
+        if cpu[0]:  # CG: the solver's pressure section on one thread, all threads, 1-2 GPUs
+            cg_one = cpu[0][1].get("pressure")
+
+            def over_cg(t):
+                return fmt(cg_one / t) if cg_one and t else "-"
+            cg = [solver_stage_seconds(runs.get((grid, "cuda", "paper", p, halo)), "pressure") for p, halo in SOLVER_GPUS]
+            table.append([grid, "CG (100 iterations, in the solver)", fmt(cg_one * 1e3 if cg_one else None),
+                          over_cg(cpu[1][1].get("pressure")) if cpu[1] else "-", "-", "-",
+                          *[over_cg(t) for t in cg], *[over_cg(modelled(*cg, p)) for p in (3, 4)]])
     s.table(["grid (cells)", "stage", "1 thread ms", "all threads", "1 GPU, paper kernel", "1 GPU, fastest variant",
              "1 GPU in the solver", "2 GPUs in the solver", "3 GPUs (modelled)", "4 GPUs (modelled)"], table)
     s.p("In the solver: the cavity run with the paper recipe (100 CG iterations a step), each stage's time a call "
@@ -185,9 +195,14 @@ def imle_runs(results):
     return out
 
 
+def run_of(runs, grid, backend):
+    """The one-rank run of a grid on a backend, whatever its recipe's name."""
+    return next((v for k, v in runs.items() if k[0] == grid and k[1] == backend and k[3] == 1), None)
+
+
 def cpu_run(runs, grid):
-    """The all-threads CPU run of a grid (one rank), whatever its recipe's name."""
-    return next((v for k, v in runs.items() if k[0] == grid and k[1] == "cpu_omp" and k[3] == 1), None)
+    """The all-threads CPU run of a grid."""
+    return run_of(runs, grid, "cpu_omp")
 
 
 def liu_solver_speedup(s, study, results, paper, out, all_results):
