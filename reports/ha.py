@@ -171,3 +171,10 @@ def fracstep_step_time(s, study, results, paper, out, all_results):
 
 
 BUILDERS["fracstep_step_time"] = fracstep_step_time
+
+
+# p > 1 on one GPU: emulated T(p) with the communication model (reports/ha_scaling.py; imported last: it uses
+# _section_per_step above).
+import ha_scaling  # noqa: E402
+
+BUILDERS.update(ha_scaling.BUILDERS)

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <string>
 #include <memory>
 #include <numbers>
@@ -17,6 +18,7 @@
 #include "recipe.hpp"
 #include "solver.hpp"
 #include "stage_kind.hpp"
+#include "timer.hpp"
 #include "poisson/fft_solve.hpp"
 #include "tridiag/systems.hpp"
 
@@ -231,6 +233,39 @@ TEST(Fracstep, V2AccIsVisiblyWrong) {
     const double d = difference_from_v0("V2-acc", ranks, 1);
     std::cout << "V2-acc y_ranks " << ranks << ": max |u - u_V0| / max |u| after 1 step " << d << "\n";
     EXPECT_GT(d, 1e-4) << ranks;
+  }
+}
+
+// V2 rank by rank (rank_phases=1, the default: split_phases.hpp) gives the one-pass split's numbers bit for
+// bit, PDD and PPT, ADI-Y and TDMA-C; and every rank's five phases of both are timed (PDD: the last
+// rank has no interface to solve), inside the adi_y and tdma_c sections.
+TEST(Fracstep, V2RankByRankEqualsOnePassAndTimesEachRank) {
+  for (const auto& [variant, ranks] : {std::pair{"V2", 3}, std::pair{"V2-ppt", 4}, std::pair{"V2-acc", 4}}) {
+    CaseOptions o = options("synthetic", 12, 24, 9);
+    o.params = {std::string("variant=") + variant, "y_ranks=" + std::to_string(ranks), "rank_phases=0"};
+    const HostState<double> one_pass = run<double>(*problem(o), "cpu-serial", 2).state;
+    o.params.back() = "rank_phases=1";
+    const auto p = problem(o);
+    SolverOptions so;
+    const auto s = p->make_solver(Precision<double>{}, resolve(find_recipe("fracstep", "cpu-serial"), {}), so, nullptr);
+    CpuTimer timer;
+    s->set_timer(&timer);
+    s->load(p->initial_state(Precision<double>{}));
+    for (int i = 0; i < 2; ++i) s->step();
+    const HostState<double> phased = s->save();
+    for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(phased.field(f), one_pass.field(f)) << variant << " " << f;
+    std::map<std::string, int> calls;
+    const SolverDef& def = SolverRegistry::instance().get("fracstep");
+    for (const Sample& smp : timer.samples()) ++calls[def.section_name(smp.section)];
+    for (int r = 0; r < 8; ++r)
+      for (const char* part : {"adi_y", "tdma_c"})
+        for (const char* phase : kSplitPhaseNames) {
+          const std::string name = std::string(part) + "/r" + std::to_string(r) + "/" + phase;
+          const bool pdd_last = r + 1 == ranks && std::string(phase) == "reduced" &&
+                                (std::string(part) == "adi_y" ? std::string(variant) != "V2-ppt" : std::string(variant) == "V2-acc");
+          EXPECT_EQ(calls[name] > 0, r < ranks && !pdd_last) << variant << " " << name;
+        }
+    EXPECT_EQ(calls["adi_y/r0/local"], 6) << "a call a sub-step";
   }
 }
 

@@ -10,6 +10,7 @@
 #include "device.hpp"
 #include "multiblock/boundary.hpp"
 #include "multiblock/mb_solver.hpp"
+#include "multiblock/multigrid.hpp"
 #include "multiblock/stage_call.hpp"
 #include "recipe.hpp"
 #include "registry.hpp"
@@ -20,10 +21,11 @@ namespace {
 
 constexpr int kN = 17;
 
-std::unique_ptr<Problem> cylinder(int n) {
+std::unique_ptr<Problem> cylinder(int n, const std::vector<std::string>& params = {}) {
   CaseOptions o;
   o.name = "conjugate_cylinder";
   o.nx = o.ny = n, o.nz = kMbBlocks;
+  o.params = params;
   return SolverRegistry::instance().of_case("conjugate_cylinder").make_problem(o);
 }
 
@@ -208,6 +210,93 @@ TEST(Multiblock, LoopRunsAndSerialEqualsOpenMp) {
   EXPECT_GT(serial.front(), 0);  // the wall and the heated solid start the flow changing
 }
 
+// The multigrid stand-in (multigrid.hpp) on its own: the levels a block allows; a change constant over
+// the blocks grows by w L in their middle and at every node inside their edges; a checkerboard (which full
+// weighting removes) is left as it is; edge nodes and solid blocks are not touched.
+TEST(Multiblock, MultigridStandInActsOnSmoothChanges) {
+  EXPECT_EQ(mb_multigrid_levels(1033, 9), 3);
+  EXPECT_EQ(mb_multigrid_levels(129, 9), 5);
+  EXPECT_EQ(mb_multigrid_levels(129, 2), 2);
+  EXPECT_EQ(mb_multigrid_levels(17, 9), 2);
+  EXPECT_EQ(mb_multigrid_levels(39, 3), 1);
+  EXPECT_EQ(mb_multigrid_levels(18, 3), 0);
+  constexpr int n = 65, levels = 3;
+  const MbMesh m = make_mb_mesh(n);
+  HostFields h(m);
+  for (int b = 0; b < kMbBlocks; ++b)
+    for (int j = 1; j <= n; ++j)
+      for (int i = 1; i <= n; ++i) {
+        const std::size_t k = mb_idx(m.grid, b, i, j);
+        h.a.f[kRes0][k] = 0.5 * m.vol[k];
+        h.a.f[kRes1][k] = ((i + j) % 2 ? -1e-3 : 1e-3) * m.vol[k];
+      }
+  const std::vector<std::vector<double>> before = h.store;
+  int all[kMbBlocks];
+  for (int b = 0; b < kMbBlocks; ++b) all[b] = b;
+  mb_multigrid(m, h.a, all, kMbBlocks, levels);
+  for (int b = 0; b < kMbBlocks; ++b) {
+    const std::size_t mid = mb_idx(m.grid, b, n / 2 + 1, n / 2 + 1);
+    if (mb_is_fluid(b)) {
+      EXPECT_NEAR(h.a.f[kRes0][mid] / m.vol[mid], 0.5 * (1 + kMbMultigridWeight * levels), 1e-14) << b;
+    }
+    for (int j = 1; j <= n; ++j)
+      for (int i = 1; i <= n; ++i) {
+        const std::size_t k = mb_idx(m.grid, b, i, j);
+        const bool edge = i == 1 || j == 1 || i == n || j == n;
+        if (edge || !mb_is_fluid(b)) {
+          for (int v = kRes0; v <= kRes5; ++v) ASSERT_EQ(h.a.f[v][k], before[std::size_t(v)][k]) << b << " " << i << " " << j;
+        } else {
+          ASSERT_GT(h.a.f[kRes0][k], before[kRes0][k]) << b << " " << i << " " << j;
+          ASSERT_NEAR(h.a.f[kRes1][k], before[kRes1][k], 1e-12 * std::abs(before[kRes1][k])) << b << " " << i << " " << j;
+        }
+      }
+  }
+}
+
+// In the loop the stand-in acts between the smoothing and the update: after one iteration the changes are
+// the single-grid run's changes through mb_multigrid, bit for bit, and the update applied them (inside the
+// edges, where the boundary conditions write nothing); over 20 iterations the residual history differs from
+// the single grid's and serial = OpenMP.
+TEST(Multiblock, MultigridActsBetweenSmoothingAndUpdate) {
+  const auto single = cylinder(kN), multi = cylinder(kN, {"multigrid=2"});
+  EXPECT_EQ(multi->describe()["multigrid_levels"], 2);
+  EXPECT_THROW(cylinder(kN, {"multigrid=-1"}), std::invalid_argument);
+  EXPECT_THROW(cylinder(18, {"multigrid=1"}), std::invalid_argument);  // 17 cells do not halve
+  const MbMesh m = make_mb_mesh(kN);
+  auto one_step = [](const Problem& p) {
+    std::unique_ptr<Solver<double>> s = p.make_solver(Precision<double>{}, resolve(find_recipe("multiblock", "cpu-serial"), {}), SolverOptions{}, nullptr);
+    s->load(p.initial_state(Precision<double>{}));
+    s->step();
+    return s;
+  };
+  const auto sg = one_step(*single), mg = one_step(*multi);
+  const auto& sgs = dynamic_cast<const MbSolver<double>&>(*sg);
+  const auto& mgs = dynamic_cast<const MbSolver<double>&>(*mg);
+  HostFields expected(m);
+  for (int v = kRes0; v <= kRes5; ++v) {
+    const std::vector<double> f = sgs.field(v);
+    std::copy(f.begin(), f.end(), expected.a.f[v]);
+  }
+  const int fluid[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  mb_multigrid(m, expected.a, fluid, kMbFluidBlocks, 2);
+  for (int v = kRes0; v <= kRes5; ++v) EXPECT_EQ(mgs.field(v), expected.store[std::size_t(v)]) << kMbFieldNames[v];
+  const std::vector<double> rho0 = single->initial_state(Precision<double>{}).field("rho"), rho = mgs.field(kRho);
+  const std::vector<double> res_single = sgs.field(kRes0);
+  std::size_t moved = 0;
+  for (int b = 0; b < kMbFluidBlocks; ++b)
+    for (int j = 2; j < kN; ++j)
+      for (int i = 2; i < kN; ++i) {
+        const std::size_t n = mb_idx(m.grid, b, i, j);
+        ASSERT_EQ(rho[n], rho0[n] + expected.a.f[kRes0][n] * (1.0 / m.vol[n])) << b << " " << i << " " << j;
+        moved += expected.a.f[kRes0][n] != res_single[n];
+      }
+  EXPECT_GT(moved, 0u);
+  const std::vector<double> plain = residuals<double>(*single, "cpu-serial", 20), serial = residuals<double>(*multi, "cpu-serial", 20);
+  EXPECT_NE(serial, plain);
+  EXPECT_EQ(serial, residuals<double>(*multi, "cpu-omp", 20));
+  for (double r : serial) EXPECT_TRUE(std::isfinite(r));
+}
+
 // The byte models the report divides by: every field read once and written once per node of the stage's blocks.
 TEST(Multiblock, ByteModels) {
   const MbMesh m = make_mb_mesh(kN);
@@ -230,9 +319,11 @@ TEST(Multiblock, GridMustBeThirteenSquareBlocks) {
 }
 
 // A run of the cylinder over `ranks` ranks of the threads driver (the run checks itself against one rank).
-nlohmann::json run_over_ranks(int ranks, const std::string& backend, const std::string& recipe) {
+nlohmann::json run_over_ranks(int ranks, const std::string& backend, const std::string& recipe,
+                              const std::vector<std::string>& params = {}) {
   RunOptions o;
   o.case_options.name = "conjugate_cylinder";
+  o.case_options.params = params;
   o.case_options.nx = o.case_options.ny = kN, o.case_options.nz = kMbBlocks;
   o.backend = backend, o.recipe = recipe;
   o.steps = 5, o.warmup = 1, o.ranks = ranks, o.progress = false;
@@ -242,11 +333,14 @@ nlohmann::json run_over_ranks(int ranks, const std::string& backend, const std::
 // The paper's block-to-rank assignment as the run's slabs, and P ranks doing one rank's arithmetic: the
 // host routines see the same bands on every rank and the reductions are exact, so the states agree to the
 // bit; the residual history (combined over ranks) is the one-rank run's. P = 4 has a rank of solid blocks
-// only (it skips the fluid routines), P = 8 the paper's one fluid block a rank.
+// only (it skips the fluid routines), P = 8 the paper's one fluid block a rank. With the multigrid stand-in
+// too (each rank's own blocks, no exchange).
 TEST(MultiblockRanks, PRanksAreOneRank) {
-  const auto p = cylinder(kN);
-  for (int ranks : {2, 4, 8}) {
-    const nlohmann::json r = run_over_ranks(ranks, "cpu_serial", "");
+  for (int run = 0; run < 6; ++run) {
+    const int ranks = 2 << (run % 3);  // 2, 4, 8; single grid, then with the stand-in
+    const std::vector<std::string> params = run < 3 ? std::vector<std::string>{} : std::vector<std::string>{"multigrid=2"};
+    const auto p = cylinder(kN, params);
+    const nlohmann::json r = run_over_ranks(ranks, "cpu_serial", "", params);
     const nlohmann::json& d = r["run"]["decomposition"];
     ASSERT_EQ(d["ranks"], ranks);
     const std::vector<std::vector<int>> blocks = mb_rank_blocks(ranks);
@@ -259,8 +353,39 @@ TEST(MultiblockRanks, PRanksAreOneRank) {
     EXPECT_TRUE(ref["pass"].get<bool>()) << ref.dump();
     for (auto& [name, f] : ref["fields"].items()) EXPECT_EQ(f["max_rel_diff"].get<double>(), 0.0) << ranks << " ranks: " << name;
     const int steps = ref["steps"].get<int>();
-    EXPECT_EQ(r["checks"]["residual_history"].get<std::vector<double>>(), residuals<double>(*p, "cpu-serial", steps)) << ranks;
+    EXPECT_EQ(r["checks"]["residual_history"].get<std::vector<double>>(), residuals<double>(*p, "cpu-serial", steps)) << ranks << " " << run;
   }
+}
+
+// Neighbour-only messages (host_side.hpp): each rank gets only the nodes its routines read for its own
+// nodes. The states equal one rank's to the bit (so does the residual history); the bytes are counted
+// (every rank's share adds up) and are fewer than the allgather's at every P, by more than 10x at P = 8.
+// Leaving the solid's node out of the wall's reads (tried) fails the reference check at P = 2, 4 and 8.
+TEST(MultiblockRanks, NeighbourMessagesAreOneRankWithFewerBytes) {
+  const auto p = cylinder(kN);
+  for (int ranks : {2, 4, 8}) {
+    const nlohmann::json all = run_over_ranks(ranks, "cpu_serial", "")["checks"];
+    const nlohmann::json near = run_over_ranks(ranks, "cpu_serial", "", {"exchange=neighbours"})["checks"];
+    const nlohmann::json& ref = near["reference"];
+    ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
+    for (auto& [name, f] : ref["fields"].items()) EXPECT_EQ(f["max_rel_diff"].get<double>(), 0.0) << ranks << " ranks: " << name;
+    const int steps = ref["steps"].get<int>();
+    EXPECT_EQ(near["residual_history"].get<std::vector<double>>(), residuals<double>(*p, "cpu-serial", steps)) << ranks;
+    EXPECT_EQ(near["exchange"]["kind"], "neighbours");
+    EXPECT_EQ(all["exchange"]["kind"], "allgather");
+    double by_rank = 0;
+    for (double b : near["exchange"]["bytes_per_iteration_by_rank"].get<std::vector<double>>()) by_rank += b;
+    const double bytes = near["exchange"]["bytes_per_iteration"].get<double>(), allgather = all["exchange"]["bytes_per_iteration"].get<double>();
+    EXPECT_EQ(by_rank, bytes);
+    EXPECT_GT(bytes, 0);
+    EXPECT_LT(bytes, allgather) << ranks;
+    EXPECT_LE(near["exchange"]["messages_per_iteration"].get<double>(), all["exchange"]["messages_per_iteration"].get<double>());
+    if (ranks == 8) {
+      EXPECT_LT(10 * bytes, allgather);
+    }
+    std::printf("%d ranks: %.0f bytes an iteration neighbour-only, %.0f allgather\n", ranks, bytes, allgather);
+  }
+  EXPECT_THROW(cylinder(kN, {"exchange=nccl"}), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------------------------------------- GPU
@@ -268,18 +393,23 @@ TEST(MultiblockRanks, PRanksAreOneRank) {
 #define NSB_NEEDS_GPU() \
   if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
 
-// The whole loop's residual history on the GPU against the CPU, for every GPU recipe.
+// The whole loop's residual history on the GPU against the CPU, for every GPU recipe; and with the
+// multigrid stand-in (its GPU variants: whole planes down and up, pageable in kemal and kemal-naive,
+// registered where kemal-registered's copies are).
 TEST(MultiblockGpu, ResidualHistoryMatchesTheCpu) {
   NSB_NEEDS_GPU();
-  const auto p = cylinder(33);
-  const std::vector<double> cpu = residuals<double>(*p, "cpu-serial", 20);
-  for (const char* recipe : {"kemal", "kemal-host-search", "kemal-naive", "kemal-registered", "kemal-streams", "modern"}) {
-    const std::vector<double> gpu = residuals<double>(*p, recipe, 20);
-    ASSERT_EQ(gpu.size(), cpu.size());
-    double worst = 0;
-    for (std::size_t k = 0; k < cpu.size(); ++k) worst = std::max(worst, std::abs(gpu[k] - cpu[k]) / std::abs(cpu[k]));
-    std::printf("residual history %s vs cpu-serial, 20 iterations: max relative difference %.2e\n", recipe, worst);
-    EXPECT_LT(worst, 1e-9) << recipe;
+  for (const std::vector<std::string>& params : {std::vector<std::string>{}, std::vector<std::string>{"multigrid=3"}}) {
+    const auto p = cylinder(33, params);
+    const std::vector<double> cpu = residuals<double>(*p, "cpu-serial", 20);
+    for (const char* recipe : {"kemal", "kemal-host-search", "kemal-naive", "kemal-registered", "kemal-streams", "modern"}) {
+      const std::vector<double> gpu = residuals<double>(*p, recipe, 20);
+      ASSERT_EQ(gpu.size(), cpu.size());
+      double worst = 0;
+      for (std::size_t k = 0; k < cpu.size(); ++k) worst = std::max(worst, std::abs(gpu[k] - cpu[k]) / std::abs(cpu[k]));
+      std::printf("residual history %s%s vs cpu-serial, 20 iterations: max relative difference %.2e\n", recipe,
+                  params.empty() ? "" : " with multigrid=3", worst);
+      EXPECT_LT(worst, 1e-9) << recipe;
+    }
   }
 }
 
@@ -293,6 +423,11 @@ TEST(MultiblockGpu, RanksAreOneRank) {
       ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
       EXPECT_TRUE(ref["pass"].get<bool>()) << recipe << ", " << ranks << " ranks: " << ref.dump();
     }
+  for (const char* param : {"multigrid=2", "exchange=neighbours"}) {  // the stand-in's copies on a rank's planes; messages
+    const nlohmann::json ref = run_over_ranks(2, "cuda", "kemal", {param})["checks"]["reference"];
+    ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
+    EXPECT_TRUE(ref["pass"].get<bool>()) << param << ", 2 ranks: " << ref.dump();
+  }
 }
 
 }  // namespace

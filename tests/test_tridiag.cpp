@@ -9,7 +9,9 @@
 
 #include "device.hpp"
 #include "stage_kind.hpp"
+#include "timer.hpp"
 #include "tridiag/pdd.hpp"
+#include "tridiag/split_phases.hpp"
 #include "tridiag/stage_call.hpp"
 #include "tridiag/systems.hpp"
 #include "verify.hpp"
@@ -243,6 +245,68 @@ TEST(TridiagPdd, ThePptStageEqualsThomasAndThePddStageDoesNot) {
       EXPECT_GT(d_pdd, 1e-6) << p;  // at p = 2 PDD is PPT (one interface)
     }
   }
+}
+
+// Strided lines of random systems (inner = nx: the y lines of a field) for the phased solve.
+struct RowsOfArrays {
+  const double *a, *b, *c;
+  std::size_t first, stride;
+  struct Row {
+    double lower, diag, upper;
+  };
+  Row operator()(int j) const {
+    const std::size_t i = first + std::size_t(j) * stride;
+    return {a[i], b[i], c[i]};
+  }
+};
+struct RandomLines {
+  TridiagLayout l;
+  int p;
+  const RandomSystems<double>* sys;
+  double *x, *v, *w, *cp;
+  std::size_t count() const { return std::size_t(l.batch); }
+  int ranks() const { return p; }
+  bool whole_line_steps() const { return false; }
+  void before(std::size_t) const {}
+  void after(std::size_t) const {}
+  SplitLine<double, RowsOfArrays> line(std::size_t s) const {
+    const std::size_t f = l.index(int(s), 0);
+    const auto st = std::ptrdiff_t(l.stride());
+    return {RowsOfArrays{sys->a.data(), sys->b.data(), sys->c.data(), f, l.stride()}, l.n, x + f, st, v + f, w + f, cp + f, st};
+  }
+};
+
+// split_phases.hpp, rank after rank and phase after phase, gives split_line_solve's numbers bit for
+// bit (PDD and PPT, even and uneven blocks), and times each rank's phases as sections of their own:
+// PDD's exchange is two messages on the inner ranks (Steps 4 and 6), one on the end ranks, and the last
+// rank has no interface to solve; PPT's every rank gathers and solves.
+TEST(TridiagPdd, ThePhasedSolveEqualsTheOneThreadSolveAndTimesEachRank) {
+  const TridiagLayout l{29, 12, 4};
+  const RandomSystems<double> sys = random_systems<double>(l, false, 5);
+  for (int p : {2, 3, 4, 8})
+    for (bool exact : {false, true}) {
+      std::vector<double> fused = sys.d, phased = sys.d, v(l.points()), w(l.points()), cp(l.points());
+      for (int s = 0; s < l.batch; ++s) {
+        const std::size_t f = l.index(s, 0);
+        split_line_solve(RowsOfArrays{sys.a.data(), sys.b.data(), sys.c.data(), f, l.stride()}, l.n, p, exact, fused.data() + f,
+                         std::ptrdiff_t(l.stride()), v.data() + f, w.data() + f, cp.data() + f, std::ptrdiff_t(l.stride()));
+      }
+      std::vector<double> words(split_buffer_words(std::size_t(l.batch), p, exact));
+      const RandomLines lines{l, p, &sys, phased.data(), v.data(), w.data(), cp.data()};
+      CpuTimer timer;
+      split_solve_phased(lines, split_buffers(words.data(), std::size_t(l.batch), p, exact), exact, HostSplitLaunch{},
+                         RankPhaseSections{&timer, 0});
+      EXPECT_EQ(phased, fused) << "p " << p << (exact ? " PPT" : " PDD");
+      std::vector<int> calls(std::size_t(p * kSplitPhases), 0);
+      for (const Sample& smp : timer.samples()) ++calls[std::size_t(smp.section)];
+      for (int r = 0; r < p; ++r) {
+        const int inner = r > 0 && r + 1 < p;
+        EXPECT_EQ(calls[std::size_t(r * kSplitPhases + kSplitLocal)], 1);
+        EXPECT_EQ(calls[std::size_t(r * kSplitPhases + kSplitCorrect)], 1);
+        EXPECT_EQ(calls[std::size_t(r * kSplitPhases + kSplitExchange)], exact ? 1 : 1 + inner) << "rank " << r;
+        EXPECT_EQ(calls[std::size_t(r * kSplitPhases + kSplitReduced)], exact || r + 1 < p ? 1 : 0) << "rank " << r;
+      }
+    }
 }
 
 TEST(TridiagPdd, RefusesBlocksOfFewerThanTwoUnknowns) {

@@ -42,6 +42,12 @@ void rhs(const FracstepCall<T>& c) {
 template <class T>
 void adi(const FracstepCall<T>& c, int axis) {
   const Grid g = c.grid;
+  if (axis == 1 && c.y_ranks > 1 && c.rank_phases >= 0) {
+    const AdiYLines<T> lines = adi_y_lines(c);
+    split_solve_phased(lines, split_buffers(c.split_words, lines.count(), c.y_ranks, c.y_exact), c.y_exact,
+                       HostSplitLaunch{threads_of(c), parallel(c)}, RankPhaseSections{c.timer, c.rank_phases});
+    return;
+  }
   const AdiLines lines = adi_lines(g, axis);
 #pragma omp parallel for schedule(static) num_threads(threads_of(c)) if (parallel(c))
   for (int line = 0; line < lines.count; ++line)

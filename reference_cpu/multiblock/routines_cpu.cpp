@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "multiblock/host_side.hpp"
+#include "multiblock/multigrid.hpp"
 #include "registry.hpp"
 
 namespace nsb {
@@ -123,6 +125,12 @@ template <class T>
 void bc(const MbCall<T>& c) {
   mb_cpu_host_routine(MbStage::bc, c);
 }
+// Serial in both backends, as the paper's host code (each rank's own blocks: no exchange).
+template <class T>
+void multigrid(const MbCall<T>& c) {
+  if (!c.host || !c.host->mesh) throw std::logic_error("multiblock multigrid: the call has no mesh");
+  mb_multigrid(*c.host->mesh, c.a, c.blocks, c.nblocks, c.levels);
+}
 
 struct Entry {
   const char* stage;
@@ -131,8 +139,8 @@ struct Entry {
 #define NSB_MB_ENTRY(name) Entry{"multiblock/" #name, StageFn(&name<float>), StageFn(&name<double>)}
 const Entry kEntries[] = {NSB_MB_ENTRY(conjugatep), NSB_MB_ENTRY(lamvis),  NSB_MB_ENTRY(deltatp), NSB_MB_ENTRY(dtmin),
                           NSB_MB_ENTRY(stressp),    NSB_MB_ENTRY(stresstrb), NSB_MB_ENTRY(flux),  NSB_MB_ENTRY(fluxtrb),
-                          NSB_MB_ENTRY(ifsum),      NSB_MB_ENTRY(smthp),   NSB_MB_ENTRY(smthtrb), NSB_MB_ENTRY(update),
-                          NSB_MB_ENTRY(resmax),     NSB_MB_ENTRY(bc)};
+                          NSB_MB_ENTRY(ifsum),      NSB_MB_ENTRY(smthp),   NSB_MB_ENTRY(smthtrb), NSB_MB_ENTRY(multigrid),
+                          NSB_MB_ENTRY(update),     NSB_MB_ENTRY(resmax),  NSB_MB_ENTRY(bc)};
 #undef NSB_MB_ENTRY
 
 bool register_all() {

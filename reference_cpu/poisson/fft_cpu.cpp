@@ -80,6 +80,37 @@ void transform_axis(std::vector<Cd>& w, const int len[3], int axis, const std::v
   }
 }
 
+// The (kx, kz) lines' tridiagonal solves in y: one pass a line (thomas_line, split or not), or split
+// over virtual ranks rank by rank and phase by phase (split_phases.hpp: fracstep V2's timed TDMA-C).
+template <class T>
+void y_lines(const PoissonDirectCall<T>& c, std::vector<Cd>& w, const AxisTransform* t, const double* h, int threads,
+             bool parallel) {
+  const Grid g = c.grid;
+  const PoissonFace lo = c.faces.face[1][0], hi = c.faces.face[1][1];
+  const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi, c.y_faces); };
+  const auto shift = [&](int i, int k) {
+    return LineShift{axis_eigenvalue(t[0], i, g.nx, h[0]) + axis_eigenvalue(t[2], k, g.nz, h[2]),
+                     axis_constant_mode(t[0], i) && axis_constant_mode(t[2], k) && lo == PoissonFace::neumann};
+  };
+  if (c.y_ranks > 1 && c.phases.rank_phases >= 0) {
+    std::vector<double> scratch(w.size() * kTdmaPhasedScratchPerPoint);
+    const TdmaLines<double, decltype(rows), decltype(shift)> lines{w.data(), scratch.data(), g.nx, g.ny, g.nz, c.y_ranks, rows, shift};
+    std::vector<double> words(split_buffer_words(lines.count(), c.y_ranks, c.y_exact));
+    split_solve_phased(lines, split_buffers(words.data(), lines.count(), c.y_ranks, c.y_exact), c.y_exact,
+                       HostSplitLaunch{threads, parallel}, RankPhaseSections{c.phases.timer, c.phases.rank_phases});
+    return;
+  }
+  std::vector<double> scratch(w.size() * (c.y_ranks > 1 ? 3 : 1));  // Thomas's c'; split: v and w too
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+  for (int k = 0; k < g.nz; ++k)
+    for (int i = 0; i < g.nx; ++i) {
+      const std::size_t first = i + std::size_t(g.nx) * g.ny * k;
+      const LineShift s = shift(i, k);
+      const LineSplit<double> split{c.y_ranks, c.y_exact, scratch.data() + w.size() + first, scratch.data() + 2 * w.size() + first};
+      thomas_line(w.data() + first, g.nx, g.ny, rows, s.shift, scratch.data() + first, s.singular, split);
+    }
+}
+
 template <class T>
 void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
   const Grid g = c.grid;
@@ -116,18 +147,7 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
           v = constant ? Cd{0, 0} : (1 / lambda) * v;
         }
   } else {
-    const PoissonFace lo = c.faces.face[1][0], hi = c.faces.face[1][1];
-    std::vector<double> scratch(w.size() * (c.y_ranks > 1 ? 3 : 1));  // Thomas's c'; split: v and w too
-    const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi, c.y_faces); };
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
-    for (int k = 0; k < g.nz; ++k)
-      for (int i = 0; i < g.nx; ++i) {
-        const std::size_t first = i + std::size_t(g.nx) * g.ny * k;
-        const bool singular = axis_constant_mode(t[0], i) && axis_constant_mode(t[2], k) && lo == PoissonFace::neumann;
-        const double shift = axis_eigenvalue(t[0], i, g.nx, h[0]) + axis_eigenvalue(t[2], k, g.nz, h[2]);
-        const LineSplit<double> split{c.y_ranks, c.y_exact, scratch.data() + w.size() + first, scratch.data() + 2 * w.size() + first};
-        thomas_line(w.data() + first, g.nx, g.ny, rows, shift, scratch.data() + first, singular, split);
-      }
+    y_lines(c, w, t, h, threads, parallel);
   }
 
   c.phases.end(c.phases.tridiagonal);

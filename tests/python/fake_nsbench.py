@@ -17,7 +17,7 @@ STAGE_ORDER = ["momentum", "velocity_bc", "divergence", "pressure", "pressure_bc
 VARIANTS = [("momentum", "global_2d_zloop"), ("momentum", "shared_zloop"), ("pressure", "jacobi_global_2d_zloop"),
             ("pressure", "jacobi_shared_zloop"), ("velocity_bc", "global_2d"), ("divergence", "global_2d"),
             ("pressure_bc", "global_2d"), ("correction", "global_2d"), ("reduce", "atomic_block")]
-TUNINGS = ["bx16_by16_sz2", "bx8_by8_sz2", "bx16_by8_sz2"]
+TUNINGS = ["bx16_by16_sz2", "bx8_by8_sz2", "bx16_by8_sz2", "bx64_by4_sz16"]
 FLOPS_PER_POINT = {"momentum": 201, "velocity_bc": 0, "divergence": 8, "pressure": 11, "pressure_bc": 0,
                    "correction": 12, "reduce": 3}
 HALO = ["p2p_sync", "p2p_async_overlap", "host_staged_sync", "nccl", "mpi_host_staged", "mpi_cuda_aware",
@@ -31,7 +31,7 @@ WAVE = {"name": "wave", "description": "fake", "stages": ["step"], "cases": ["st
 # The multiblock solver (Kemal 2015), listed only, as the wave.
 MULTIBLOCK = {"name": "multiblock", "description": "fake", "cases": ["conjugate_cylinder"],
               "stages": ["conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux", "fluxtrb", "ifsum",
-                         "smthp", "smthtrb", "update", "resmax", "bc"],
+                         "smthp", "smthtrb", "multigrid", "update", "resmax", "bc"],
               "recipes": ["cpu-serial", "cpu-omp", "kemal", "kemal-host-search", "kemal-naive", "kemal-registered",
                           "kemal-streams", "modern"]}
 # Gohari et al. (2012): two more solvers, listed only (studies/gohari2012 validates against them).
@@ -90,6 +90,8 @@ def opts(argv):
         if a.startswith("--"):
             if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
                 o[a[2:]] = argv[i + 1]
+                if a == "--case-param":  # repeated: every KEY=VALUE kept
+                    o.setdefault("case-params", {}).update([argv[i + 1].split("=", 1)])
                 i += 2
                 continue
             o[a[2:]] = True
@@ -147,6 +149,10 @@ def run(o):
     name, _, tuning = o.get("halo", "p2p_sync").partition(":")
     timing = {"step": {"median": t}, "gflops": 1.0 / t * 1e-9 * points(grid) * 100,
               "stages": stage_timings(t, nx * ny * nz), "halo": halo}
+    if ranks > 1:  # each rank: every stage 1/8 of the step, the exchanges 1/100 (predictor, correction), 1/20 (p)
+        per_rank = {st: t / 8 for st in STAGE_ORDER if st != "reduce"}
+        per_rank.update(halo_predictor=t / 100, halo_pressure=t / 20, halo_correction=t / 100)
+        timing["per_rank_section_median"] = [dict(per_rank) for _ in range(ranks)]
     run_record = {"grid": {"nx": nx, "ny": ny, "nz": nz}, "backend": o.get("backend", "cpu_serial"),
                   "recipe": o.get("recipe", "cpu-serial"), "threads": 4 if o.get("backend") == "cpu_omp" else 1,
                   "precision": o.get("precision", "double"), "jacobi": {"iterations": 20},
@@ -171,6 +177,7 @@ def run(o):
         timing["stages"] = {st: {"variant": f"fracstep/{st}/x", "tuning": "default", "per_call": {"median": t / 24},
                                  "per_step": {"median": t / 8}} for st in FRACSTEP["stages"]}
         timing["sections"] = {"poisson": {"per_call": {"median": t / 24}, "per_step": {"median": t / 8}}}
+        fracstep_v2_sections(o, run_record, timing, t)
     if o.get("solver") == IMLE["name"] and not OLD:  # its 6 stages, pressure and (on ranks) halo: 1/8 each
         run_record["solver"] = IMLE["name"]
         timing["stage_order"] = IMLE["stages"]
@@ -185,6 +192,22 @@ def run(o):
         "kernels": {vid("momentum", "shared_zloop") + ":kernel": {"registers": 40, "static_shared_bytes": 4096,
                                                                  "local_bytes": 0}} if gpu else {},
     }
+
+
+def fracstep_v2_sections(o, run_record, timing, t):
+    """The poisson section's parts fft and tdma_c (t/16 each); V2 (--case-param variant=V2 y_ranks=P): every virtual
+    rank's phase of adi_y and tdma_c takes t / 100 / P a step, the exchange too (so the slowest rank's phases
+    without the exchange, local + pack + reduced + correct, are 4 t / 100 / P; the last rank has no PDD reduced)."""
+    cp = o.get("case-params", {})
+    timing["sections"].update({k: {"per_step": {"median": t / 16}} for k in ("fft", "tdma_c")})
+    if cp.get("variant", "V0") == "V0":
+        return
+    p = int(cp["y_ranks"])
+    run_record.update(variant=cp["variant"], y_ranks=p, emulated=True)
+    for part in ("adi_y", "tdma_c"):
+        for r in range(p):
+            for phase in ("local", "pack", "exchange", "reduced", "correct"):
+                timing["sections"][f"{part}/r{r}/{phase}"] = {"per_step": {"median": t / 100 / p}}
 
 
 def family_rows(o):

@@ -1,18 +1,27 @@
 """The Ha, Park & You report sections (reports/ha.py) from the fake nsbench's tridiag rows, whose shares of
 the copy bandwidth are known (fake_nsbench.FAMILY_FRACTIONS: the first variant of a kind 85%, the second 50%)."""
+import os
+
 from fake_nsbench import FAMILY_FRACTIONS
-from study_helpers import STUDIES, md_rows, run_study
+from study_helpers import ROOT, STUDIES, md_rows, run_study
 import study_report  # noqa: E402
+import ha_comm_model as cm  # noqa: E402
 from common import fmt  # noqa: E402
 
 
-def test_tridiag_bandwidth_tables_and_target(tmp_path):
-    r = run_study(tmp_path, "tridiag_bandwidth", "--quick", "--gpus", "1")
+def _quick_report(tmp_path, study):
+    """The study's quick form run by the fake nsbench and the report made of it: (folder, report.md's text)."""
+    r = run_study(tmp_path, study, "--quick", "--gpus", "1")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
     out = tmp_path / "out"
     study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
     md = (out / "report.md").read_text()
     assert "REPORT ERROR" not in md
+    return out, md
+
+
+def test_tridiag_bandwidth_tables_and_target(tmp_path):
+    out, md = _quick_report(tmp_path, "tridiag_bandwidth")
     best = md_rows(md, ["512x512x512", "double", "contiguous", "pcr_thomas_shared"])
     assert best[-1] == fmt(100 * FAMILY_FRACTIONS[0])
     # 5 doubles an unknown at 85% of 4 TB/s: ms a batch and ns an unknown
@@ -27,12 +36,7 @@ def test_tridiag_bandwidth_tables_and_target(tmp_path):
 def test_fracstep_step_time_table_against_the_paper(tmp_path):
     """Table 1 rows: the fake GPU takes 1 ns a cell a step, so ns/cell/sub-step is 1/3; the paper's row is its CSV's;
     every one of the solver's 7 sections (6 stages and the Poisson solve) is 1/8 of the step (12.5%)."""
-    r = run_study(tmp_path, "table1_step_time", "--quick", "--gpus", "1")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    out = tmp_path / "out"
-    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
-    md = (out / "report.md").read_text()
-    assert "REPORT ERROR" not in md
+    out, md = _quick_report(tmp_path, "table1_step_time")
     row = md_rows(md, ["256x256x256"])
     cells = 256**3
     assert row[2] == fmt(cells * 1e-9) and row[3] == fmt(1 / 3)
@@ -44,3 +48,48 @@ def test_fracstep_step_time_table_against_the_paper(tmp_path):
     shares = [row for row in share_rows if len(row) == 8]
     assert shares and shares[0][1:] == [fmt(12.5)] * 7
     assert (out / "fracstep_table1.png").stat().st_size > 5000
+
+
+def _emulated_step(link, grid, p):
+    """T(p) by the formula of reports/ha_scaling.py on the fake's numbers: the fake GPU takes 1 ns a cell a step;
+    a V0 run's rhs, adi_x, adi_z, divergence, correct take 1/8 of its step each and fft 1/16; a V2 run's virtual rank
+    phases t / 100 / p each (four of them without the exchange)."""
+    nx, ny, nz = grid
+    cells = nx * ny * nz
+    slab = cells / p * 1e-9
+    local = slab * (5 / 8 + 1 / 16)
+    ranks = 2 * 4 * cells * 1e-9 / 100 / p
+    comm = 3 * (cm.t_pdd(link, nx, nz, p) + cm.t_ppt(link, nx, nz, p) + cm.t_y_halo(link, nx, nz, p))
+    return local + ranks + comm
+
+
+def test_table1_p4_emulated_against_the_model(tmp_path):
+    out, md = _quick_report(tmp_path, "table1_p4_emulated")
+    assert "REPORT ERROR" not in md and "EMULATED" in md
+    link = cm.find_link(os.path.join(ROOT, "results"))
+    row = md_rows(md, ["256x256x256"])
+    t = _emulated_step(link, (256, 256, 256), 4)
+    assert row[2] == fmt(t) and row[4] == fmt(4 * t / 256**3 / 3 * 1e9)
+    t_p100 = _emulated_step(cm.P100_NVLINK1, (256, 256, 256), 4)
+    assert row[5] == fmt(t_p100) and t_p100 > t
+    assert row[-2] == fmt(0.67)
+    assert md_rows(md, ["3072x256x768"])[2] == "-"  # not in the quick grids
+
+
+def test_fig5_components_efficiency_and_shares(tmp_path):
+    out, md = _quick_report(tmp_path, "fig5_components_emulated")
+    link = cm.find_link(os.path.join(ROOT, "results"))
+    g = (1024, 256, 64)
+    t1 = g[0] * g[1] * g[2] * 1e-9 * 7 / 8  # V0: rhs, adi_x, adi_y, adi_z, divergence, correct 1/8; fft, tdma_c 1/16
+    verdict = md_rows(md, ["this machine's link"])
+    assert verdict[1] == fmt(t1 / (4 * _emulated_step(link, g, 4))) and verdict[2] == fmt(0.89)
+    assert md_rows(md, ["P100 NVLink 1"])[1] == fmt(t1 / (4 * _emulated_step(cm.P100_NVLINK1, g, 4)))
+    assert (out / "fracstep_fig5_speedup.png").stat().st_size > 5000
+
+
+def test_fig3_transpose_share(tmp_path):
+    out, md = _quick_report(tmp_path, "fig3_v1_transpose_model")
+    row = md_rows(md, ["1024x256x256", "1024x256x64", "P100 NVLink 1"])
+    compute = 1024 * 256 * 64 * 1e-9
+    tr = 3 * cm.t_transposes(cm.P100_NVLINK1, 1024 * 256 * 256, 4)
+    assert row[3] == fmt(compute * 1e3) and row[5] == fmt(100 * tr / (tr + compute)) and row[-1] == fmt(46)

@@ -13,6 +13,7 @@
 #include "common/traversals.cuh"
 #include "fracstep/stage_call.hpp"
 #include "registry.hpp"
+#include "tridiag/split_phases.cuh"
 
 namespace nsb {
 
@@ -137,6 +138,12 @@ __global__ void fracstep_adi_kernel(FracstepArgs<T> a) {
 template <class T, int Axis>
 void run_adi(const FracstepCall<T>& c) {
   const int threads = c.tuning.bx > 0 ? c.tuning.bx : 128;
+  if (Axis == 1 && c.y_ranks > 1 && c.rank_phases >= 0) {  // V2 rank by rank, phase by phase, each timed
+    const AdiYLines<T> lines = adi_y_lines(c);
+    split_solve_phased(lines, split_buffers(c.split_words, lines.count(), c.y_ranks, c.y_exact), c.y_exact,
+                       DeviceSplitLaunch{stream_of(c.exec), threads}, RankPhaseSections{c.timer, c.rank_phases});
+    return;
+  }
   const AdiLines lines = adi_lines(c.grid, Axis);
   fracstep_adi_kernel<T, Axis><<<dim3(ceil_div(lines.count, threads), 3), threads, 0, stream_of(c.exec)>>>(
       fracstep_args(c, Axis));

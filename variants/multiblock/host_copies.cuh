@@ -16,11 +16,15 @@
 //                   host unpacks a field as soon as its event has passed while the later fields still copy;
 //                   on the way back it packs the next field while the previous one copies (the paper's
 //                   streams overlapping copies with CPU work; its routine itself needs every field first)
-// The routine itself is the CPU reference's, on the host copy.
+// The routine itself is the CPU reference's, on the host copy. The multigrid stand-in (multigrid.hpp) works
+// on whole blocks, so it has whole_arrays only: the planes of its blocks (the rank's fluid blocks), its six
+// change fields down and up (pageable or registered).
 #pragma once
 
+#include "decomposition.hpp"
 #include "multiblock/common.cuh"
 #include "multiblock/host_side.hpp"
+#include "multiblock/multigrid.hpp"
 
 namespace nsb {
 
@@ -85,15 +89,28 @@ inline cudaEvent_t* mb_field_events(std::shared_ptr<void>& owner) {
   return static_cast<std::vector<cudaEvent_t>*>(owner.get())->data();
 }
 
-template <MbStage S, class T>
-void mb_whole_arrays(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields) {
-  const std::size_t bytes = h.held_elems * sizeof(T), at = h.held_begin;  // this rank's planes
+// Elements [at, at + elems) of the fields down, the host routine, and back.
+template <class T, class Routine>
+void mb_through_host(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields, std::size_t at, std::size_t elems,
+                     const Routine& routine) {
+  const std::size_t bytes = elems * sizeof(T);
   const cudaStream_t stream = stream_of(c.exec);
   for (int f : fields) NSB_CUDA(cudaMemcpyAsync(h.arrays.f[f] + at, c.a.f[f] + at, bytes, cudaMemcpyDeviceToHost, stream));
   NSB_CUDA(cudaStreamSynchronize(stream));
-  mb_run_host_routine(S, h);
+  routine();
   for (int f : fields) NSB_CUDA(cudaMemcpyAsync(c.a.f[f] + at, h.arrays.f[f] + at, bytes, cudaMemcpyHostToDevice, stream));
   NSB_CUDA(cudaStreamSynchronize(stream));  // the host arrays are the next call's
+}
+
+template <MbStage S, class T>
+void mb_whole_arrays(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields) {
+  if constexpr (S == MbStage::multigrid) {  // the call's blocks are consecutive planes (block b: plane b + 1)
+    const std::size_t plane = plane_elems(c.grid);
+    const std::size_t at = std::size_t(c.blocks[0] + 1) * plane, elems = std::size_t(c.nblocks) * plane;
+    mb_through_host(c, h, fields, at, elems, [&] { mb_multigrid(*h.mesh, h.arrays, c.blocks, c.nblocks, c.levels); });
+  } else {
+    mb_through_host(c, h, fields, h.held_begin, h.held_elems, [&] { mb_run_host_routine(S, h); });  // this rank's planes
+  }
 }
 
 // The band of stage S's call: its node list on the host and on the device.

@@ -21,7 +21,7 @@
 
 #include "grid.hpp"
 #include "tridiag/formulas.hpp"
-#include "tridiag/pdd_formulas.hpp"
+#include "tridiag/split_phases.hpp"
 
 #ifdef __CUDACC__
 #define NSB_FS_HD __host__ __device__ __forceinline__
@@ -278,13 +278,13 @@ struct AdiRow {
 };
 template <class T>
 struct AdiRows {
-  const AdiTable<T>* t;
-  NSB_FS_HD AdiRow<T> operator()(int j) const { return {t->a[j], t->b[j], t->c[j]}; }
+  const T *a, *b, *c;
+  NSB_FS_HD AdiRow<T> operator()(int j) const { return {a[j], b[j], c[j]}; }
 };
 template <class T>
 NSB_FS_HD void adi_line_split(const AdiTable<T>& t, T* x, std::ptrdiff_t stride, int ranks, bool exact, T* v, T* w, T* cp) {
   if (ranks <= 1 || t.cyclic) return adi_line(t, x, stride);
-  split_line_solve(AdiRows<T>{&t}, t.n, ranks, exact, x, stride, v, w, cp, stride);
+  split_line_solve(AdiRows<T>{t.a, t.b, t.c}, t.n, ranks, exact, x, stride, v, w, cp, stride);
 }
 
 // The lines of an axis: how many, where line `line` of component comp starts, and its stride. x lines
@@ -304,5 +304,30 @@ NSB_FS_HD std::size_t adi_line_start(const Grid& g, int axis, int line) {
   if (axis == 1) return g.idx(1 + line % g.nx, 1, 1 + line / g.nx);
   return g.idx(1 + line % g.nx, 1 + line / g.nx, 1);
 }
+
+// The y lines of du, dv, dw as the phased split solve sees them (tridiag/split_phases.hpp: V2's ADI-Y
+// rank by rank): line l is component l / (nx nz), line l % (nx nz) of adi_line_start, scratch v, w, c'
+// of its component (the y_scratch fields).
+template <class T>
+struct AdiYLines {
+  Grid g;
+  int p;
+  AdiTable<T> t[3];
+  T* x[3];
+  T* scratch[3][3];
+  NSB_FS_HD std::size_t count() const { return 3 * std::size_t(g.nx) * std::size_t(g.nz); }
+  NSB_FS_HD int ranks() const { return p; }
+  bool whole_line_steps() const { return false; }
+  NSB_FS_HD void before(std::size_t) const {}
+  NSB_FS_HD void after(std::size_t) const {}
+  NSB_FS_HD SplitLine<T, AdiRows<T>> line(std::size_t l) const {
+    const std::size_t per = count() / 3;
+    const int comp = int(l / per);
+    const std::size_t start = adi_line_start(g, 1, int(l % per));
+    const AdiTable<T>& tc = t[comp];
+    return {AdiRows<T>{tc.a, tc.b, tc.c}, tc.n, x[comp] + start, g.sy(), scratch[comp][0] + start, scratch[comp][1] + start,
+            scratch[comp][2] + start, g.sy()};
+  }
+};
 
 }  // namespace nsb

@@ -39,10 +39,17 @@ namespace nsb {
 // The stages in step order (kFracstepStages), then the solver's own sections: the Poisson solve and,
 // inside it, its transforms (`fft`: pack, forward and inverse x and z transforms, unpack, ghosts) and its
 // y solve (`tdma_c`), the paper's FFT and TDMA-C components (notes Sec. 6.3, Fig. 5).
-enum FracstepSection : int { kFsRhs = 0, kFsAdiZ, kFsAdiY, kFsAdiX, kFsDivergence, kFsCorrect, kFsPoisson, kFsFft, kFsTdmaC };
+// V2 timed rank by rank (tridiag/split_phases.hpp) adds, inside adi_y and tdma_c, each virtual rank's
+// phases: "adi_y/r<r>/<phase>" from kFsAdiYRanks, "tdma_c/r<r>/<phase>" from kFsTdmaCRanks (r < 8; phase
+// local, pack, exchange, reduced, correct: notes Sec. 6.3's splits of ADI-Y and TDMA-C).
+enum FracstepSection : int { kFsRhs = 0, kFsAdiZ, kFsAdiY, kFsAdiX, kFsDivergence, kFsCorrect, kFsPoisson, kFsFft, kFsTdmaC,
+                             kFsAdiYRanks, kFsTdmaCRanks = kFsAdiYRanks + kPptMaxRanks * kSplitPhases };
 inline std::vector<std::string> fracstep_sections() {
   std::vector<std::string> s(std::begin(kFracstepStages), std::end(kFracstepStages));
   for (const char* own : {"poisson", "fft", "tdma_c"}) s.push_back(own);
+  for (const char* part : {"adi_y", "tdma_c"})
+    for (int r = 0; r < kPptMaxRanks; ++r)
+      for (const char* phase : kSplitPhaseNames) s.push_back(std::string(part) + "/r" + std::to_string(r) + "/" + phase);
   return s;
 }
 
@@ -57,6 +64,7 @@ struct FracstepParameters {
   std::string variant = "V0";
   int y_ranks = 1;
   bool momentum_exact = false, poisson_exact = true;
+  bool rank_phases = true;  // V2: the y solves rank by rank, each rank's phases timed (split_phases.hpp)
 };
 
 // The Poisson method: fft2_tridiag (the paper's), or fft; the generic default "jacobi" means the
@@ -119,6 +127,10 @@ class FracstepSolver final : public Solver<T> {
       for (int c = 0; c < 3; ++c)
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
+    if (prm.y_ranks > 1 && prm.rank_phases) {  // the ranks' message buffers of the phased ADI-Y
+      split_words_ = Buffer<T>(adi_split_words(g, prm.y_ranks, prm.momentum_exact), r.backend == Backend::cuda, "fracstep: split buffers");
+      call_.split_words = split_words_.get(), call_.rank_phases = kFsAdiYRanks;
+    }
     for (int s = 0; s < 6; ++s) stage_[s] = &recipe_[kFracstepStages[s]];
     if (r.backend == Backend::cuda) stream_ = device::stream_create();
     exec_ = Exec{r.backend, o.threads, stream_, nullptr, 0};
@@ -144,8 +156,15 @@ class FracstepSolver final : public Solver<T> {
   // value a cell each, and a word of Thomas scratch: variants/poisson/fft/spectral_lines.cuh) with room for
   // cuFFT's work areas of its two plans (up to a complex value a cell each): 24 words a cell in all.
   // V2 (y_ranks > 1): the 9 scratch fields of the split y sweeps and 2 more words a cell of Poisson scratch.
-  static std::size_t device_bytes(const Grid& g, int y_ranks) {
-    return (15 + 9 + (y_ranks > 1 ? 11 : 0)) * g.padded_points() * sizeof(T);
+  // Timed rank by rank (rank_phases), the ranks' message buffers too (split_buffer_words): of the ADI-Y
+  // and, in the Poisson solve, of TDMA-C with 3 more scratch words a point (PPT's size, the larger).
+  static std::size_t adi_split_words(const Grid& g, int y_ranks, bool exact) {
+    return split_buffer_words(3 * std::size_t(g.nx) * g.nz, y_ranks, exact);
+  }
+  static std::size_t device_bytes(const Grid& g, int y_ranks, bool momentum_exact = false) {
+    if (y_ranks <= 1) return 24 * g.padded_points() * sizeof(T);
+    const std::size_t split = adi_split_words(g, y_ranks, momentum_exact) + split_buffer_words(2 * std::size_t(g.nx) * g.nz, y_ranks, true);
+    return ((15 + 9 + 14) * g.padded_points() + split) * sizeof(T);
   }
 
   void load(const HostState<T>& s) override {
@@ -202,7 +221,7 @@ class FracstepSolver final : public Solver<T> {
   }
   double calls_per_step(int section) const override { return section == kFsFft ? 6 : 3; }  // fft: forward and inverse
 
-  void set_timer(SectionTimer* t) override { timer_ = t; }
+  void set_timer(SectionTimer* t) override { timer_ = call_.timer = t; }
   int steps_per_graph() const override { return 1; }  // every step runs the same pointers
   void replayed(int steps) override {
     step_ += steps;
@@ -251,7 +270,7 @@ class FracstepSolver final : public Solver<T> {
     e.rhs_scale = T(1.0 / (2 * Rk3::alpha(k) * prm_.dt));
     e.y_faces = prm_.y_stretch > 0 ? prm_.y_faces.data() : nullptr;
     e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact;
-    e.phases = {timer_, kFsFft, kFsTdmaC};
+    e.phases = {timer_, kFsFft, kFsTdmaC, prm_.y_ranks > 1 && prm_.rank_phases ? int(kFsTdmaCRanks) : -1};
     e.exec = exec_;
     FracstepPressureSystem<T> system(e);
     poisson_->solve(system);
@@ -270,6 +289,7 @@ class FracstepSolver final : public Solver<T> {
   ResolvedRecipe recipe_;
   const ResolvedStage* stage_[6] = {};
   FieldSet<T> fields_;
+  Buffer<T> split_words_;
   YMetric<T> metric_;
   AdiTables<T> tables_;
   std::unique_ptr<PoissonMethod<T>> poisson_;

@@ -61,10 +61,11 @@ double hashed_unit(unsigned field, std::size_t n) {
 class FracstepProblem final : public ProblemImpl<FracstepProblem> {
  public:
   explicit FracstepProblem(const CaseOptions& o) : case_(parse_case(o.name)), re_(o.re) {
-    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks"});
+    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks", "rank_phases"});
     stretch_ = number_param(params, "y_stretch", kDefaultStretch);
     if (stretch_ < 0) throw std::invalid_argument("fracstep: y_stretch must be >= 0 (0: uniform)");
     set_variant(params.count("variant") ? params.at("variant") : "V0", int(number_param(params, "y_ranks", 1)), o.ny);
+    prm_.rank_phases = number_param(params, "rank_phases", 1) != 0;
     if (o.nx < 3 || o.nz < 3 || o.ny < 2)
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
     if (!(o.re > 0)) throw std::invalid_argument("fracstep: --re must be positive");
@@ -87,6 +88,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
             {"variant", prm_.variant}, {"y_ranks", prm_.y_ranks}, {"emulated", prm_.y_ranks > 1},
             {"adi_y", prm_.y_ranks == 1 ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
             {"tdma_c", prm_.y_ranks == 1 ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
+            {"rank_phases", prm_.y_ranks > 1 && prm_.rank_phases},
             {"min_dy", prm_.y_faces[1]},
             {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
             {"time_scheme", "RK3 (Spalart-Moser-Rogers) + Crank-Nicolson, ADI z-y-x, 3 sub-steps a step"}};
@@ -137,14 +139,15 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions&) const {
-    return FracstepSolver<T>::device_bytes(g, prm_.y_ranks);
+    return FracstepSolver<T>::device_bytes(g, prm_.y_ranks, prm_.momentum_exact);
   }
 
  private:
   // --case-param variant=V0|V2|V2-acc|V2-ppt, y_ranks=P (notes Sec. 6.1): V2's y-slabs are virtual ranks
   // on this device (emulated: the ranks' local work runs as one whole-grid launch, the y solves cut into
-  // the ranks' blocks with their interfaces solved as PDD or PPT would, reading the other blocks' rows in
-  // place of the messages).
+  // the ranks' blocks with their interfaces solved as PDD or PPT would). rank_phases=1 (default): ADI-Y
+  // and TDMA-C run rank after rank, phase after phase, each timed (tridiag/split_phases.hpp), the
+  // messages device copies; rank_phases=0: each line in one pass, the other blocks' rows read in place.
   void set_variant(const std::string& v, int ranks, int ny) {
     prm_.variant = v;
     if (v == "V0") {

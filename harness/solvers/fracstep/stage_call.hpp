@@ -19,6 +19,7 @@
 #include "grid.hpp"
 #include "stage.hpp"
 #include "stage_kind.hpp"
+#include "timer.hpp"
 
 namespace nsb {
 
@@ -41,9 +42,25 @@ struct FracstepCall {
   int y_ranks = 1;
   bool y_exact = false;
   T* y_scratch[3][3] = {};  // [component][v, w, cp]
+  // V2 timed rank by rank (tridiag/split_phases.hpp): rank r's phase q of adi_y is section rank_phases +
+  // r * 5 + q of timer; split_words: the ranks' message buffers (split_buffer_words). -1: one pass.
+  int rank_phases = -1;
+  SectionTimer* timer = nullptr;
+  T* split_words = nullptr;
   Tuning tuning;
   Exec exec;
 };
+
+// V2's y lines of a call, for the phased split solve (adi_y rank by rank: tridiag/split_phases.hpp).
+template <class T>
+AdiYLines<T> adi_y_lines(const FracstepCall<T>& c) {
+  AdiYLines<T> l{c.grid, c.y_ranks, {}, {}, {}};
+  for (int comp = 0; comp < 3; ++comp) {
+    l.t[comp] = c.adi[1][comp], l.x[comp] = c.dvel[comp];
+    for (int m = 0; m < 3; ++m) l.scratch[comp][m] = c.y_scratch[comp][m];
+  }
+  return l;
+}
 
 // The stage kinds, in step order.
 inline const char* const kFracstepStages[] = {"rhs", "adi_z", "adi_y", "adi_x", "divergence", "correct"};

@@ -1,6 +1,8 @@
 #include "multiblock/boundary.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace nsb {
 
@@ -69,6 +71,65 @@ void mb_boundary_conditions(const MbMesh& m, const MbArrays<T>& a) {
     for (const auto* list : {&m.wall, &m.far_field, &m.solid_interface})
       for (const MbMesh::BoundaryNode& b : *list) f[b.ghost] = T(2) * f[b.node] - f[b.inner];
   }
+}
+
+namespace {
+
+// The nodes (before the routine) a node's value after the routine's steps so far depends on; a node not in
+// the map is still its own value.
+class Reads {
+ public:
+  std::vector<std::uint32_t> of(std::uint32_t n) const {
+    const auto it = map_.find(n);
+    return it == map_.end() ? std::vector<std::uint32_t>{n} : it->second;
+  }
+  void set(std::uint32_t n, std::vector<std::uint32_t> from) { map_[n] = std::move(from); }
+  MbNodeSets of_each(const MbNodeSets& sets) const {
+    MbNodeSets out;
+    for (const auto& s : sets) out.push_back(of_all(s));
+    return out;
+  }
+  std::vector<std::uint32_t> of_all(const std::vector<std::uint32_t>& nodes) const {
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t n : nodes) {
+      const std::vector<std::uint32_t> r = of(n);
+      out.insert(out.end(), r.begin(), r.end());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+ private:
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> map_;
+};
+
+}  // namespace
+
+MbNodeSets mb_interface_sum_reads(const MbMesh& m, const MbNodeSets& nodes) {
+  const std::size_t plane = std::size_t(m.grid.NX()) * m.grid.NY();
+  Reads r;
+  for (const auto& grp : m.shared)
+    if (mb_is_fluid(int(grp[0] / plane) - 1))
+      for (std::uint32_t c : grp) r.set(c, grp);
+  return r.of_each(nodes);
+}
+
+// In mb_boundary_conditions' order: far field (constants), wall and interface, shared copies, ghosts.
+MbNodeSets mb_boundary_conditions_reads(const MbMesh& m, const MbNodeSets& nodes) {
+  Reads r;
+  for (const MbMesh::BoundaryNode& f : m.far_field) r.set(f.node, {});
+  for (std::size_t w = 0; w < m.wall.size(); ++w) {
+    const MbMesh::BoundaryNode &f = m.wall[w], &s = m.solid_interface[w];
+    r.set(f.node, {f.node, f.inner, s.inner});
+    r.set(s.node, {f.node, f.inner, s.inner});
+  }
+  for (const auto& grp : m.shared)
+    for (std::size_t c = 1; c < grp.size(); ++c) r.set(grp[c], r.of(grp[0]));
+  for (std::size_t g = 0; g < m.ghost.size(); ++g) r.set(m.ghost[g], r.of(m.ghost_source[g]));
+  for (const auto* list : {&m.wall, &m.far_field, &m.solid_interface})
+    for (const MbMesh::BoundaryNode& b : *list) r.set(b.ghost, r.of_all({b.node, b.inner}));
+  return r.of_each(nodes);
 }
 
 template <class T>

@@ -37,6 +37,17 @@ void mb_interface_sum(const MbMesh& m, const MbArrays<T>& a);
 template <class T>
 void mb_boundary_conditions(const MbMesh& m, const MbArrays<T>& a);
 
+// What a rank needs from the others for its nodes (host_side.hpp's neighbour-only messages): the nodes
+// whose values before the routine the routine reads, directly or through the values it writes first, to
+// produce its values at each set of `nodes` (one set a rank), sorted. They follow the two routines above step by step (boundary.cpp,
+// beside them): the interface sum reads every copy of a fluid node's group; the boundary conditions read
+// a wall node, the node one in and the solid's node one in (the interface temperature), then copies take
+// their owner's value and ghosts their source's or their node's and inner node's. Every field counts the
+// same nodes (a superset for some fields: never fewer).
+using MbNodeSets = std::vector<std::vector<std::uint32_t>>;
+MbNodeSets mb_interface_sum_reads(const MbMesh& m, const MbNodeSets& nodes);
+MbNodeSets mb_boundary_conditions_reads(const MbMesh& m, const MbNodeSets& nodes);
+
 // The initial state: the free stream in the fluid, the solid at t_solid_initial, then the boundary
 // conditions (so the wall, interface and ghosts are consistent from the first iteration). Fields by
 // name: rho .. rho_omega, temperature.

@@ -3,20 +3,31 @@
 // MbHostSide, owned), and over ranks the exchange of the bands between ranks.
 //
 // Over ranks (the paper's MPI exchange, Sec. II.B and IV.C, through the host as the paper's GPU ranks
-// did): every rank holds host arrays of all 13 blocks, filled only on the boundary bands. Before a host
-// routine each rank's band of the routine's fields goes to every other rank (one allgather of packed
-// buffers, padded to the largest rank's band); every rank then runs the routine on all bands (the same
-// inputs everywhere, so the same results) and takes back its own blocks' bands. An undecomposed CPU run's
-// host side is its own arrays and needs none of this.
+// did): every rank holds host arrays of all 13 blocks, filled only where it has received. Before a host
+// routine the ranks exchange the routine's fields, one of two ways (--case-param exchange=...):
+//   allgather   (default) each rank's whole band goes to every other rank (one allgather of packed
+//               buffers, padded to the largest rank's band)
+//   neighbours  the paper's messages between neighbouring blocks: rank r sends rank q only the nodes of its
+//               band that q's routine reads for q's own nodes (boundary.hpp mb_*_reads), packed, one
+//               message a pair that has any (a gather to q: MPI_Send/MPI_Recv under mpirun, a copy between
+//               threads under --ranks; an empty message is not sent)
+// Every rank then runs the routine on everything it holds (for its own nodes, the inputs are the same as
+// one rank's, so the same results) and takes back its own blocks' bands. The exchange counts the bytes it
+// delivers to other ranks (the solver reports them a step). An undecomposed CPU run's host side is its own
+// arrays and needs none of this.
 #pragma once
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "comm.hpp"
+#include "decomposition.hpp"
 #include "fields.hpp"
 #include "multiblock/boundary.hpp"
 #include "multiblock/stage_call.hpp"
@@ -57,18 +68,50 @@ void mb_cpu_host_routine(MbStage s, const MbCall<T>& c) {
     for (std::uint32_t n : band) c.a.f[f][n] = h.arrays.f[f][n];
 }
 
-// The exchange of a rank's bands with every other rank.
+enum class MbExchange { allgather, neighbours };
+
+// Messages of the neighbour-only exchange of one host routine, from this rank's point of view: to[q] the
+// nodes it sends rank q, from[r] those it receives from rank r (both sorted; empty: no message).
+struct MbMessages {
+  std::vector<std::vector<std::uint32_t>> to, from;
+};
+// `bands[r]`: rank r's band of the routine; `needs[q]`: the nodes the routine reads for rank q's band
+// (boundary.hpp), each sorted.
+inline MbMessages mb_messages(const MbNodeSets& bands, const MbNodeSets& needs, int me) {
+  const int ranks = int(bands.size());
+  MbMessages msg{MbNodeSets(std::size_t(ranks)), MbNodeSets(std::size_t(ranks))};
+  for (int q = 0; q < ranks; ++q) {
+    for (int r = 0; r < ranks; ++r) {
+      if (r == q || (r != me && q != me)) continue;
+      std::vector<std::uint32_t> band = bands[std::size_t(r)], part;
+      std::sort(band.begin(), band.end());
+      std::set_intersection(needs[std::size_t(q)].begin(), needs[std::size_t(q)].end(), band.begin(), band.end(), std::back_inserter(part));
+      (r == me ? msg.to[std::size_t(q)] : msg.from[std::size_t(r)]) = std::move(part);
+    }
+  }
+  return msg;
+}
+
+// The exchange of a rank's bands with the other ranks.
 template <class T>
 class MbRankExchange {
  public:
-  MbRankExchange(const MbMesh& m, Communicator& comm, const MbArrays<T>& host) : comm_(comm), host_(host) {
+  MbRankExchange(const MbMesh& m, Communicator& comm, const MbArrays<T>& host, MbExchange kind)
+      : comm_(comm), host_(host), kind_(kind) {
     const std::vector<std::vector<int>> blocks = mb_rank_blocks(comm.size());
     for (const std::vector<int>& b : blocks) {
       edge_.push_back(mb_boundary_band(m, mb_blocks_of(b, MbStage::ifsum), 1));
       bc_.push_back(mb_boundary_band(m, b, 3));
     }
+    if (kind_ == MbExchange::allgather) return;
+    const MbNodeSets edge_needs = mb_interface_sum_reads(m, edge_), bc_needs = mb_boundary_conditions_reads(m, bc_);
+    check_bands_cover(m, edge_, edge_needs);
+    check_bands_cover(m, bc_, bc_needs);
+    edge_msg_ = mb_messages(edge_, edge_needs, comm.rank());
+    bc_msg_ = mb_messages(bc_, bc_needs, comm.rank());
   }
   void operator()(MbStage s) {
+    if (kind_ == MbExchange::neighbours) return point_to_point(s);
     const std::vector<std::vector<std::uint32_t>>& bands = s == MbStage::ifsum ? edge_ : bc_;
     const std::vector<int> fields = mb_stage_fields(s).writes;
     std::size_t largest = 0;
@@ -85,13 +128,63 @@ class MbRankExchange {
       for (std::size_t f = 0; f < fields.size(); ++f)
         for (std::size_t k = 0; k < bands[r].size(); ++k) host_.f[fields[f]][bands[r][k]] = in[f * largest + k];
     }
+    count(s, stride * sizeof(T) * std::size_t(comm_.size() - 1), comm_.size() - 1);
   }
+  // Bytes this rank delivered to other ranks and messages it sent in the last call of each routine.
+  std::size_t bytes(MbStage s) const { return s == MbStage::ifsum ? bytes_[0] : bytes_[1]; }
+  int messages(MbStage s) const { return s == MbStage::ifsum ? messages_[0] : messages_[1]; }
+  bool neighbours() const { return kind_ == MbExchange::neighbours; }
 
  private:
+  // One gather to each rank in turn, carrying only what that rank needs from each of the others.
+  void point_to_point(MbStage s) {
+    const MbMessages& msg = s == MbStage::ifsum ? edge_msg_ : bc_msg_;
+    const std::vector<int> fields = mb_stage_fields(s).writes;
+    const int me = comm_.rank();
+    std::size_t sent = 0;
+    int messages = 0;
+    for (int q = 0; q < comm_.size(); ++q) {
+      const std::vector<std::uint32_t>& nodes = msg.to[std::size_t(q)];
+      send_.clear();
+      for (int f : fields)
+        for (std::uint32_t n : nodes) send_.push_back(host_.f[f][n]);
+      sent += send_.size() * sizeof(T), messages += !send_.empty();
+      const std::vector<std::vector<char>> parts = comm_.gather(send_.data(), send_.size() * sizeof(T), q);
+      if (q != me) continue;
+      for (std::size_t r = 0; r < parts.size(); ++r) {
+        const std::vector<std::uint32_t>& from = msg.from[r];
+        if (int(r) == me || from.empty()) continue;
+        const T* in = reinterpret_cast<const T*>(parts[r].data());
+        for (std::size_t f = 0; f < fields.size(); ++f)
+          for (std::size_t k = 0; k < from.size(); ++k) host_.f[fields[f]][from[k]] = in[f * from.size() + k];
+      }
+    }
+    count(s, sent, messages);
+  }
+  void count(MbStage s, std::size_t bytes, int messages) {
+    bytes_[s == MbStage::ifsum ? 0 : 1] = bytes, messages_[s == MbStage::ifsum ? 0 : 1] = messages;
+  }
+  // Every node a routine reads must be in some rank's band (the part of its host arrays a rank's variant
+  // brings from the device, the only part sent): else a rank would read a stale value.
+  static void check_bands_cover(const MbMesh& m, const MbNodeSets& bands, const MbNodeSets& needs) {
+    std::vector<std::uint32_t> all;
+    for (const auto& b : bands) all.insert(all.end(), b.begin(), b.end());
+    std::sort(all.begin(), all.end());
+    for (const auto& need : needs)
+      for (std::uint32_t n : need)
+        if (!std::binary_search(all.begin(), all.end(), n))
+          throw std::logic_error("multiblock exchange: node " + std::to_string(n) + " of block " +
+                                 std::to_string(n / plane_elems(m.grid) - 1) + " is read but in no rank's band");
+  }
+
   Communicator& comm_;
   MbArrays<T> host_;
-  std::vector<std::vector<std::uint32_t>> edge_, bc_;  // per rank
+  MbExchange kind_;
+  MbNodeSets edge_, bc_;           // per rank
+  MbMessages edge_msg_, bc_msg_;  // neighbours only
   std::vector<T> send_;
+  std::size_t bytes_[2] = {};
+  int messages_[2] = {};
 };
 
 template <class T>
@@ -99,9 +192,9 @@ class MbHostStore {
  public:
   // `fields`: the arrays the stages run on (host arrays for a CPU run); `blocks`: this rank's;
   // `comm`: the ranks of a decomposed run (null: one rank); `held_begin`: where, in the 13-block arrays,
-  // this rank's first held element (its lower ghost plane) is.
+  // this rank's first held element (its lower ghost plane) is; `kind`: how ranks exchange.
   MbHostStore(const MbMesh& mesh, const FieldSet<T>& fields, const std::vector<int>& blocks, Communicator* comm = nullptr,
-              std::size_t held_begin = 0) {
+              std::size_t held_begin = 0, MbExchange kind = MbExchange::allgather) {
     side_.mesh = &mesh;
     side_.edge_band = mb_boundary_band(mesh, mb_blocks_of(blocks, MbStage::ifsum), 1);  // fluid: the sums are theirs
     side_.bc_band = mb_boundary_band(mesh, blocks, 3);
@@ -115,12 +208,13 @@ class MbHostStore {
     for (int f = 0; f < kMbScratch; ++f)
       if (fields.has(kMbFieldNames[f])) side_.arrays.f[f] = mirror_->add(kMbFieldNames[f]);
     if (ranks) {
-      exchange_ = std::make_shared<MbRankExchange<T>>(mesh, *comm, side_.arrays);
+      exchange_ = std::make_shared<MbRankExchange<T>>(mesh, *comm, side_.arrays, kind);
       side_.exchange = [x = exchange_](MbStage s) { (*x)(s); };
     }
     if (fields.on_device()) device_side();
   }
   MbHostSide<T>* side() { return &side_; }
+  const MbRankExchange<T>* exchange() const { return exchange_.get(); }  // null: one rank
 
  private:
   // The bands on the device and the staging (at least one element: a rank without fluid blocks has no edge band).

@@ -13,6 +13,8 @@
 //   ifsum         interface nodes: res summed over the blocks sharing  CPU (boundary copies)
 //   smthp         fluid: smoothing of the mean flow, res +=            GPU (smthp/smthu)
 //   smthtrb       fluid: smoothing of k, omega, res +=                 GPU
+//   multigrid     fluid: coarse-level corrections of res (a STAND-IN   CPU (whole planes down and up);
+//                 for Ni's multigrid, multigrid.hpp)                   only with --case-param multigrid=L
 //   update        U += res / vol (fluid), T += res_T (solid)           GPU
 //   resmax        max |res_rho| / vol: the convergence residual        GPU reduction
 //   bc            boundary conditions, shared-node copies, ghosts      CPU (boundary copies)
@@ -23,7 +25,7 @@
 // them (never dereferenced outside its own). The host routines exchange the bands between ranks
 // (host_side.hpp); the two reductions are combined over ranks.
 //
-// Not done (docs/solvers/kemal.md): the CPU multigrid (Ni 1982).
+// Not done (docs/solvers/kemal.md): Ni's own multigrid equations (the stand-in has its data movement).
 #pragma once
 
 #include <algorithm>
@@ -54,9 +56,12 @@ inline constexpr int kMbStateFields[] = {kRho, kRu, kRv, kE, kRk, kRw, kTs};
 template <class T>
 class MbSolver final : public Solver<T> {
  public:
-  // `ctx`: a rank of a decomposed run (its slab is its blocks' planes), or null for all 13 blocks.
-  MbSolver(std::shared_ptr<const MbMesh> mesh, const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx)
-      : mesh_(std::move(mesh)), recipe_(r), local_(ctx ? slab_grid(mesh_->grid, ctx->slab()) : mesh_->grid),
+  // `ctx`: a rank of a decomposed run (its slab is its blocks' planes), or null for all 13 blocks;
+  // `multigrid_levels`: the stand-in's coarse levels (0: single grid, the stage is not run); `exchange`:
+  // how ranks exchange the host routines' bands (host_side.hpp).
+  MbSolver(std::shared_ptr<const MbMesh> mesh, const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx,
+           int multigrid_levels = 0, MbExchange exchange = MbExchange::allgather)
+      : mesh_(std::move(mesh)), recipe_(r), multigrid_(multigrid_levels), local_(ctx ? slab_grid(mesh_->grid, ctx->slab()) : mesh_->grid),
         first_plane_(ctx ? ctx->slab().z_begin - 1 : 0), fields_(local_.padded_points(), r.backend == Backend::cuda),
         comm_(ctx ? ctx->comm : nullptr) {
     const std::size_t shift = std::size_t(first_plane_) * plane_elems(mesh_->grid);
@@ -67,7 +72,7 @@ class MbSolver final : public Solver<T> {
       scratch_ = Buffer<double>(std::size_t(1) << 19, true, "multiblock reduction partials");
     }
     for (int b = first_plane_; b < first_plane_ + local_.nz; ++b) blocks_.push_back(b);
-    store_ = std::make_unique<MbHostStore<T>>(*mesh_, fields_, blocks_, comm_, shift);
+    store_ = std::make_unique<MbHostStore<T>>(*mesh_, fields_, blocks_, comm_, shift, exchange);
     for (int s = 0; s < int(MbStage::count); ++s) {
       const ResolvedStage& st = recipe_[kMbStageNames[s]];
       MbCall<T>& c = calls_[s];
@@ -78,6 +83,7 @@ class MbSolver final : public Solver<T> {
       c.tuning = st.tuning;
       c.exec = Exec{r.backend, o.threads, stream_, scratch_.get(), scratch_.size() * sizeof(double)};
       c.host = store_->side();
+      c.levels = multigrid_;
     }
     calls_[int(MbStage::dtmin)].scalar = &dt_min_;
     calls_[int(MbStage::resmax)].scalar = &res_max_;
@@ -117,9 +123,9 @@ class MbSolver final : public Solver<T> {
     for (MbStage s : {MbStage::conjugatep, MbStage::lamvis, MbStage::deltatp, MbStage::dtmin, MbStage::stressp, MbStage::stresstrb})
       run(s);
     zero_changes();
-    for (MbStage s : {MbStage::flux, MbStage::fluxtrb, MbStage::ifsum, MbStage::smthp, MbStage::smthtrb, MbStage::update,
-                      MbStage::resmax, MbStage::bc})
-      run(s);
+    for (MbStage s : {MbStage::flux, MbStage::fluxtrb, MbStage::ifsum, MbStage::smthp, MbStage::smthtrb}) run(s);
+    if (multigrid_ > 0) run(MbStage::multigrid);
+    for (MbStage s : {MbStage::update, MbStage::resmax, MbStage::bc}) run(s);
     end(kStepSection);
     history_.push_back(res_max_);
     ++step_;
@@ -134,6 +140,7 @@ class MbSolver final : public Solver<T> {
     j["residual_first"] = history_.empty() ? 0.0 : history_.front();
     j["residual_last"] = history_.empty() ? 0.0 : history_.back();
     j["dt_min"] = dt_min_;
+    if (const MbRankExchange<T>* x = store_->exchange()) j["exchange"] = exchange_report(*x);
     return j;
   }
   WorkModel work_model(int section) const override {
@@ -159,8 +166,25 @@ class MbSolver final : public Solver<T> {
 
   // The residual history so far (tests).
   const std::vector<double>& residual_history() const { return history_; }
+  // Field f of this rank's planes as stored (tests: the changes the last iteration applied).
+  std::vector<T> field(int f) const {
+    sync();
+    return fields_.buffer(kMbFieldNames[f]).download();
+  }
 
  private:
+  // The bytes and messages of an iteration's two exchanges (ifsum, bc), this rank's and all ranks' (every
+  // rank calls final_checks: the gathers are collective).
+  nlohmann::json exchange_report(const MbRankExchange<T>& x) const {
+    const double bytes = double(x.bytes(MbStage::ifsum) + x.bytes(MbStage::bc));
+    const double messages = double(x.messages(MbStage::ifsum) + x.messages(MbStage::bc));
+    return {{"kind", x.neighbours() ? "neighbours" : "allgather"},
+            {"bytes_per_iteration_by_rank", comm_->allgather_value(bytes)},
+            {"bytes_per_iteration", comm_->allreduce_sum(bytes)},
+            {"messages_per_iteration", comm_->allreduce_sum(messages)},
+            {"counts", "bytes each rank's data delivered to other ranks in one iteration (ifsum + bc); allgather: "
+                       "its padded band to each of P - 1 ranks, one message each"}};
+  }
   // A geometry field of the 13-block mesh: this rank's planes of it.
   void upload(int f, const std::vector<double>& values) {
     const auto first = values.begin() + std::ptrdiff_t(std::size_t(first_plane_) * plane_elems(mesh_->grid));
@@ -199,6 +223,7 @@ class MbSolver final : public Solver<T> {
 
   std::shared_ptr<const MbMesh> mesh_;
   ResolvedRecipe recipe_;
+  int multigrid_;    // coarse levels of the multigrid stand-in (0: off)
   Grid local_;       // this rank's planes (all 13 blocks undecomposed)
   int first_plane_;  // the 13-block plane of its lower ghost plane
   FieldSet<T> fields_;

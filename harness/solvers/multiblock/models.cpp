@@ -55,6 +55,8 @@ MbStageFields mb_stage_fields(MbStage s) {
       return {{kRes0, kRes1, kRes2, kRes3, kRes4, kRes5}, {kRes0, kRes1, kRes2, kRes3, kRes4, kRes5}};
     case MbStage::smthp: return {{kRho, kRu, kRv, kE, kVol, kRes0, kRes1, kRes2, kRes3}, {kRes0, kRes1, kRes2, kRes3}};
     case MbStage::smthtrb: return {{kRk, kRw, kVol, kRes4, kRes5}, {kRes4, kRes5}};
+    case MbStage::multigrid:  // vol is the mesh's on the host: the traffic is the changes, down and up
+      return {{kRes0, kRes1, kRes2, kRes3, kRes4, kRes5}, {kRes0, kRes1, kRes2, kRes3, kRes4, kRes5}};
     case MbStage::update:
       return {{kRho, kRu, kRv, kE, kRk, kRw, kRes0, kRes1, kRes2, kRes3, kRes4, kRes5, kVol, kTs, kResT},
               {kRho, kRu, kRv, kE, kRk, kRw, kTs}};
@@ -89,7 +91,7 @@ double mb_flops_per_point(MbStage s) {
     case MbStage::update: return double(count([&] { update_point(a, n, true); }));
     case MbStage::resmax: return double(count([&] { resmax_point(a, n); }));
     case MbStage::ifsum: return 1;  // an add per copy of a shared node (a band point's share)
-    default: return 0;              // dtmin compares; bc copies and extrapolates
+    default: return 0;              // dtmin compares; bc copies and extrapolates; multigrid: a stand-in for data movement
   }
 }
 

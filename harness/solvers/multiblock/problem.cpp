@@ -3,12 +3,16 @@
 //
 // Command line: --case conjugate_cylinder --grid NxNx13: 13 blocks of N x N nodes (the paper's G1..G4 are
 // N = 129, 257, 513, 1033; mesh.hpp). Re = 2e5 and M = 0.2 are fixed (formulas.hpp); the time step is
-// local (steady run), so --dt, --re and --gamma are refused.
+// local (steady run), so --dt, --re and --gamma are refused. `--case-param multigrid=L` turns on the CPU
+// multigrid stand-in with L coarse levels (multigrid.hpp; at most what the blocks allow, 0 = off);
+// `--case-param exchange=neighbours` sends ranks only what their blocks' neighbours need (host_side.hpp;
+// default allgather).
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "multiblock/mb_solver.hpp"
+#include "multiblock/multigrid.hpp"
 #include "slab_assigner.hpp"
 
 namespace nsb {
@@ -36,6 +40,16 @@ class MbProblem final : public ProblemImpl<MbProblem>, public SlabAssigner {
   explicit MbProblem(const CaseOptions& o) {
     check_case(o);
     mesh_ = std::make_shared<const MbMesh>(make_mb_mesh(o.nx));
+    const auto params = case_params(o, {"multigrid", "exchange"});
+    const int wanted = int(number_param(params, "multigrid", 0));
+    const auto exchange = params.find("exchange");
+    if (exchange != params.end() && exchange->second != "allgather" && exchange->second != "neighbours")
+      throw std::invalid_argument("--case-param exchange=" + exchange->second + ": allgather (default) or neighbours");
+    exchange_ = exchange != params.end() && exchange->second == "neighbours" ? MbExchange::neighbours : MbExchange::allgather;
+    multigrid_ = mb_multigrid_levels(o.nx, wanted);
+    if (wanted < 0 || (wanted > 0 && multigrid_ == 0))
+      throw std::invalid_argument("--case-param multigrid=" + std::to_string(wanted) + ": blocks of " + std::to_string(o.nx) +
+                                  " nodes allow no coarse level (N - 1 must halve evenly, to at least 5 nodes)");
   }
 
   const Grid& grid() const override { return mesh_->grid; }
@@ -45,7 +59,8 @@ class MbProblem final : public ProblemImpl<MbProblem>, public SlabAssigner {
     const double per_block = double(mesh_->n) * mesh_->n;
     return {{"case", "conjugate_cylinder"}, {"block_nodes", mesh_->n}, {"blocks", kMbBlocks},
             {"fluid_blocks", kMbFluidBlocks}, {"points", per_block * kMbBlocks}, {"reynolds", mbc::reynolds},
-            {"mach", mbc::mach}, {"representative", "nsbench's Ni Lax-Wendroff k-omega DES solver, not MBFLO2"}};
+            {"mach", mbc::mach}, {"representative", "nsbench's Ni Lax-Wendroff k-omega DES solver, not MBFLO2"},
+            {"multigrid_levels", multigrid_}, {"exchange", exchange_ == MbExchange::neighbours ? "neighbours" : "allgather"}};
   }
   void check_options(const SolverOptions& o) const override {
     const SolverOptions defaults;
@@ -70,7 +85,7 @@ class MbProblem final : public ProblemImpl<MbProblem>, public SlabAssigner {
 
   template <class T>
   std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
-    return std::make_unique<MbSolver<T>>(mesh_, r, o, ctx && ctx->decomposed() ? ctx : nullptr);
+    return std::make_unique<MbSolver<T>>(mesh_, r, o, ctx && ctx->decomposed() ? ctx : nullptr, multigrid_, exchange_);
   }
   template <class T>
   nlohmann::json check(const HostState<T>&, bool) const {
@@ -85,6 +100,8 @@ class MbProblem final : public ProblemImpl<MbProblem>, public SlabAssigner {
 
  private:
   std::shared_ptr<const MbMesh> mesh_;
+  int multigrid_ = 0;  // the stand-in's coarse levels (0: single grid)
+  MbExchange exchange_ = MbExchange::allgather;  // between ranks (host_side.hpp)
 };
 
 const SolverRegistrar reg{SolverDef{

@@ -11,6 +11,9 @@
 //   ifsum, bc                                            the CPU-side routines (interface sums; boundary
 //                                                        conditions and ghost fill), on host arrays; a GPU
 //                                                        variant is how the data gets there and back
+//   multigrid                                            the CPU multigrid stand-in (multigrid.hpp) on the
+//                                                        fluid blocks' changes, `levels` coarse levels; the
+//                                                        GPU variants copy the blocks' planes there and back
 #pragma once
 
 #include <cstdint>
@@ -28,9 +31,9 @@
 namespace nsb {
 
 // The stage kinds, in the loop's order (Fig. 1 order of the GPU routines, then the solver's own).
-enum class MbStage : int { conjugatep, lamvis, deltatp, dtmin, stressp, stresstrb, flux, fluxtrb, ifsum, smthp, smthtrb, update, resmax, bc, count };
+enum class MbStage : int { conjugatep, lamvis, deltatp, dtmin, stressp, stresstrb, flux, fluxtrb, ifsum, smthp, smthtrb, multigrid, update, resmax, bc, count };
 inline constexpr const char* kMbStageNames[] = {"conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux",
-                                                "fluxtrb", "ifsum", "smthp", "smthtrb", "update", "resmax", "bc"};
+                                                "fluxtrb", "ifsum", "smthp", "smthtrb", "multigrid", "update", "resmax", "bc"};
 // Host-side state of the CPU routines: the mesh and a host copy of every field (for a CPU run these are
 // the solver's own arrays), plus staging buffers the GPU variants of ifsum and bc copy through.
 template <class T>
@@ -67,7 +70,8 @@ struct MbCall {
   int blocks[kMbBlocks] = {};
   int nblocks = 0;
   double* scalar = nullptr;          // reductions: the result, on the host
-  MbHostSide<T>* host = nullptr;     // ifsum, bc
+  MbHostSide<T>* host = nullptr;     // ifsum, bc, multigrid
+  int levels = 0;                    // multigrid: coarse levels wanted (multigrid.hpp caps them by the block)
   Tuning tuning;
   Exec exec;
 };

@@ -11,6 +11,7 @@
 #include "device.hpp"
 #include "fields.hpp"
 #include "multiblock/host_side.hpp"
+#include "multiblock/multigrid.hpp"
 #include "multiblock/stage_call.hpp"
 #include "stage_kind.hpp"
 
@@ -53,6 +54,10 @@ double random_value(unsigned seed, int f, std::size_t n) {
   }
 }
 
+// The multigrid stand-in's levels in the fixture (as many as the block allows up to this: 3 at G4, 1 at
+// verify's 39 and 47).
+constexpr int kFixtureMultigridLevels = 3;
+
 template <class T>
 class MbFixture final : public StageFixture<T> {
  public:
@@ -74,7 +79,8 @@ class MbFixture final : public StageFixture<T> {
     const std::vector<int> blocks = mb_blocks_of(all_blocks(), stage_);
     for (int b : blocks) call_.blocks[call_.nblocks++] = b;
     call_.scalar = &scalar_;
-    if (stage_ == MbStage::ifsum || stage_ == MbStage::bc) {
+    call_.levels = kFixtureMultigridLevels;
+    if (stage_ == MbStage::ifsum || stage_ == MbStage::bc || stage_ == MbStage::multigrid) {
       store_ = std::make_unique<MbHostStore<T>>(mesh_, fields_, blocks);
       call_.host = store_->side();
     }
@@ -180,6 +186,7 @@ const StageKindRegistrar kinds[] = {
     StageKindRegistrar{kind(MbStage::ifsum, "CPU: the changes of shared interface nodes summed over their copies (boundary copies through the host)", "boundary_band", 32)},
     StageKindRegistrar{kind(MbStage::smthp, "smthp/smthu: pressure-switched 2nd and 4th difference smoothing of the mean flow, res +=", "global_2d", 256)},
     StageKindRegistrar{kind(MbStage::smthtrb, "4th difference smoothing of k and omega, res +=", "global_2d", 256)},
+    StageKindRegistrar{kind(MbStage::multigrid, "CPU: a STAND-IN for Ni's multigrid with its data movement: the fluid blocks' changes restricted, smoothed on coarse levels, prolonged and added (multigrid.hpp)", "whole_arrays", 32)},
     StageKindRegistrar{kind(MbStage::update, "U += res / vol at fluid nodes, T += res_T at solid nodes", "global_2d", 64)},
     StageKindRegistrar{kind(MbStage::resmax, "convergence: max-reduction of |res_rho| / vol over the fluid nodes", "tree", 32)},
     StageKindRegistrar{kind(MbStage::bc, "CPU: boundary conditions (far field, wall, conjugate interface), shared-node copies, ghost fill", "boundary_band", 32)},

@@ -36,7 +36,7 @@
 #include "poisson/poisson.hpp"
 #include "stage.hpp"
 #include "stage_kind.hpp"
-#include "tridiag/pdd_formulas.hpp"
+#include "tridiag/split_phases.hpp"
 
 namespace nsb {
 
@@ -155,31 +155,54 @@ struct LineSplit {
   T* w = nullptr;
 };
 
+// The rows of one (kx, kz) line: the y operator's, shifted by the line's eigenvalue on the diagonal;
+// the null-space line's first row is the identity (x[0] = 0 fixes the level).
+template <class Rows>
+struct ShiftedRows {
+  Rows row;
+  double shift;
+  bool singular;
+  NSB_HD TridiagonalRow operator()(int j) const {
+    TridiagonalRow r = row(j);
+    r.diag += shift;
+    if (singular && j == 0) r.lower = 0, r.diag = 1, r.upper = 0;
+    return r;
+  }
+};
+
+// The null-space line (neumann pair, shift 0) before its solve: the weighted mean (uniform y: the plain
+// mean) that makes r compatible subtracted, x[0] = 0 (its row is the identity); after: the level
+// removed (the solution of zero mean).
+template <class T, class Rows>
+NSB_HD inline void singular_line_before(Complex<T>* x, std::ptrdiff_t stride, int n, const Rows& row) {
+  Complex<T> mean{0, 0};
+  T weights = 0;
+  for (int j = 0; j < n; ++j) {
+    const T w = T(row(j).weight);
+    mean = mean + w * x[j * stride], weights += w;
+  }
+  mean = (T(1) / weights) * mean;
+  for (int j = 0; j < n; ++j) x[j * stride] = x[j * stride] - mean;
+  x[0] = {0, 0};
+}
+template <class T>
+NSB_HD inline void singular_line_after(Complex<T>* x, std::ptrdiff_t stride, int n) {
+  Complex<T> level{0, 0};
+  for (int j = 0; j < n; ++j) level = level + x[j * stride];
+  level = (T(1) / T(n)) * level;
+  for (int j = 0; j < n; ++j) x[j * stride] = x[j * stride] - level;
+}
+
 // Thomas algorithm on one line of complex unknowns (real coefficients): x[j * stride], j = 0..n-1,
 // holds the right-hand side in and the solution out; rows from `row(j)` (a TridiagonalRow), shifted by
 // `shift` on the diagonal; `upper_scaled` is scratch of n values at the same stride. `singular`: the
-// line of the null space (neumann pair, shift 0), solved as stated at the top of this file. `split`: the
-// line cut over virtual y-ranks (above); the real and imaginary parts are then solved one after the other.
+// line of the null space (above). `split`: the line cut over virtual y-ranks (LineSplit); the real and
+// imaginary parts are then solved one after the other.
 template <class T, class Rows>
 NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, const Rows& row, T shift,
                                T* upper_scaled, bool singular, const LineSplit<T>& split = {}) {
-  Complex<T> mean{0, 0};  // singular: the weighted mean (uniform y: the plain mean) that makes r compatible
-  if (singular) {
-    T weights = 0;
-    for (int j = 0; j < n; ++j) {
-      const T w = T(row(j).weight);
-      mean = mean + w * x[j * stride], weights += w;
-    }
-    mean = (T(1) / weights) * mean;
-    for (int j = 0; j < n; ++j) x[j * stride] = x[j * stride] - mean;
-    x[0] = {0, 0};  // x[0] = 0 fixes the level (its row is the identity below)
-  }
-  const auto shifted = [&](int j) {
-    TridiagonalRow r = row(j);
-    r.diag += double(shift);
-    if (singular && j == 0) r.lower = 0, r.diag = 1, r.upper = 0;
-    return r;
-  };
+  if (singular) singular_line_before(x, stride, n, row);
+  const ShiftedRows<Rows> shifted{row, double(shift), singular};
   if (split.ranks > 1) {
     T* parts = &x[0].re;  // re and im, each a line at stride 2 stride
     for (int part = 0; part < 2; ++part)
@@ -200,13 +223,50 @@ NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, cons
     // Back substitution.
     for (int j = n - 2; j >= 0; --j) x[j * stride] = x[j * stride] - upper_scaled[j * stride] * x[(j + 1) * stride];
   }
-  if (singular) {
-    Complex<T> level{0, 0};
-    for (int j = 0; j < n; ++j) level = level + x[j * stride];
-    level = (T(1) / T(n)) * level;
-    for (int j = 0; j < n; ++j) x[j * stride] = x[j * stride] - level;
-  }
+  if (singular) singular_line_after(x, stride, n);
 }
+
+// The (kx, kz) lines of the compact spectral array W (nx x ny x nz, x fastest) as the phased split
+// solve sees them (tridiag/split_phases.hpp, fracstep V2's TDMA-C rank by rank): a line is the real or
+// the imaginary part of one (i, k) line (part-major), each with its own v, w, c' (scratch: 6 values a
+// point, [part][v, w, cp][point]), rows from `row` shifted by shift(i, k) (a LineShift).
+struct LineShift {
+  double shift;
+  bool singular;
+};
+template <class T, class Rows, class ShiftOf>
+struct TdmaLines {
+  Complex<T>* W;
+  T* scratch;
+  int nx, ny, nz, p;
+  Rows row;
+  ShiftOf shift_of;
+  NSB_HD std::size_t count() const { return 2 * std::size_t(nx) * std::size_t(nz); }
+  NSB_HD int ranks() const { return p; }
+  bool whole_line_steps() const { return true; }
+  NSB_HD std::size_t first(std::size_t l) const {
+    const std::size_t li = l % (std::size_t(nx) * nz);
+    return li % std::size_t(nx) + std::size_t(nx) * ny * (li / std::size_t(nx));
+  }
+  NSB_HD LineShift shift(std::size_t l) const {
+    const std::size_t li = l % (std::size_t(nx) * nz);
+    return shift_of(int(li % std::size_t(nx)), int(li / std::size_t(nx)));
+  }
+  NSB_HD void before(std::size_t l) const {  // the null-space line, once for both parts
+    if (l < count() / 2 && shift(l).singular) singular_line_before(W + first(l), nx, ny, row);
+  }
+  NSB_HD void after(std::size_t l) const {
+    if (l < count() / 2 && shift(l).singular) singular_line_after(W + first(l), nx, ny);
+  }
+  NSB_HD SplitLine<T, ShiftedRows<Rows>> line(std::size_t l) const {
+    const std::size_t f = first(l), part = l / (std::size_t(nx) * nz), points = std::size_t(nx) * ny * nz;
+    const LineShift s = shift(l);
+    T* sc = scratch + 3 * part * points + f;
+    return {ShiftedRows<Rows>{row, s.shift, s.singular}, ny, &W[f].re + part, 2 * std::ptrdiff_t(nx),
+            sc, sc + points, sc + 2 * points, std::ptrdiff_t(nx)};
+  }
+};
+inline constexpr int kTdmaPhasedScratchPerPoint = 6;
 
 // Work models. Minimal bytes: rhs read and p written once (2 words a point). Flops: the usual count of
 // 5 n log2 n a complex FFT of length n (forward and inverse on every transformed axis), 6 a point for

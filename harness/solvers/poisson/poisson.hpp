@@ -60,6 +60,10 @@ struct PoissonFaces {
 struct SolvePhases {
   SectionTimer* timer = nullptr;
   int transforms = -1, tridiagonal = -1;
+  // fft2_tridiag with its y lines split over virtual ranks: >= 0 runs the split rank by rank, phase by
+  // phase (tridiag/split_phases.hpp), rank r's phase q timed as section rank_phases + r * 5 + q; -1:
+  // every line split in one pass (split_line_solve), untimed inside.
+  int rank_phases = -1;
   void begin(int section) const {
     if (timer) timer->begin(section);
   }

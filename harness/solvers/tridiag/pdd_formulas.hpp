@@ -147,64 +147,108 @@ NSB_TRIDIAG_HD void ppt_build_reduced(PptReduced<T>& r, const TridiagLayout& l, 
   }
 }
 
-// One line split into p blocks (virtual y-ranks: rank r holds rows [pdd_block_start(n, p, r), ..(r+1))),
-// solved as the ranks would: every block's Eqs. (5)-(6), then the interfaces by PDD's 2x2 blocks
-// (exact = false) or PPT's whole reduced system (exact = true), then Eq. (8). x[j * sx] holds d in and
-// the solution out; v, w, cp are scratch at stride ss. `row(j)` gives the line's row j (.lower, .diag,
-// .upper: any type with those members, e.g. the Poisson family's TridiagonalRow). p = 1 is Thomas.
-// Written for the solvers' emulation on one device (fracstep V2): the boundary values another rank
-// would send are read in place. p <= kPptMaxRanks.
+// One strided line cut over p virtual y-ranks (rank r holds rows [pdd_block_start(n, p, r), ..(r+1))):
+// `row(j)` gives row j (.lower, .diag, .upper: any type with those members, e.g. the Poisson family's
+// TridiagonalRow); x[j * sx] holds d in and the solution out; v, w, cp are scratch at stride ss.
+template <class T, class Rows>
+struct SplitLine {
+  Rows row;
+  int n;
+  T* x;
+  std::ptrdiff_t sx;
+  T* v;
+  T* w;
+  T* cp;
+  std::ptrdiff_t ss;
+};
+
+// Eqs. (5)-(6) on rank r's block of the line: x~ over x, v and w (one forward sweep for the three
+// right-hand sides, as the paper's batched gtsv call), c' in cp.
+template <class T, class Rows>
+NSB_TRIDIAG_HD void split_local(const SplitLine<T, Rows>& l, int p, int r) {
+  const int j0 = pdd_block_start(l.n, p, r), j1 = pdd_block_start(l.n, p, r + 1);
+  const T a_first = j0 > 0 ? T(l.row(j0).lower) : T(0), c_last = j1 < l.n ? T(l.row(j1 - 1).upper) : T(0);
+  ThomasRow<T> rx{T(0), T(0)}, rv{T(0), T(0)}, rw{T(0), T(0)};
+  for (int j = j0; j < j1; ++j) {
+    const auto rr = l.row(j);
+    const T aj = j == j0 ? T(0) : T(rr.lower), bj = T(rr.diag), cj = j == j1 - 1 ? T(0) : T(rr.upper);
+    rx = thomas_forward(aj, bj, cj, l.x[j * l.sx], rx);
+    rv = thomas_forward(aj, bj, cj, j == j0 ? a_first : T(0), rv);
+    rw = thomas_forward(aj, bj, cj, j == j1 - 1 ? c_last : T(0), rw);
+    l.cp[j * l.ss] = rx.cp, l.x[j * l.sx] = rx.dp, l.v[j * l.ss] = rv.dp, l.w[j * l.ss] = rw.dp;
+  }
+  T nx = l.x[(j1 - 1) * l.sx], nv = l.v[(j1 - 1) * l.ss], nw = l.w[(j1 - 1) * l.ss];
+  for (int j = j1 - 2; j >= j0; --j) {
+    nx = l.x[j * l.sx] = thomas_back(ThomasRow<T>{l.cp[j * l.ss], l.x[j * l.sx]}, nx);
+    nv = l.v[j * l.ss] = thomas_back(ThomasRow<T>{l.cp[j * l.ss], l.v[j * l.ss]}, nv);
+    nw = l.w[j * l.ss] = thomas_back(ThomasRow<T>{l.cp[j * l.ss], l.w[j * l.ss]}, nw);
+  }
+}
+
+// What rank r contributes to the reduced system (its message): x~, v, w at its first row (1) and its
+// last row (m), in this order. PDD sends the first two to rank r - 1; PPT all-gathers all six.
+enum SplitBoundary : int { kSbX1 = 0, kSbV1, kSbW1, kSbXm, kSbVm, kSbWm, kSbCount };
+template <class T, class Rows>
+NSB_TRIDIAG_HD T split_boundary(const SplitLine<T, Rows>& l, int p, int r, int q) {
+  const int j = q < kSbXm ? pdd_block_start(l.n, p, r) : pdd_block_start(l.n, p, r + 1) - 1;
+  const int which = q % 3;
+  return which == 0 ? l.x[j * l.sx] : which == 1 ? l.v[j * l.ss] : l.w[j * l.ss];
+}
+
+// PPT: the whole reduced system from every rank's boundary values (bound(i, q): rank i's value q), what
+// each rank solves after the all-gather; ppt_rank_pair reads rank r's (y_{2r-1}, y_{2r+2}) from it, what
+// multiplies v^(r) and w^(r) in Eq. (8) (0 beyond the first and last blocks).
+template <class T, class Bound>
+NSB_TRIDIAG_HD void ppt_reduced_solve(PptReduced<T>& z, const Bound& bound, int p) {
+  z.q = 2 * (p - 1);
+  for (int i = 0; i < z.q; ++i) {
+    z.y[i] = T(0);
+    for (int cc = 0; cc < z.q; ++cc) z.z[i][cc] = T(0);
+  }
+  for (int i = 0; i + 1 < p; ++i)
+    ppt_set_interface(z, i, p, bound(i, kSbVm), bound(i, kSbWm), bound(i, kSbXm), bound(i + 1, kSbV1),
+                      bound(i + 1, kSbW1), bound(i + 1, kSbX1));
+  ppt_solve_reduced(z);
+}
+template <class T>
+NSB_TRIDIAG_HD PddPair<T> ppt_rank_pair(const PptReduced<T>& z, int p, int r) {
+  return {r > 0 ? z.y[2 * r - 2] : T(0), r + 1 < p ? z.y[2 * r + 1] : T(0)};
+}
+
+// Eq. (8) on rank r's block.
+template <class T, class Rows>
+NSB_TRIDIAG_HD void split_correct(const SplitLine<T, Rows>& l, int p, int r, T y_above, T y_below) {
+  for (int j = pdd_block_start(l.n, p, r); j < pdd_block_start(l.n, p, r + 1); ++j)
+    l.x[j * l.sx] = pdd_correct(l.x[j * l.sx], l.v[j * l.ss], l.w[j * l.ss], y_above, y_below);
+}
+
+// The whole split solve of one line in one thread, as the ranks would do it: every block's Eqs.
+// (5)-(6), then the interfaces by PDD's 2x2 blocks (exact = false) or PPT's whole reduced system (exact =
+// true), then Eq. (8); the boundary values another rank would send are read in place. p = 1 is Thomas.
+// split_phases.hpp runs the same steps phase by phase over all lines, rank after rank. p <= kPptMaxRanks.
 template <class T, class Rows>
 NSB_TRIDIAG_HD void split_line_solve(const Rows& row, int n, int p, bool exact, T* x, std::ptrdiff_t sx, T* v, T* w, T* cp,
                                      std::ptrdiff_t ss) {
-  for (int r = 0; r < p; ++r) {  // Eqs. (5)-(6), every rank at once
-    const int j0 = pdd_block_start(n, p, r), j1 = pdd_block_start(n, p, r + 1);
-    const T a_first = j0 > 0 ? T(row(j0).lower) : T(0), c_last = j1 < n ? T(row(j1 - 1).upper) : T(0);
-    ThomasRow<T> rx{T(0), T(0)}, rv{T(0), T(0)}, rw{T(0), T(0)};
-    for (int j = j0; j < j1; ++j) {
-      const auto rr = row(j);
-      const T aj = j == j0 ? T(0) : T(rr.lower), bj = T(rr.diag), cj = j == j1 - 1 ? T(0) : T(rr.upper);
-      rx = thomas_forward(aj, bj, cj, x[j * sx], rx);
-      rv = thomas_forward(aj, bj, cj, j == j0 ? a_first : T(0), rv);
-      rw = thomas_forward(aj, bj, cj, j == j1 - 1 ? c_last : T(0), rw);
-      cp[j * ss] = rx.cp, x[j * sx] = rx.dp, v[j * ss] = rv.dp, w[j * ss] = rw.dp;
-    }
-    T nx = x[(j1 - 1) * sx], nv = v[(j1 - 1) * ss], nw = w[(j1 - 1) * ss];
-    for (int j = j1 - 2; j >= j0; --j) {
-      nx = x[j * sx] = thomas_back(ThomasRow<T>{cp[j * ss], x[j * sx]}, nx);
-      nv = v[j * ss] = thomas_back(ThomasRow<T>{cp[j * ss], v[j * ss]}, nv);
-      nw = w[j * ss] = thomas_back(ThomasRow<T>{cp[j * ss], w[j * ss]}, nw);
-    }
-  }
+  const SplitLine<T, Rows> l{row, n, x, sx, v, w, cp, ss};
+  for (int r = 0; r < p; ++r) split_local(l, p, r);
   if (p == 1) return;
   T above[kPptMaxRanks], below[kPptMaxRanks];  // what multiplies v^(r) and w^(r) in Eq. (8)
   above[0] = below[p - 1] = T(0);
-  if (!exact) {
-    for (int i = 0; i + 1 < p; ++i) {  // interface i | i+1: rank i's last row m, rank i+1's first row f
-      const int f = pdd_block_start(n, p, i + 1), m = f - 1;
-      const PddPair<T> y = pdd_interface(x[m * sx], w[m * ss], x[f * sx], v[f * ss]);
-      above[i + 1] = y.lo, below[i] = y.hi;
+  const auto bound = [&](int i, int q) { return split_boundary(l, p, i, q); };
+  if (exact) {
+    PptReduced<T> z{};
+    ppt_reduced_solve(z, bound, p);
+    for (int r = 0; r < p; ++r) {
+      const PddPair<T> y = ppt_rank_pair(z, p, r);
+      above[r] = y.lo, below[r] = y.hi;
     }
   } else {
-    PptReduced<T> z;
-    z.q = 2 * (p - 1);
-    for (int i = 0; i < z.q; ++i) {
-      z.y[i] = T(0);
-      for (int cc = 0; cc < z.q; ++cc) z.z[i][cc] = T(0);
-    }
-    for (int i = 0; i + 1 < p; ++i) {
-      const int f = pdd_block_start(n, p, i + 1), m = f - 1;
-      ppt_set_interface(z, i, p, v[m * ss], w[m * ss], x[m * sx], v[f * ss], w[f * ss], x[f * sx]);
-    }
-    ppt_solve_reduced(z);
-    for (int r = 0; r < p; ++r) {
-      if (r > 0) above[r] = z.y[2 * r - 2];
-      if (r + 1 < p) below[r] = z.y[2 * r + 1];
+    for (int r = 0; r + 1 < p; ++r) {  // interface r | r+1: rank r's last row m, rank r+1's first row
+      const PddPair<T> y = pdd_interface(bound(r, kSbXm), bound(r, kSbWm), bound(r + 1, kSbX1), bound(r + 1, kSbV1));
+      above[r + 1] = y.lo, below[r] = y.hi;
     }
   }
-  for (int r = 0; r < p; ++r)  // Eq. (8)
-    for (int j = pdd_block_start(n, p, r); j < pdd_block_start(n, p, r + 1); ++j)
-      x[j * sx] = pdd_correct(x[j * sx], v[j * ss], w[j * ss], above[r], below[r]);
+  for (int r = 0; r < p; ++r) split_correct(l, p, r, above[r], below[r]);
 }
 
 }  // namespace nsb

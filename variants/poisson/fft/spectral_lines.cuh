@@ -36,6 +36,7 @@
 #include "poisson/fft_solve.hpp"
 #include "poisson/formulas.hpp"
 #include "registry.hpp"
+#include "tridiag/split_phases.cuh"
 
 namespace nsb {
 
@@ -220,6 +221,19 @@ struct RowsFromArrays {
   }
 };
 
+// The shift and null-space flag of line (i, k), from the eigenvalues (as thomas_kernel has them).
+template <class T>
+struct EigShift {
+  const T* eig;
+  int nx, ny;
+  AxisTransform tx, tz;
+  bool neumann_y;
+  __host__ __device__ LineShift operator()(int i, int k) const {
+    const T shift = eig[i] + eig[nx + ny + k];
+    return {double(shift), neumann_y && axis_constant_mode(tx, i) && axis_constant_mode(tz, k)};
+  }
+};
+
 template <class T>
 __global__ void thomas_kernel(Complex<T>* W, T* scratch, const T* eig, const T* rows, Grid g, AxisTransform tx,
                               AxisTransform tz, bool neumann_y, int y_ranks, bool y_exact) {
@@ -325,7 +339,13 @@ class SpectralLines final : public DirectSolveState {
     }
     c.phases.end(c.phases.transforms);
     c.phases.begin(c.phases.tridiagonal);
-    if (tridiagonal_) {
+    if (tridiagonal_ && y_ranks_ > 1 && c.phases.rank_phases >= 0) {  // fracstep V2's TDMA-C, rank by rank
+      const TdmaLines<T, RowsFromArrays<T>, EigShift<T>> lines{
+          w_, scratch_, g_.nx, g_.ny, g_.nz, y_ranks_, RowsFromArrays<T>{rows_, g_.ny},
+          EigShift<T>{eig_, g_.nx, g_.ny, t_[0], t_[2], faces_.face[1][0] == PoissonFace::neumann}};
+      split_solve_phased(lines, split_buffers(scratch_ + kTdmaPhasedScratchPerPoint * points, lines.count(), y_ranks_, c.y_exact),
+                         c.y_exact, DeviceSplitLaunch{stream}, RankPhaseSections{c.phases.timer, c.phases.rank_phases});
+    } else if (tridiagonal_) {
       const std::size_t lines = std::size_t(g_.nx) * g_.nz;
       thomas_kernel<<<blocks(lines, 128), 128, 0, stream>>>(w_, scratch_, eig_, rows_, g_, t_[0], t_[2],
                                                            faces_.face[1][0] == PoissonFace::neumann, y_ranks_, c.y_exact);
@@ -351,6 +371,13 @@ class SpectralLines final : public DirectSolveState {
   }
 
  private:
+  // Thomas's c' (a word a point); split over virtual ranks: v and w beside it, or, phased
+  // (split_phases.hpp), v, w, c' of each part and the ranks' message buffers (PPT's, the larger).
+  std::size_t scratch_words() const {
+    const std::size_t points = g_.interior_points(), lines = 2 * std::size_t(g_.nx) * g_.nz;
+    if (y_ranks_ <= 1) return points;
+    return kTdmaPhasedScratchPerPoint * points + split_buffer_words(lines, y_ranks_, true);
+  }
   void build() {
     const std::size_t points = g_.interior_points();
     refuse_past_point_index(g_);
@@ -374,7 +401,7 @@ class SpectralLines final : public DirectSolveState {
       }
       rows_ = static_cast<T*>(device::alloc(rows.size() * sizeof(T), "poisson fft2_tridiag: rows"));
       device::copy_to_device(rows_, rows.data(), rows.size() * sizeof(T));
-      scratch_ = static_cast<T*>(device::alloc(points * (y_ranks_ > 1 ? 3 : 1) * sizeof(T), "poisson fft2_tridiag: Thomas scratch"));
+      scratch_ = static_cast<T*>(device::alloc(scratch_words() * sizeof(T), "poisson fft2_tridiag: Thomas scratch"));
     }
     for (int a = 0; a < 3; ++a) {
       if (!transformed(a)) continue;

@@ -1,0 +1,192 @@
+// The split y solve of Ha, Park & You's y-slabs (PDD for ADI-Y, PPT for TDMA-C: pdd_formulas.hpp) run
+// the way p ranks would run it, phase by phase over all lines, one virtual rank after another, so that
+// each rank's part of each phase is a launch of its own that a caller can time (notes Sec. 6.3 and 6.5:
+// "execute the ranks one after another, timing each rank's local phases"):
+//
+//   local     Eqs. (5)-(6) on the rank's block of every line                   split_local
+//   pack      the rank's boundary values into its send buffer                  split_boundary
+//   exchange  the messages as device copies: PDD's x~_1, v_1 from rank r+1 (Algorithm 1, Step 4) and
+//             y_{2r-1} from rank r-1 (Step 6); PPT's all-gather of every rank's six values
+//   reduced   PDD's 2x2 interface solve (Step 5); PPT's whole reduced system (Eq. 10)
+//   correct   Eq. (8) on the rank's block                                      split_correct
+//
+// The numbers are those of split_line_solve (the one-thread form) bit for bit: the same formulas in the
+// same order. The exchange's time is a device copy's, not a link's: a study puts the communication
+// model (reports/ha_comm_model.py) in its place.
+#pragma once
+
+#include <cstddef>
+
+#include "timer.hpp"
+#include "tridiag/pdd_formulas.hpp"
+
+namespace nsb {
+
+enum SplitPhase : int { kSplitLocal = 0, kSplitPack, kSplitExchange, kSplitReduced, kSplitCorrect, kSplitPhases };
+inline const char* const kSplitPhaseNames[kSplitPhases] = {"local", "pack", "exchange", "reduced", "correct"};
+
+// The scratch of a phased solve of `lines` lines over p ranks (the caller's memory, on the solve's
+// backend), as a rank would hold it: [rank][value][line] so that a rank's message is contiguous.
+template <class T>
+struct SplitBuffers {
+  T* send = nullptr;   // p * kSbCount * lines: each rank's boundary values
+  T* recv = nullptr;   // PDD: p * 2 * lines (x~_1, v_1 of rank r+1); PPT: p * p * kSbCount * lines (all of send)
+  T* above = nullptr;  // p * lines: y_{2r-1}, what multiplies v^(r) in Eq. (8)
+  T* below = nullptr;  // p * lines: y_{2r+2}, what multiplies w^(r)
+  T* y_send = nullptr; // p * lines: PDD's y_{2r+1}, sent to rank r+1 (Step 6)
+};
+inline std::size_t split_buffer_words(std::size_t lines, int p, bool exact) {
+  const std::size_t pp = std::size_t(p);
+  return lines * pp * (kSbCount + (exact ? pp * kSbCount : 2) + 3);
+}
+template <class T>
+SplitBuffers<T> split_buffers(T* words, std::size_t lines, int p, bool exact) {
+  const std::size_t pp = std::size_t(p);
+  SplitBuffers<T> b;
+  b.send = words;
+  b.recv = b.send + pp * kSbCount * lines;
+  b.above = b.recv + pp * (exact ? pp * kSbCount : 2) * lines;
+  b.below = b.above + pp * lines;
+  b.y_send = b.below + pp * lines;
+  return b;
+}
+
+// The phases as functors over a line index (a kernel's or a loop's body). Lines: count(), ranks(),
+// line(l) (a SplitLine), and where whole_line_steps(), before(l) and after(l): work on the whole line
+// before and after it is split (the Poisson null-space line's mean and level: in a real run a reduction
+// over the ranks of one line; here not timed per rank).
+template <class T, class Lines>
+struct SplitBeforeOp {
+  Lines lines;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const { lines.before(l); }
+};
+template <class T, class Lines>
+struct SplitAfterOp {
+  Lines lines;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const { lines.after(l); }
+};
+template <class T, class Lines>
+struct SplitLocalOp {
+  Lines lines;
+  int r;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const { split_local(lines.line(l), lines.ranks(), r); }
+};
+template <class T, class Lines>
+struct SplitPackOp {
+  Lines lines;
+  SplitBuffers<T> b;
+  int r;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const {
+    const std::size_t n = lines.count();
+    const auto line = lines.line(l);
+    for (int q = 0; q < kSbCount; ++q) b.send[(std::size_t(r) * kSbCount + q) * n + l] = split_boundary(line, lines.ranks(), r, q);
+  }
+};
+// PDD Step 5 on rank r < p-1: its x~_m, w_m and the received x~_1, v_1 of rank r+1.
+template <class T, class Lines>
+struct SplitPddOp {
+  Lines lines;
+  SplitBuffers<T> b;
+  int r;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const {
+    const std::size_t n = lines.count();
+    const auto line = lines.line(l);
+    const T* in = b.recv + std::size_t(r) * 2 * n;
+    const PddPair<T> y = pdd_interface(split_boundary(line, lines.ranks(), r, kSbXm), split_boundary(line, lines.ranks(), r, kSbWm),
+                                       in[l], in[n + l]);
+    b.below[std::size_t(r) * n + l] = y.hi, b.y_send[std::size_t(r) * n + l] = y.lo;
+  }
+};
+// PPT Eq. (10) on rank r: the whole reduced system from its copy of the all-gather.
+template <class T, class Lines>
+struct SplitPptOp {
+  Lines lines;
+  SplitBuffers<T> b;
+  int r;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const {
+    const std::size_t n = lines.count();
+    const int p = lines.ranks();
+    const T* all = b.recv + std::size_t(r) * std::size_t(p) * kSbCount * n;
+    const auto bound = [&](int i, int q) { return all[(std::size_t(i) * kSbCount + q) * n + l]; };
+    PptReduced<T> z{};
+    ppt_reduced_solve(z, bound, p);
+    const PddPair<T> y = ppt_rank_pair(z, p, r);
+    b.above[std::size_t(r) * n + l] = y.lo, b.below[std::size_t(r) * n + l] = y.hi;
+  }
+};
+template <class T, class Lines>
+struct SplitCorrectOp {
+  Lines lines;
+  SplitBuffers<T> b;
+  int r;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const {
+    const std::size_t n = lines.count();
+    const int p = lines.ranks();
+    split_correct(lines.line(l), p, r, r > 0 ? b.above[std::size_t(r) * n + l] : T(0),
+                  r + 1 < p ? b.below[std::size_t(r) * n + l] : T(0));
+  }
+};
+
+// Where rank r's phase q is timed: section base + r * kSplitPhases + q of the caller's timer (none: untimed).
+struct RankPhaseSections {
+  SectionTimer* timer = nullptr;
+  int base = -1;
+  void begin(int r, int q) const {
+    if (timer && base >= 0) timer->begin(base + r * kSplitPhases + q);
+  }
+  void end(int r, int q) const {
+    if (timer && base >= 0) timer->end(base + r * kSplitPhases + q);
+  }
+};
+
+// The whole phased solve. Launch: each(count, op) runs op(l) for every line (a loop or a kernel on the
+// solve's stream), copy(dst, src, words) a message.
+template <class T, class Lines, class Launch>
+void split_solve_phased(const Lines& lines, const SplitBuffers<T>& b, bool exact, const Launch& launch,
+                        const RankPhaseSections& sec) {
+  const std::size_t n = lines.count();
+  const int p = lines.ranks();
+  const auto phase = [&](int r, int q, const auto& op) {
+    sec.begin(r, q);
+    launch.each(n, op);
+    sec.end(r, q);
+  };
+  const auto message = [&](int r, T* dst, const T* src, std::size_t words) {
+    sec.begin(r, kSplitExchange);
+    launch.copy(dst, src, words);
+    sec.end(r, kSplitExchange);
+  };
+  if (lines.whole_line_steps()) launch.each(n, SplitBeforeOp<T, Lines>{lines});
+  for (int r = 0; r < p; ++r) phase(r, kSplitLocal, SplitLocalOp<T, Lines>{lines, r});
+  for (int r = 0; r < p; ++r) phase(r, kSplitPack, SplitPackOp<T, Lines>{lines, b, r});
+  const std::size_t rank_words = std::size_t(kSbCount) * n;
+  if (exact) {  // the all-gather: every rank receives all p contributions
+    for (int r = 0; r < p; ++r) message(r, b.recv + std::size_t(r) * p * rank_words, b.send, std::size_t(p) * rank_words);
+    for (int r = 0; r < p; ++r) phase(r, kSplitReduced, SplitPptOp<T, Lines>{lines, b, r});
+  } else {  // Step 4: x~_1, v_1 (contiguous in the send buffer) from rank r+1; Step 6: y from rank r-1
+    for (int r = 0; r + 1 < p; ++r) message(r, b.recv + std::size_t(r) * 2 * n, b.send + std::size_t(r + 1) * rank_words, 2 * n);
+    for (int r = 0; r + 1 < p; ++r) phase(r, kSplitReduced, SplitPddOp<T, Lines>{lines, b, r});
+    for (int r = 1; r < p; ++r) message(r, b.above + std::size_t(r) * n, b.y_send + std::size_t(r - 1) * n, n);
+  }
+  for (int r = 0; r < p; ++r) phase(r, kSplitCorrect, SplitCorrectOp<T, Lines>{lines, b, r});
+  if (lines.whole_line_steps()) launch.each(n, SplitAfterOp<T, Lines>{lines});
+}
+
+// The host's Launch: loops (OpenMP where asked) and copies.
+struct HostSplitLaunch {
+  int threads = 1;
+  bool parallel = false;
+  template <class Op>
+  void each(std::size_t n, const Op& op) const {
+#if defined(_OPENMP)  // nvcc's translation units include this header without OpenMP
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#endif
+    for (std::ptrdiff_t l = 0; l < std::ptrdiff_t(n); ++l) op(std::size_t(l));
+  }
+  template <class T>
+  void copy(T* dst, const T* src, std::size_t words) const {
+    for (std::size_t i = 0; i < words; ++i) dst[i] = src[i];
+  }
+};
+
+}  // namespace nsb

@@ -1,0 +1,238 @@
+"""Ha, Park & You at p > 1 on one GPU: emulated T(p) with the communication model (notes seed_002 Sec. 6.5).
+
+  T(p) = sum over the local components of a rank's measured time (a V0 run on the rank's slab, Nx x Ny/p x Nz)
+       + the slowest virtual rank's ADI-Y and TDMA-C phases without their exchanges (a V2 run on the whole grid,
+         rank by rank: sections adi_y/r<r>/<phase>, tdma_c/r<r>/<phase>)
+       + the modelled messages: PDD, PPT's all-gather, the y halo (reports/ha_comm_model.py), 3 sub-steps a step
+
+Every T(p > 1) here is EMULATED: one GPU ran it; the messages are a model, for this machine's measured peer link
+and for the paper's P100 NVLink 1 (assumed). Sections:
+  table1_p4_emulated         Table 1 / Fig. 6 at p = 4
+  fig5_components_emulated   Fig. 5(a)/(b): speedup, efficiency and share of each component at p = 1, 2, 4
+  fig3_v1_transpose_model    Fig. 3: V1's global-transpose share at p = 4 (a V0 run on the z-slab + the model)
+"""
+import os
+
+import ha_comm_model as cm
+import report_plots as plots
+from common import fmt
+from ha import _section_per_step
+
+REPO_RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results")
+SUBSTEPS = 3
+LOCAL = [("RHS", ["rhs"]), ("ADI-X", ["adi_x"]), ("ADI-Z", ["adi_z"]), ("FFT", ["fft"]),
+         ("projection", ["divergence", "correct"])]
+COMPONENTS = ["RHS", "ADI-X", "ADI-Y", "ADI-Z", "FFT", "TDMA-C", "projection", "y halo"]
+PHASES = ["local", "pack", "exchange", "reduced", "correct"]
+
+
+def links(all_results):
+    """This machine's peer link (its own tableA1_bandwidth result, else the committed one that has a peer copy) and
+    the paper's, as (label, link)."""
+    here = None
+    for r in (all_results.get("tableA1_bandwidth") or {}).values():
+        here = here or cm.link_from_bandwidth(r)
+    here = here or cm.find_link(REPO_RESULTS)
+    out = [("this machine's link", here)] if here else []
+    return out + [("P100 NVLink 1", cm.P100_NVLINK1)]
+
+
+def _grid(r):
+    g = r["run"]["grid"]
+    return g["nx"], g["ny"], g["nz"]
+
+
+def fracstep_runs(results):
+    """(grid, variant, y_ranks) -> result, the fastest of each."""
+    out = {}
+    for r in results.values():
+        run = r.get("run") or {}
+        if run.get("solver") != "fracstep" or "timing" not in r:
+            continue
+        key = (_grid(r), run.get("variant", "V0"), run.get("y_ranks", 1))
+        if key not in out or r["timing"]["step"]["median"] < out[key]["timing"]["step"]["median"]:
+            out[key] = r
+    return out
+
+
+def slowest_rank(v2, part, p):
+    """(seconds a step, rank, {phase: seconds}) of the virtual rank whose phases of `part` (adi_y, tdma_c) take
+    longest, the exchange (a device copy in the emulation) left out: the model replaces it."""
+    best = None
+    for r in range(p):
+        phases = {ph: _section_per_step(v2, f"{part}/r{r}/{ph}") or 0.0 for ph in PHASES}
+        local = sum(v for ph, v in phases.items() if ph != "exchange")
+        if best is None or local > best[0]:
+            best = (local, r, phases)
+    return best
+
+
+def components(runs, grid, p, link):
+    """{component: seconds a step} at p ranks, or None if a run is missing. p = 1: the V0 run's sections."""
+    nx, ny, nz = grid
+    if p == 1:
+        v0 = runs.get((grid, "V0", 1))
+        if not v0:
+            return None
+        out = {name: sum(_section_per_step(v0, s) or 0.0 for s in secs) for name, secs in LOCAL}
+        out.update({"ADI-Y": _section_per_step(v0, "adi_y") or 0.0, "TDMA-C": _section_per_step(v0, "tdma_c") or 0.0,
+                    "y halo": 0.0})
+        return out
+    slab, v2 = runs.get(((nx, ny // p, nz), "V0", 1)), runs.get((grid, "V2", p))
+    if not slab or not v2:
+        return None
+    out = {name: sum(_section_per_step(slab, s) or 0.0 for s in secs) for name, secs in LOCAL}
+    out["ADI-Y"] = slowest_rank(v2, "adi_y", p)[0] + SUBSTEPS * cm.t_pdd(link, nx, nz, p)
+    out["TDMA-C"] = slowest_rank(v2, "tdma_c", p)[0] + SUBSTEPS * cm.t_ppt(link, nx, nz, p)
+    out["y halo"] = SUBSTEPS * cm.t_y_halo(link, nx, nz, p)
+    return out
+
+
+def comm_seconds(grid, p, link):
+    nx, _, nz = grid
+    return SUBSTEPS * (cm.t_pdd(link, nx, nz, p) + cm.t_ppt(link, nx, nz, p) + cm.t_y_halo(link, nx, nz, p))
+
+
+def _cells(grid):
+    return grid[0] * grid[1] * grid[2]
+
+
+def _link_note(s, lk):
+    s.p("Links of the model: " + "; ".join(f"{name}: {l['name']}, alpha {fmt(l['alpha_s'] * 1e6)} us, "
+                                          f"B {fmt(l['bandwidth_Bps'] / 1e9)} GB/s ({l['source']})" for name, l in lk))
+
+
+def table1_p4_emulated(s, study, results, paper, out, all_results):
+    runs, lk = fracstep_runs(results), links(all_results)
+    p = 4
+    grids = sorted({k[0] for k in runs if k[1] == "V2" and k[2] == p}, key=lambda g: (_cells(g), g))
+    paper_by_grid = {(int(r["nx"]), int(r["ny"]), int(r["nz"])): r for r in paper or []}
+    table, curves = [], {name: [] for name, _ in lk}
+    for g in sorted(set(grids) | set(paper_by_grid), key=lambda g: (_cells(g), g)):
+        row = ["x".join(map(str, g)), fmt(_cells(g) / 1e6)]
+        for name, link in lk:
+            c = components(runs, g, p, link) if g in grids else None
+            t = sum(c.values()) if c else None
+            row += [fmt(t), fmt(100 * comm_seconds(g, p, link) / t) if t else "-",
+                    fmt(p * t / _cells(g) / SUBSTEPS * 1e9) if t else "-"]
+            if t:
+                curves[name].append((_cells(g), t))
+        pr = paper_by_grid.get(g)
+        tp = float(pr["wall_clock_s_per_step"]) if pr else None
+        row += [fmt(tp), fmt(p * tp / _cells(g) / SUBSTEPS * 1e9) if tp else "-"]
+        table.append(row)
+    heads = ["grid (cells)", "M cells"]
+    for name, _ in lk:
+        heads += [f"here, EMULATED p = 4 ({name}): s/step", "of which messages (model) %", "GPU-ns/cell/sub-step"]
+    s.table(heads + ["paper: s/step (4 x P100)", "paper: GPU-ns/cell/sub-step"], table)
+    _link_note(s, lk)
+    s.p("EMULATED: one GPU ran every rank. A rank's local work is a V0 run on its slab (Nx x Ny/4 x Nz); ADI-Y and "
+        "TDMA-C are the slowest virtual rank's phases of a V2 run on the whole grid, rank by rank; the messages (PDD, "
+        "PPT's all-gather of 8 words a (kx, kz) system over Nx (Nz/2 + 1) systems, the y halo of 7 fields) are the "
+        "model (reports/ha_comm_model.py), not measured. GPU-ns/cell/sub-step = 4 GPUs x seconds / cells / 3: the "
+        "number to compare across hardware (the P100 has about 0.73 TB/s, notes Sec. 6.5).")
+    if any(curves.values()):
+        fig, ax = plots.figure(7.5, 4.0)
+        for name, pts in curves.items():
+            ax.plot([c / 1e6 for c, _ in pts], [t for _, t in pts], "-o", label=f"here, emulated p = 4, {name}")
+        there = sorted((_cells(g), float(r["wall_clock_s_per_step"])) for g, r in paper_by_grid.items())
+        ax.plot([c / 1e6 for c, _ in there], [t for _, t in there], "--s", label="paper, 4 x P100")
+        plots.finish(ax, "M cells", "seconds per step", "Table 1 / Fig. 6 at p = 4 (emulated)", log_x=False)
+        plots.save(fig, out, "fracstep_table1_p4_emulated.png")
+        s.fig("fracstep_table1_p4_emulated.png", "Seconds per step at p = 4: emulated here (two links) and the paper's")
+
+
+def paper_values(paper):
+    """item -> value of a paper CSV of quoted numbers (studies/ha/paper/fig3.csv, fig5.csv)."""
+    return {r["item"]: float(r["value"]) for r in paper or []}
+
+
+def fig5_components_emulated(s, study, results, paper, out, all_results):
+    runs, lk, quoted = fracstep_runs(results), links(all_results), paper_values(paper)
+    grids = sorted({k[0] for k in runs if k[1] == "V0" and (k[0], "V2", 4) in runs}, key=_cells)
+    if not grids:
+        s.p("No complete set of runs (V0 on the grid, V0 on its y-slabs, V2 at p = 2 and 4) here.")
+        return
+    g = grids[-1]
+    nx, _, nz = g
+    s.p(f"Grid {'x'.join(map(str, g))} ({fmt(_cells(g) / 1e6)} M cells; the paper's is 4096x256x128). p = 1 measured "
+        "(V0); p = 2 and 4 EMULATED (one GPU; messages by the model).")
+    verdicts = []
+    for name, link in lk:
+        t = {p: components(runs, g, p, link) for p in (1, 2, 4)}
+        if not all(t.values()):
+            continue
+        rows = []
+        for c in COMPONENTS + ["whole step"]:
+            v = {p: (sum(t[p].values()) if c == "whole step" else t[p][c]) for p in t}
+            sp = {p: v[1] / v[p] if v[p] else None for p in (2, 4)}
+            rows.append([c] + [fmt(v[p] * 1e3) for p in (1, 2, 4)] + [fmt(sp[2]), fmt(sp[4]),
+                                                                       fmt(sp[4] / 4 if sp[4] else None),
+                                                                       fmt(100 * v[4] / sum(t[4].values()))])
+        s.p(f"With {name} ({link['name']}):")
+        s.table(["component", "ms/step p = 1", "p = 2", "p = 4", "speedup p = 2", "speedup p = 4", "efficiency p = 4",
+                 "share at p = 4 (%)"], rows)
+        total4 = sum(t[4].values())
+        e4 = sum(t[1].values()) / (4 * total4)
+        allgather = SUBSTEPS * cm.t_ppt(link, nx, nz, 4)
+        verdicts.append([name, fmt(e4), fmt(quoted.get("whole_code_parallel_efficiency")),
+                         fmt(100 * t[4]["TDMA-C"] / total4), fmt(100 * quoted.get("tdma_c_share_of_total", 0)),
+                         fmt(100 * allgather / t[4]["TDMA-C"]), "> " + fmt(100 * quoted.get("allgather_share_of_tdma_c", 0)),
+                         fmt(100 * allgather / total4), fmt(100 * quoted.get("allgather_share_of_total", 0))])
+        if name == lk[0][0]:
+            _plot_speedup(out, s, t)
+    s.table(["link", "E(4) here (emulated)", "paper E(4)", "TDMA-C share here %", "paper %",
+             "all-gather % of TDMA-C here", "paper", "all-gather % of step here", "paper"], verdicts)
+    _link_note(s, lk)
+    v2 = runs[(g, "V2", 4)]
+    rows = []
+    for part in ("adi_y", "tdma_c"):
+        total, rank, phases = slowest_rank(v2, part, 4)
+        rows.append([part, str(rank)] + [fmt(phases[ph] * 1e3) for ph in PHASES])
+    s.p("The slowest virtual rank's phases at p = 4 (ms a step, measured in the V2 run; its exchange is a device "
+        "copy, shown but replaced by the model above):")
+    s.table(["part", "slowest rank", *PHASES], rows)
+
+
+def _plot_speedup(out, s, t):
+    fig, ax = plots.figure(7.0, 4.0)
+    for c in COMPONENTS[:-1] + ["whole step"]:
+        v = {p: (sum(t[p].values()) if c == "whole step" else t[p][c]) for p in t}
+        if v[1] > 0 and all(v[p] > 0 for p in (2, 4)):
+            ax.plot([1, 2, 4], [v[1] / v[p] for p in (1, 2, 4)], "-o", label=c)
+    ax.plot([1, 4], [1, 4], "k:", label="ideal")
+    plots.finish(ax, "ranks p", "speedup T(1) / T(p)", "Fig. 5(a), emulated p = 2, 4", log_x=False)
+    plots.save(fig, out, "fracstep_fig5_speedup.png")
+    s.fig("fracstep_fig5_speedup.png", "Speedup of each component (this machine's link; p > 1 emulated)")
+
+
+def fig3_v1_transpose_model(s, study, results, paper, out, all_results):
+    runs, lk = fracstep_runs(results), links(all_results)
+    share = paper_values(paper).get("global_transpose_share_of_step")
+    p = 4
+    rows = []
+    for (g, variant, ranks), r in sorted(runs.items(), key=lambda kv: _cells(kv[0][0])):
+        if variant != "V0" or ranks != 1:
+            continue
+        full = (g[0], g[1], g[2] * p)  # this run is one z-slab of it
+        compute = r["timing"]["step"]["median"]
+        for name, link in lk:
+            tr = SUBSTEPS * cm.t_transposes(link, _cells(full), p)
+            momentum = 6 / cm.V1_FIELD_TRANSPOSES * tr
+            rows.append(["x".join(map(str, full)), "x".join(map(str, g)), name, fmt(compute * 1e3), fmt(tr * 1e3),
+                         fmt(100 * tr / (tr + compute)), fmt(100 * momentum / (tr + compute)),
+                         fmt(100 * (tr - momentum) / (tr + compute)), fmt(100 * share) if share else "-"])
+    if not rows:
+        s.p("No V0 z-slab runs here.")
+        return
+    s.table(["V1 grid (p = 4)", "a rank's z-slab (measured, V0)", "link", "compute ms/step", "transposes ms/step (model)",
+             "transpose share %", "of which ADI %", "of which Poisson %", "paper %"], rows)
+    _link_note(s, lk)
+    s.p("MODEL: V1 is not built. A rank's compute is a V0 run on its z-slab (Nx x Ny x Nz/4: whole y lines, so ADI-Y "
+        "and TDMA-C are local Thomas solves); the global transposes (M1, M2 of u, v, w; P1, P4 of a complex field) are "
+        "(p - 1) messages of N e / p^2 each (reports/ha_comm_model.py), the local transposes are not counted. The "
+        "paper's 46% is 4 P100s on 675M points (notes Sec. 4.3; 2048x256x1280 cells is one grid of that size).")
+
+
+BUILDERS = {"table1_p4_emulated": table1_p4_emulated, "fig5_components_emulated": fig5_components_emulated,
+            "fig3_v1_transpose_model": fig3_v1_transpose_model}
