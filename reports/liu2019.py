@@ -5,7 +5,10 @@ in studies/liu2019/paper/fig6.csv and fig7.csv and stand beside the measured num
 
 A stage's time: MLS is one call (every cell, u, v and w); CC-CCD is reported as the three Dirichlet axes
 summed (one velocity component's Laplacian, the diffusion step does three) and the three Neumann axes
-summed (the pressure gradient of the correction)."""
+summed (the pressure gradient of the correction).
+
+Fig. 8 (and Fig. 7's 1-2 GPU columns from the whole solver): `nsbench run --solver imle` results on one and two
+GPUs (two z-slabs); 3 and 4 GPUs are modelled through the two measured points, t(P) = a + b / P, and labelled."""
 import os
 import sys
 
@@ -94,8 +97,30 @@ def fp64_peak(gpu):
     return peak_flops(gpu).get("double")
 
 
+# The solver runs of Fig. 7's GPU columns: (ranks, halo variant).
+SOLVER_GPUS = [(1, ""), (2, "host_staged_async")]
+MODEL_NOTE = ("3 and 4 GPUs are modelled, not measured: t(P) = a + b / P through the measured 1- and 2-GPU times "
+              "(a = 2 t2 - t1 does not divide over GPUs: gathers, host reductions, halos).")
+
+
+def modelled(t1, t2, p):
+    """The time on p GPUs of the line a + b / p through (1, t1) and (2, t2); None without both."""
+    if not t1 or not t2:
+        return None
+    return max((2 * t2 - t1) + 2 * (t1 - t2) / p, 1e-30)
+
+
+def solver_stage_seconds(run, stage):
+    """A PARTS row's seconds inside a solver run: MLS a step, CC-CCD three of its twelve calls a step."""
+    if not run:
+        return None
+    t = run[1].get(stage)
+    return t * 3 / 12 if t and stage == "ccd" else t
+
+
 def liu_stage_speedup(s, study, results, paper, out, all_results):
     rows = imle_rows(results)
+    runs = imle_runs(results)
     cpu_grids = sorted({r["_grid"] for r in rows if r["_backend"] != "cuda"})
     table = []
     for grid in cpu_grids:
@@ -109,11 +134,25 @@ def liu_stage_speedup(s, study, results, paper, out, all_results):
 
             def over_one(t):
                 return fmt(one / t) if one and t else "-"
+            solver = [solver_stage_seconds(runs.get((grid, "cuda", "paper", p, halo)), stage) for p, halo in SOLVER_GPUS]
             table.append([grid, label, fmt(one * 1e3 if one else None), over_one(many),
                           over_one(paper_t), f"{over_one(gpu[best_v][0])} ({best_v})" if best_v else "-",
-                          "not measured (needs the IMLE solver on z-slabs)"])
-    s.table(["grid (cells)", "stage", "1 thread ms", "all threads", f"1 GPU, paper kernel", "1 GPU, fastest variant",
-             "2 GPUs (3-4 modelled)"], table)
+                          *[over_one(t) for t in solver], *[over_one(modelled(*solver, p)) for p in (3, 4)]])
+        cpu = [run_of(runs, grid, b) for b in ("cpu_serial", "cpu_omp")]
+        if cpu[0]:  # CG: the solver's pressure section on one thread, all threads, 1-2 GPUs
+            cg_one = cpu[0][1].get("pressure")
+
+            def over_cg(t):
+                return fmt(cg_one / t) if cg_one and t else "-"
+            cg = [solver_stage_seconds(runs.get((grid, "cuda", "paper", p, halo)), "pressure") for p, halo in SOLVER_GPUS]
+            table.append([grid, "CG (100 iterations, in the solver)", fmt(cg_one * 1e3 if cg_one else None),
+                          over_cg(cpu[1][1].get("pressure")) if cpu[1] else "-", "-", "-",
+                          *[over_cg(t) for t in cg], *[over_cg(modelled(*cg, p)) for p in (3, 4)]])
+    s.table(["grid (cells)", "stage", "1 thread ms", "all threads", "1 GPU, paper kernel", "1 GPU, fastest variant",
+             "1 GPU in the solver", "2 GPUs in the solver", "3 GPUs (modelled)", "4 GPUs (modelled)"], table)
+    s.p("In the solver: the cavity run with the paper recipe (100 CG iterations a step), each stage's time a call "
+        "inside the step (CC-CCD: the mean of its 12 calls, 3 a row; on 2 GPUs its z calls gather the lines through "
+        "the host); 2 GPUs: two z-slabs, halo/host_staged_async. " + MODEL_NOTE)
     s.p("Paper (text only): " + "; ".join(f"{p['subroutine']} {p['config']}: {p['claim']}" for p in paper))
     # The targets: each stage's best variant at the largest GPU grid, against the copy bandwidth (CC-CCD) and
     # the FP64 peak (MLS: 6500 flops against 72 bytes a cell, arithmetic-bound on any GPU).
@@ -139,7 +178,8 @@ def liu_stage_speedup(s, study, results, paper, out, all_results):
 
 
 def imle_runs(results):
-    """{(grid, backend, recipe): (step median seconds, {section: per-step median seconds})} of the imle run results."""
+    """{(grid, backend, recipe, ranks, halo variant name or ""): (step median seconds, {section: per-step median
+    seconds})} of the imle run results."""
     out = {}
     for r in results.values():
         if not common.is_schema(r, "run") or r.get("run", {}).get("solver") != "imle":
@@ -147,29 +187,75 @@ def imle_runs(results):
         g, t = r["run"]["grid"], r["timing"]
         parts = {k: v["per_step"]["median"] for k, v in {**t.get("stages", {}), **t.get("sections", {})}.items()
                  if isinstance(v, dict) and "per_step" in v}
-        out[(f"{g['nx']}x{g['ny']}x{g['nz']}", r["run"]["backend"], r["run"]["recipe"])] = (t["step"]["median"], parts)
+        d = r["run"].get("decomposition") or {}
+        ranks = int(d.get("ranks", 1))
+        halo = variant_name(d["halo"]["variant"]) if ranks > 1 and d.get("halo") else ""
+        out[(f"{g['nx']}x{g['ny']}x{g['nz']}", r["run"]["backend"], r["run"]["recipe"], ranks, halo)] = (
+            t["step"]["median"], parts)
     return out
+
+
+def run_of(runs, grid, backend):
+    """The one-rank run of a grid on a backend, whatever its recipe's name."""
+    return next((v for k, v in runs.items() if k[0] == grid and k[1] == backend and k[3] == 1), None)
+
+
+def cpu_run(runs, grid):
+    """The all-threads CPU run of a grid."""
+    return run_of(runs, grid, "cpu_omp")
 
 
 def liu_solver_speedup(s, study, results, paper, out, all_results):
     runs = imle_runs(results)
     table = []
     for grid in sorted({k[0] for k in runs}, key=lambda g: int(g.split("x")[0])):
-        cpu = runs.get((grid, "cpu_omp", "cpu-omp"))
+        cpu = cpu_run(runs, grid)
         nc = grid.split("x")[0]
         claim_1 = next((p["speedup_vs_12thread_cpu"] for p in paper if p.get("nc") == nc and p.get("gpus") == "1"), "-")
         for recipe in ("paper", "fused"):
-            gpu = runs.get((grid, "cuda", recipe))
+            gpu = runs.get((grid, "cuda", recipe, 1, ""))
             if not gpu:
                 continue
             share = (gpu[1].get("mls", 0) + gpu[1].get("pressure", 0)) / gpu[0] if gpu[0] else None
             table.append([grid, recipe, fmt(cpu[0] * 1e3) if cpu else "-", fmt(gpu[0] * 1e3),
-                          fmt(cpu[0] / gpu[0]) if cpu else "-", claim_1, fmt(100 * share) if share else "-",
-                          "not built (no multi-GPU imle driver)"])
+                          fmt(cpu[0] / gpu[0]) if cpu else "-", claim_1, fmt(100 * share) if share else "-"])
     s.table(["grid (cells)", "GPU recipe", "all CPU threads ms/step", "1 GPU ms/step", "1 GPU speedup",
-             "paper 1 GPU", "MLS + CG % of GPU step", "2-4 GPUs"], table)
+             "paper 1 GPU", "MLS + CG % of GPU step"], table)
     s.p("Paper: " + "; ".join(f"{p['gpus']} GPU(s) at {p['grid_points']}: {p['speedup_vs_12thread_cpu']}x" for p in paper)
         + ". Fixed 100 CG iterations a step on both sides.")
+    liu_gpus(s, runs, paper)
+
+
+def liu_gpus(s, runs, paper):
+    """Fig. 8's 2-GPU columns (two z-slabs, the paper's host-staged halo with and without overlap), 3-4 modelled."""
+    table = []
+    for grid in sorted({k[0] for k in runs if k[3] == 2}, key=lambda g: int(g.split("x")[0])):
+        cpu = cpu_run(runs, grid)
+        nc = grid.split("x")[0]
+        claims = {p.get("gpus"): p["speedup_vs_12thread_cpu"] for p in paper if p.get("nc") == nc}
+        for recipe in ("paper", "fused"):
+            one = runs.get((grid, "cuda", recipe, 1, ""))
+            on, off = (runs.get((grid, "cuda", recipe, 2, h)) for h in ("host_staged_async", "host_staged_sync"))
+            if not (on or off):
+                continue
+
+            def speedup(t):
+                return fmt(cpu[0] / t) if cpu and t else "-"
+            t1, t2 = one[0] if one else None, on[0] if on else None
+            table.append([grid, recipe, fmt(t1 * 1e3) if t1 else "-", fmt(t2 * 1e3) if t2 else "-",
+                          fmt(off[0] * 1e3) if off else "-",
+                          fmt(100 * (off[0] - t2) / off[0]) if off and t2 else "-",
+                          fmt(100 * on[1].get("halo", 0) / t2) if t2 else "-", speedup(t2), claims.get("2", "-"),
+                          speedup(modelled(t1, t2, 3)), claims.get("3", "-"), speedup(modelled(t1, t2, 4)),
+                          claims.get("4", "-")])
+    if not table:
+        return
+    s.p("Two GPUs (measured: two z-slabs, --ranks 2) with the paper's host-staged halo, overlap on (host_staged_async: "
+        "the u* exchange under the interior's move and MLS) and off (host_staged_sync); speedups over all CPU threads. "
+        + MODEL_NOTE)
+    s.table(["grid (cells)", "GPU recipe", "1 GPU ms/step", "2 GPUs ms/step (overlap on)", "overlap off ms/step",
+             "overlap gain %", "halo % of step (on)", "2 GPUs speedup", "paper 2 GPUs", "3 GPUs (modelled)",
+             "paper 3", "4 GPUs (modelled)", "paper 4"], table)
 
 
 BUILDERS = {"liu_cpu_threads": liu_cpu_threads, "liu_stage_speedup": liu_stage_speedup,

@@ -21,7 +21,7 @@ TUNINGS = ["bx16_by16_sz2", "bx8_by8_sz2", "bx16_by8_sz2", "bx64_by4_sz16"]
 FLOPS_PER_POINT = {"momentum": 201, "velocity_bc": 0, "divergence": 8, "pressure": 11, "pressure_bc": 0,
                    "correction": 12, "reduce": 3}
 HALO = ["p2p_sync", "p2p_async_overlap", "host_staged_sync", "nccl", "mpi_host_staged", "mpi_cuda_aware",
-        "shared_memory_copy", "mpi_sendrecv"]
+        "shared_memory_copy", "mpi_sendrecv", "host_staged_async"]
 RECIPES = ["cpu-serial", "cpu-omp", "thibault-global", "thibault-optimal", "modern", "best"]
 CASES = ["cavity", "channel", "taylor_green"]
 # The second solver, listed only (its runs are written like the projection's: the wave's report reads
@@ -179,6 +179,13 @@ def run(o):
                                  "per_step": {"median": t / 8}} for st in FRACSTEP["stages"]}
         timing["sections"] = {"poisson": {"per_call": {"median": t / 24}, "per_step": {"median": t / 8}}}
         fracstep_v2_sections(o, run_record, timing, t)
+    if o.get("solver") == IMLE["name"] and not OLD:  # its 6 stages, pressure and (on ranks) halo: 1/8 each
+        run_record["solver"] = IMLE["name"]
+        timing["stage_order"] = IMLE["stages"]
+        timing["stages"] = {st: {"variant": f"imle/{st}/x", "tuning": "default", "per_call": {"median": t / 8},
+                                 "per_step": {"median": t / 8}} for st in IMLE["stages"]}
+        timing["sections"] = {k: {"per_call": {"median": t / 8}, "per_step": {"median": t / 8}}
+                              for k in ["pressure"] + (["halo"] if ranks > 1 else [])}
     return {
         "schema": "nsbench.run/1" if OLD else "nsbench.run/2", "timestamp": "2026-11-22T00:00:00Z",
         "machine": machine(), "build": build(), "run": run_record, "timing": timing,
@@ -220,8 +227,28 @@ def family_rows(o):
     return rows
 
 
+def imle_stage_rows(o):
+    """imle/ccd (each axis and boundary rule) and imle/mls rows, timed like a run's step (median_for)."""
+    backend = o.get("backend", "cuda")
+    kernels = {"ccd": ["line_thread_1d", "transposed"], "mls": ["two_phase_global", "fused_register"]}
+    rows = []
+    for stage, workloads in (("ccd", [f"{a}_{bc}" for bc in ("dirichlet", "neumann") for a in "xyz"]), ("mls", [""])):
+        for k, name in enumerate(kernels[stage] if backend == "cuda" else [backend]):
+            for w in workloads:
+                med = median_for(o) * (10 if stage == "mls" else 1) / (1 + k)
+                rows.append({"solver": IMLE["name"], "stage": stage, "variant": f"imle/{stage}/{name}",
+                             "tuning": "default", "scheme": w, "median_s": med, "model_bytes": 1e8, "model_flops": 1e9,
+                             "bytes_per_second": 1e8 / med, "flops_per_second": 1e9 / med,
+                             "fraction_of_copy_bandwidth": 1e8 / med / 4e12})
+    return rows
+
+
 def stages(o):
     nx, ny, nz = (int(x) for x in o["grid"].split("x"))
+    if o.get("solver") == IMLE["name"] and not OLD:
+        return {"schema": "nsbench.stages/2", "timestamp": "2026-11-22T00:00:00Z", "grid": {"nx": nx, "ny": ny, "nz": nz},
+                "precision": o.get("precision", "double"), "backend": o.get("backend", "cuda"), "machine": machine(),
+                "build": build(), "rows": imle_stage_rows(o)}
     if str(o.get("stage", "")).startswith(FAMILY + "/"):
         return {"schema": "nsbench.stages/2", "timestamp": "2026-11-22T00:00:00Z", "grid": {"nx": nx, "ny": ny, "nz": nz},
                 "precision": o.get("precision", "double"),

@@ -14,6 +14,9 @@
 // ppe_rhs u_interp's), set at load from the state's u, v, w. A case whose walls move in time (the
 // Taylor-Green box) hands a wall function; the ghosts are then rewritten before each step: u's at t^n,
 // u_star's and u_interp's at t^{n+1} (on a GPU through the host: a validation case, not a timed one).
+//
+// Ranks: a decomposed run's rank holds its z-slab (imle_ranks.hpp: the stored layout, what crosses the
+// cut); the state it loads and saves is its own planes (harness/decomposition.hpp).
 #pragma once
 
 #include <cmath>
@@ -45,10 +48,12 @@ class ImleSolver final : public Solver<T> {
  public:
   static std::vector<std::string> state_names() { return {"u", "v", "w", "p"}; }
 
+  // g: the whole grid; rank: this rank of a decomposed run (null: one rank).
   ImleSolver(const Grid& g, const ImleParameters& prm, const ResolvedRecipe& r, const SolverOptions& o,
-             ImleWallFunction walls)
-      : grid_(g), prm_(prm), walls_(std::move(walls)), method_(imle_poisson_method(o)),
-        fields_(g.padded_points(), r.backend == Backend::cuda),
+             ImleWallFunction walls, const RankContext* rank = nullptr)
+      : layout_(rank && rank->decomposed() ? ImleLayout::of(g, rank->slab()) : ImleLayout::whole(g)),
+        grid_(layout_.own), prm_(prm), walls_(std::move(walls)), method_(imle_poisson_method(o)),
+        fields_(layout_.store.padded_points(), r.backend == Backend::cuda),
         pressure_(make_poisson_method<T>(method_, {o.jacobi_iterations, o.jacobi_tol, o.check_every,
                                                    o.poisson_kernels, o.jacobi_tol > 0})) {
     if (o.scheme != TimeScheme::euler)
@@ -61,12 +66,20 @@ class ImleSolver final : public Solver<T> {
     k.mls = choice("mls"), k.ppe_rhs = choice("ppe_rhs"), k.correct = choice("correct");
     for (const std::string& stage : imle_stages()) variant_ids_.push_back(r[stage].variant->id());
     variant_ids_.push_back("pressure/" + method_);  // the sections' order
-    step_ = std::make_unique<ImleStep<T>>(g, prm, fields_, k, Exec{r.backend, o.threads, stream_, nullptr, 0},
-                                          *pressure_, [this](int section, bool begin) { bracket(section, begin); });
+    variant_ids_.push_back(rank && rank->halo ? rank->halo->id() : "halo/none");
+    const Exec exec{r.backend, o.threads, stream_, nullptr, 0};
+    if (layout_.decomposed()) {
+      ranks_ = std::make_unique<ImleRanks<T>>(*rank, layout_, exec);
+      ranks_->attach_velocity(
+          {own_view("u_star"), own_view("v_star"), own_view("w_star"), own_view("w_interp")});
+    }
+    step_ = std::make_unique<ImleStep<T>>(layout_, prm, fields_, k, exec, *pressure_,
+                                          [this](int section, bool begin) { bracket(section, begin); }, ranks_.get());
   }
   ~ImleSolver() override {
     step_.reset();
     pressure_.reset();  // its workspaces may use the stream
+    ranks_.reset();     // its halo exchanges too
     if (stream_) device::stream_destroy(stream_);
   }
   ImleSolver(const ImleSolver&) = delete;
@@ -81,20 +94,26 @@ class ImleSolver final : public Solver<T> {
   void load(const HostState<T>& s) override {
     const std::vector<T> zero(grid_.padded_points(), T(0));
     for (const std::string& name : imle_field_names())  // no field starts as whatever the allocator left
-      fields_.upload(name, s.has(name) ? s.field(name) : zero);
+      upload(name, s.has(name) ? s.field(name) : zero);
     const char* vel[3] = {"u", "v", "w"};
     const char* copies[3][2] = {{"u_star", "u_interp"}, {"v_star", "v_interp"}, {"w_star", "w_interp"}};
     for (int c = 0; c < 3; ++c)  // the walls' velocity in every velocity field's ghosts
-      for (const char* name : copies[c]) fields_.upload(name, s.field(vel[c]));
+      for (const char* name : copies[c]) upload(name, s.field(vel[c]));
     step_index_ = s.step;
     time_ = s.time;
     sync();
     monitored_ = s;
+    // A neighbour that loads faster must not push its first halo into arrays this rank is still loading.
+    if (ranks_) ranks_->comm().barrier();
   }
   HostState<T> save() const override {
     sync();
     HostState<T> s{grid_, {}, step_index_, time_};
-    for (const std::string& name : state_names()) s.fields.emplace_back(name, fields_.buffer(name).download());
+    for (const std::string& name : state_names()) {
+      const std::vector<T> stored = fields_.buffer(name).download();
+      const auto first = stored.begin() + std::ptrdiff_t(layout_.own_offset());
+      s.fields.emplace_back(name, std::vector<T>(first, first + std::ptrdiff_t(grid_.padded_points())));
+    }
     return s;
   }
 
@@ -126,7 +145,8 @@ class ImleSolver final : public Solver<T> {
     }
     const double elapsed = now.time - monitored_.time;
     monitored_ = std::move(now);
-    return std::sqrt(sum / (3.0 * grid_.interior_points())) / elapsed;
+    if (ranks_) sum = ranks_->comm().allreduce_sum(sum);
+    return std::sqrt(sum / (3.0 * layout_.global.interior_points())) / elapsed;
   }
 
   // The last pressure solve (iterations, residual, its history in tolerance mode) and the largest
@@ -161,8 +181,18 @@ class ImleSolver final : public Solver<T> {
     }
   }
   // ccd: 3 axes x 3 components (diffusion) + 3 (pressure gradient); predict and correct per component.
+
+  // The velocity halo: u*, v*, w* once a step and w_interp once (2 calls), each plane sent to each
+  // neighbour: the mean bytes a call a rank sends.
+  double halo_bytes_per_call(int section) const override {
+    if (section != ImleStep<T>::kHalo || !ranks_) return 0;
+    return (3 + 1) / 2.0 * (layout_.lo + layout_.hi) * double(plane_elems(grid_)) * sizeof(T);
+  }
+  nlohmann::json halo_description() const override { return ranks_ ? ranks_->describe() : nlohmann::json::object(); }
+  // Per step: the two velocity exchanges.
   double calls_per_step(int section) const override {
     using S = ImleStep<T>;
+    if (section == S::kHalo) return ranks_ ? 2 : 0;
     return section == S::kCcd ? 12 : section == S::kPredict || section == S::kCorrect ? 3 : 1;
   }
 
@@ -196,6 +226,14 @@ class ImleSolver final : public Solver<T> {
     for (int c = 0; c < 3; ++c)
       for (int f = 0; f < 3; ++f) set_ghosts(names[c][f], c, f == 0 ? time_ : time_ + prm_.dt);
   }
+  T* own_view(const std::string& name) const { return fields_[name] + layout_.own_offset(); }
+  // A field of the own planes (padded) into its place in the stored planes.
+  void upload(const std::string& name, const std::vector<T>& own) {
+    if (!layout_.decomposed()) return fields_.upload(name, own);
+    std::vector<T> stored(layout_.store.padded_points(), T(0));
+    std::copy(own.begin(), own.end(), stored.begin() + std::ptrdiff_t(layout_.own_offset()));
+    fields_.upload(name, stored);
+  }
   void set_ghosts(const char* name, int c, double t) {
     sync();
     std::vector<T> h = fields_.buffer(name).download();
@@ -211,12 +249,14 @@ class ImleSolver final : public Solver<T> {
     fields_.upload(name, h);
   }
 
-  Grid grid_;
+  ImleLayout layout_;
+  Grid grid_;  // the own planes
   ImleParameters prm_;
   ImleWallFunction walls_;
   std::string method_;
   FieldSet<T> fields_;
   std::unique_ptr<PoissonMethod<T>> pressure_;
+  std::unique_ptr<ImleRanks<T>> ranks_;  // several ranks: the exchanges and the z-line gather
   std::unique_ptr<ImleStep<T>> step_;
   std::vector<std::string> variant_ids_;  // NVTX names by section
   std::vector<std::unique_ptr<NvtxRange>> ranges_;

@@ -104,13 +104,13 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
   }
   template <class T>
   std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
-    if (ctx && ctx->decomposed())
-      throw std::runtime_error("imle: one rank so far (the multi-GPU z-slab driver, its halo and the CC-CCD z-gather "
-                               "are not built)");
+    if (ctx && ctx->decomposed() && case_ == ImleCase::taylor_green)
+      throw std::runtime_error("imle: taylor_green runs on one rank (its moving walls are rewritten through the host "
+                               "on the whole grid); the cavity runs on several");
     ImleWallFunction walls;
     if (case_ == ImleCase::taylor_green)
       walls = [nu = prm_.nu](int c, double x, double, double z, double t) { return taylor_green_u(c, x, z, t, nu); };
-    return std::make_unique<ImleSolver<T>>(grid_, prm_, r, o, walls);
+    return std::make_unique<ImleSolver<T>>(grid_, prm_, r, o, walls, ctx);
   }
   template <class T>
   nlohmann::json check(const HostState<T>& s, bool) const {
@@ -131,7 +131,10 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions&) const {
-    return ImleSolver<T>::device_bytes(g);
+    if (g.nz == grid_.nz) return ImleSolver<T>::device_bytes(g);
+    Grid stored = g;  // a rank's slab: at most one neighbour plane on each side, and the z-gather's six
+    stored.nz += 2;   // whole-grid arrays (imle_ranks.hpp)
+    return ImleSolver<T>::device_bytes(stored) + 6 * grid_.padded_points() * sizeof(T);
   }
   template <class T>
   std::vector<std::string> output(const HostState<T>& s, const std::string& dir, const std::string& tag) const {
@@ -195,7 +198,7 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
 const SolverRegistrar reg{SolverDef{
     .name = "imle",
     .description = "Liu, Wu, Kao & Sheu 2019: IMLE (CC-CCD sixth-order diffusion, Lagrangian move, MLS back to the "
-                   "grid, PPE by CG, CC-CCD gradient), cell-centred, walls; one rank (--solver imle)",
+                   "grid, PPE by CG, CC-CCD gradient), cell-centred, walls; z-slabs over ranks (--solver imle)",
     .cases = {"cavity", "taylor_green"},
     .sections = ImleStep<double>::sections(),
     .stages = imle_stages(),

@@ -16,6 +16,10 @@
 //                                       check_every (the iterations past the stop still run, as no-ops).
 // Signs: stage_call.hpp.
 //
+// On a rank's slab (PoissonEquation::ranks) every sum is summed over the ranks on the host before it is
+// read (iterative.hpp: two host round trips an iteration, as the paper's per-GPU cuBLAS dots), and p's cut
+// ghost planes are exchanged after every direction (the paper's one halo exchange an iteration).
+//
 // On a uniform grid D is constant away from the faces, so pcg's iterates differ from cg's only through
 // the boundary rows (a neumann or dirichlet face changes D there).
 #include <algorithm>
@@ -42,19 +46,22 @@ class ConjugateGradients final : public PoissonMethod<T> {
     const PoissonEquation<T> e = system.equation();
     if (!stages_) {
       check_reachable_tolerance<T>(e.grid, s_.tolerance, precondition_ ? "pcg" : "cg");
-      stages_ = std::make_unique<PoissonStages<T>>(s_, e, 3);  // r, p, q
+      stages_ = std::make_unique<PoissonStages<T>>(s_, e, 3, true);  // r, p, q
+      if (stages_->ranks()) stages_->ranks()->attach({e.p, stages_->vector(1)});  // x and p: their ghosts are read
     }
     PoissonStages<T>& st = *stages_;
     const SolveClock clock;
     PoissonCall<T> c = poisson_call(e);
     const SolveStart<T> start = start_solve(st, c, kPq);
-    const double points = double(e.grid.interior_points());
+    const double points = st.points();
     c.rhs_shift = start.rhs_shift;
     c.precondition = precondition_;
     c.r = st.vector(0), c.p = st.vector(1), c.q = st.vector(2);
     st.run("faces", c);  // the guess's ghosts
+    st.exchange(c.x);
     c.out = st.scalar(rz_slot(0));
     st.run("residual", c);  // r = b - L x; r.r into slot rz_slot(0), read only at checks
+    st.sum(rz_slot(0), 1, c.exec);
     PoissonReport r;
     const double rhs = std::max(start.rhs_rms, 1e-300);
     r.absolute_residual = std::sqrt(st.read(rz_slot(0), c.exec) / points);
@@ -68,8 +75,10 @@ class ConjugateGradients final : public PoissonMethod<T> {
     c.rz = zero, c.pq = st.scalar(kPq), c.out = st.scalar(rz_slot(0));
     set_scalar(st, st.scalar(kPq), 1.0, c.exec);
     st.run("cg_update", c);  // alpha = 0: rz into rz_slot(0)
+    st.sum(rz_slot(0), 2, c.exec);
     c.rz = st.scalar(rz_slot(0)), c.rz_prev = nullptr;
     st.run("cg_direction", c);
+    st.exchange(c.p);
     const bool on_device = device_check_ && tolerance;
     if (on_device) {  // running, no iteration counted; cg_update reads the flag from here on
       set_scalar(st, st.scalar(kStop), 0.0, c.exec);
@@ -80,8 +89,10 @@ class ConjugateGradients final : public PoissonMethod<T> {
       const int now = (it - 1) % 2, next = it % 2;
       c.out = st.scalar(kPq);
       st.run("apply_dot", c);
+      st.sum(kPq, 1, c.exec);
       c.rz = st.scalar(rz_slot(now)), c.pq = st.scalar(kPq), c.out = st.scalar(rz_slot(next));
       st.run("cg_update", c);
+      st.sum(rz_slot(next), 2, c.exec);
       c.rz = st.scalar(rz_slot(next)), c.rz_prev = st.scalar(rz_slot(now));
       if (on_device) {
         c.out = st.scalar(kStop);
@@ -99,7 +110,7 @@ class ConjugateGradients final : public PoissonMethod<T> {
         if (s_.record_history) r.history.push_back({it, clock.seconds(), r.relative_residual});
         if (stopped || (!on_device && tolerance && r.relative_residual <= s_.tolerance)) break;
       }
-      if (it < s_.iterations) st.run("cg_direction", c);
+      if (it < s_.iterations) st.run("cg_direction", c), st.exchange(c.p);
     }
     return finish(st, c, r);
   }

@@ -6,6 +6,10 @@
 // (rhs_shift, so the equation is compatible) and the solution's interior mean is set to zero on return
 // (the faces stage's shift). Tolerances: RMS(rhs_scale (rhs - rhs_shift) - L p) over
 // RMS(rhs_scale (rhs - rhs_shift)), interior points.
+//
+// Ranks (cg, pcg on a rank's slab: PoissonEquation::ranks): every sum a stage writes is summed over the
+// ranks by sum() before anything reads it (so the scalars on the device are the whole grid's), means
+// and RMS divide by the whole grid's points, and the solution's cut ghost planes are exchanged.
 #pragma once
 
 #include <chrono>
@@ -31,11 +35,14 @@ inline std::string tuning_part(const std::string& choice) {
 template <class T>
 class PoissonStages {
  public:
-  PoissonStages(const PoissonSettings& s, const PoissonEquation<T>& e, int work_vectors)
-      : settings_(s), backend_(e.exec.backend), vectors_(e.grid.padded_points(), e.exec.backend == Backend::cuda) {
-    if (e.decomposed)
-      throw std::invalid_argument("the iterative Poisson methods (rbsor, cg, pcg) solve on one rank; this equation is a "
-                                  "rank's slab of a decomposed grid");
+  // rank_aware: the method calls sum() and exchanges (cg, pcg), so it may take a decomposed equation.
+  PoissonStages(const PoissonSettings& s, const PoissonEquation<T>& e, int work_vectors, bool rank_aware = false)
+      : settings_(s), backend_(e.exec.backend), vectors_(e.grid.padded_points(), e.exec.backend == Backend::cuda),
+        ranks_(e.decomposed ? e.ranks : nullptr), points_(e.grid.interior_points()) {
+    if (e.decomposed && !(rank_aware && e.ranks))
+      throw std::invalid_argument("this iterative Poisson method solves on one rank (cg and pcg also on a solver's "
+                                  "ranks); this equation is a rank's slab of a decomposed grid");
+    if (ranks_) points_ = ranks_->global_points();
     if (work_vectors > kMaxVectors) throw std::logic_error("PoissonStages: at most 3 work vectors");
     for (int v = 0; v < work_vectors; ++v) {
       vectors_.add(kVectorNames[v]);
@@ -101,6 +108,23 @@ class PoissonStages {
     }
     return out;
   }
+  // Slots i .. i+n-1, written by the last stage on this rank, summed over the ranks in place (the
+  // paper's host-side reduction of per-GPU dots; synchronises). One rank: nothing to do.
+  void sum(int i, int n, const Exec& exec) {
+    if (!ranks_) return;
+    double v[kScalars];
+    if (gpu()) device::stream_sync(exec.stream), device::copy_to_host(v, scalars_ + i, std::size_t(n) * sizeof(double));
+    else std::copy(scalars_ + i, scalars_ + i + n, v);
+    for (int k = 0; k < n; ++k) v[k] = ranks_->sum(v[k]);
+    if (gpu()) device::copy_to_device(scalars_ + i, v, std::size_t(n) * sizeof(double));
+    else std::copy(v, v + n, scalars_ + i);
+  }
+  // The exchange of a vector's cut ghost planes (one rank: nothing to do).
+  void exchange(T* vector) {
+    if (ranks_) ranks_->exchange(vector);
+  }
+  PoissonRanks<T>* ranks() const { return ranks_; }
+  double points() const { return points_; }  // interior cells of the whole grid
   // Sums written by the last stage into scalars(i..i+1), read back (synchronises).
   double read(int i, const Exec& exec) {
     if (!gpu()) return scalars_[i];
@@ -118,6 +142,8 @@ class PoissonStages {
   double* scalars_ = nullptr;
   void* scratch_ = nullptr;  // the reductions' partials and library storage, where the equation brings none
   double host_scalars_[kScalars] = {};
+  PoissonRanks<T>* ranks_;
+  double points_;
 };
 
 // A call for equation e: its grid, faces, coefficients, arrays and execution.
@@ -143,12 +169,14 @@ struct SolveStart {
 };
 template <class T>
 SolveStart<T> start_solve(PoissonStages<T>& st, PoissonCall<T> c, int slot) {
-  const double points = double(c.grid.interior_points());
+  const double points = st.points();
   c.a = c.rhs, c.b = nullptr, c.out = st.scalar(slot);
   st.run("dot", c);
+  st.sum(slot, 1, c.exec);
   const double mean = st.read(slot, c.exec) / points;
   c.b = c.rhs;
   st.run("dot", c);
+  st.sum(slot, 1, c.exec);
   const double mean_square = st.read(slot, c.exec) / points;
   SolveStart<T> s;
   const bool singular = c.faces.singular();
@@ -166,9 +194,11 @@ void finish_solve(PoissonStages<T>& st, PoissonCall<T> c, int slot) {
   if (c.faces.singular()) {
     c.a = c.x, c.b = nullptr, c.out = st.scalar(slot);
     st.run("dot", c);
-    c.shift = T(st.read(slot, c.exec) / double(c.grid.interior_points()));
+    st.sum(slot, 1, c.exec);
+    c.shift = T(st.read(slot, c.exec) / st.points());
   }
   st.run("faces", c);
+  st.exchange(c.x);
 }
 
 // Seconds since a solve began, for the residual history (taken where a check has synchronised).

@@ -72,6 +72,21 @@ struct SolvePhases {
   }
 };
 
+// What a method that solves on a rank's slab of a z-slab decomposition (cg, pcg) asks of the solver that
+// owns the ranks: sums over every rank (the dot products) and the exchange of a vector's cut ghost planes.
+// A cut z face is handed to the method as periodic (its ghosts read as interior neighbours: the
+// operator's and the diagonal's interior rows; ghost writes there are then overwritten by exchange()).
+template <class T>
+class PoissonRanks {
+ public:
+  virtual ~PoissonRanks() = default;
+  // The arrays exchange() will be given, the same on every rank (called once, by every rank).
+  virtual void attach(const std::vector<T*>& vectors) = 0;
+  virtual void exchange(T* vector) = 0;   // its cut ghost planes from the neighbours' edge planes
+  virtual double sum(double x) = 0;       // over the ranks, in rank order
+  virtual double global_points() const = 0;  // interior cells of the whole grid
+};
+
 // The equation a solver hands a method (pointers into the solver's own fields, on its backend).
 template <class T>
 struct PoissonEquation {
@@ -82,6 +97,7 @@ struct PoissonEquation {
   T rhs_scale = 1;          // the equation's right-hand side is rhs_scale * rhs
   Exec exec;                // backend, threads, stream, reduction scratch
   bool decomposed = false;  // a rank's slab of a larger grid: a method without rank support refuses it
+  PoissonRanks<T>* ranks = nullptr;  // with decomposed: the other ranks, for the methods that support them
   // A stretched y: the ny + 1 face positions (host memory, the solver's). Only fft2_tridiag reads them
   // (fft refuses them); the solvers that set them (fracstep) allow no other method.
   const double* y_faces = nullptr;
