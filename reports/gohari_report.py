@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import fmt  # noqa: E402
 from report_page import verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
+from gohari_profile import gohari_profile  # noqa: E402
 
 
 def _group(results, group):
@@ -220,4 +221,5 @@ def gohari_checks(s, study, results, paper, out, all_results):
         "I_x the integral of y omega over the fluid (harness/solvers/streamvort/geometry.hpp has both derivations).")
 
 
-BUILDERS = {"gohari_grid": gohari_grid, "gohari_flow": gohari_flow, "gohari_checks": gohari_checks}
+BUILDERS = {"gohari_grid": gohari_grid, "gohari_flow": gohari_flow, "gohari_checks": gohari_checks,
+            "gohari_profile": gohari_profile}

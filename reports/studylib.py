@@ -43,7 +43,7 @@ COMMANDS = {"run", "stages", "bandwidth"}
 OPTIONS = {
     "run": {"case", "grid", "re", "dt", "safety", "gamma", "scheme", "backend", "threads", "precision", "recipe",
             "stage", "steps", "warmup", "jacobi-iterations", "jacobi-tol", "check-every", "launch", "ranks", "halo",
-            "no-check", "until-steady", "steady-tol", "poisson", "solver", "case-param"},
+            "no-check", "until-steady", "steady-tol", "poisson", "solver", "case-param", "profile", "profile-steps"},
     "stages": {"grid", "precision", "stage", "variant", "tuning", "samples", "warmup", "backend", "threads", "solver"},
     "bandwidth": {"samples", "max-mib"},
 }
@@ -52,7 +52,7 @@ REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling"
 REPORTS |= {"tridiag_bandwidth", "fracstep_step_time"}  # reports/ha.py
 REPORTS |= {"liu_cpu_threads", "liu_stage_speedup", "liu_solver_speedup"}  # reports/liu2019.py
 REPORTS |= {"kemal_techniques", "kemal_routines", "kemal_ranks"}  # reports/kemal_report.py
-REPORTS |= {"gohari_grid", "gohari_flow", "gohari_checks"}  # reports/gohari_report.py
+REPORTS |= {"gohari_grid", "gohari_flow", "gohari_checks", "gohari_profile"}  # reports/gohari_report.py
 REPORTS |= {"urban_block_shapes", "urban_speedup", "cube_refinement", "urban_per_gpu"}  # reports/urban.py
 REPORTS |= {"poisson_time_to_tolerance"}  # reports/poisson_report.py
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
