@@ -262,6 +262,10 @@ TEST(Tuning, ParsesNames) {
   EXPECT_EQ(t.pf, 0);
   EXPECT_EQ(t.mb, 0);
   EXPECT_EQ(parse_tuning("bx64_by4_sz32_mb3").mb, 3);
+  EXPECT_EQ(parse_tuning("b256").co, -1);  // no carve-out preference unless named
+  EXPECT_EQ(parse_tuning("b256_co0").co, 0);
+  EXPECT_EQ(parse_tuning("b256_co100").bx, 256);
+  EXPECT_THROW(parse_tuning("b256_co101"), std::runtime_error);
   EXPECT_THROW(parse_tuning("bx16_qq3"), std::runtime_error);
   EXPECT_THROW(parse_tuning("bxx"), std::runtime_error);
 }

@@ -43,7 +43,8 @@ GOHARI_VARIANTS = ([("streamvort", "stream", n) for n in ("global_2d", "global_1
                                                           "shared_1d_block_atomic", "shared_1d_buffer")]
                    + [("streamvort", "vorticity", n) for n in ("global_2d", "global_1d", "shared_1d", "shared_tile_2d")]
                    + [("streamvort", "boundary", "global_1d"), ("ogrid", "sweep", "global_2d"), ("ogrid", "sweep", "shared_1d")])
-GOHARI_TUNINGS = ["bx16_by16", "bx16_by8", "bx8_by8", "bx32_by4", "bx32_by8", "b256", "b128", "b512"]
+GOHARI_TUNINGS = ["bx16_by16", "bx16_by8", "bx8_by8", "bx32_by4", "bx32_by8", "b256", "b128", "b512", "b256_co0",
+                  "b256_co50", "b256_co100"]
 # The Poisson family's solver and methods (mg and fft by their developers), listed only.
 POISSON_CASES = ["poisson_manufactured", "poisson_manufactured_dirichlet", "poisson_manufactured_periodic",
                  "poisson_manufactured_mixed", "poisson_random"]
