@@ -21,6 +21,10 @@ const std::vector<std::string>& counter_metrics() {
       "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
       "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
       "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+      // Gohari et al.'s profiler figures (seed 004 notes Sec. 6.4): shared bank conflicts, DRAM % of peak
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+      "dram__throughput.avg.pct_of_peak_sustained_elapsed",
   };
   return m;
 }

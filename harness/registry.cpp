@@ -188,8 +188,10 @@ Tuning parse_tuning(const std::string& name) {
     else if (part.rfind("mb", 0) == 0) t.mb = number(2);
     else if (part.rfind("b", 0) == 0) t.bx = number(1);
     else if (part.rfind("w", 0) == 0) t.w = number(1);
+    else if (part.rfind("co", 0) == 0) t.co = number(2);
     else if (part != "default") throw std::runtime_error("bad tuning name '" + name + "': unknown part '" + part + "'");
   }
+  if (t.co > 100) throw std::runtime_error("bad tuning name '" + name + "': co is a percentage (0 to 100)");
   return t;
 }
 

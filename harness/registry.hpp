@@ -113,7 +113,7 @@ struct Registrar {
   explicit Registrar(Variant v) { Registry::instance().add(std::move(v)); }
 };
 
-// Tuning names are "bx16_by8_sz2" style; parse_tuning fills bx, by, sz, pf, mb from such a name.
+// Tuning names are "bx16_by8_sz2" style; parse_tuning fills bx, by, sz, pf, mb, b, w, co from such a name.
 Tuning parse_tuning(const std::string& name);
 std::vector<Tuning> tunings_2d(std::initializer_list<std::pair<int, int>> shapes, int sz);
 

@@ -32,6 +32,8 @@ struct Tuning {
   int pf = 0;          // levels a copy pipeline loads ahead of the one being computed (bulk-copy variants)
   int mb = 0;          // blocks per SM the kernel is compiled to fit (__launch_bounds__); 0 = no request
   int w = 0;           // a relaxation factor in hundredths (SOR's omega: w190 = 1.90); 0 = none
+  int co = -1;         // shared-memory carve-out preference, % of the unified L1/shared memory (co0: most L1,
+                       // co100: most shared); -1 = none, the driver's choice
   // Where some of these values are template parameters (a block shape, a copy depth, a register cap),
   // the compiled instance this tuning runs, chosen once at registration; null where the variant reads
   // every value at run time. Every copy of the tuning (a recipe's, a call's) carries it.
@@ -86,7 +88,7 @@ struct TuningInstance {
 };
 
 // The axes a tuning name may use, in their spelling order.
-inline constexpr const char* kTuningAxes[] = {"bx", "by", "sz", "pf", "mb", "b", "w"};
+inline constexpr const char* kTuningAxes[] = {"bx", "by", "sz", "pf", "mb", "b", "w", "co"};
 
 // Device scratch every GPU solver and benchmark hands its reductions (per-block partials, CUB temp).
 constexpr std::size_t kReduceScratchBytes = std::size_t(64) << 20;

@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import fmt  # noqa: E402
 from report_page import verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
+from gohari_profile import gohari_profile  # noqa: E402
 
 
 def _group(results, group):
@@ -184,7 +185,9 @@ def _ablation_table(s, results):
     if rows:
         s.p("Ablations (notes Sec. 6.1), each one stage of the present recipe overridden: 1D global only "
             "(module 1 alone), 2D with a shared tile (module 2 alone), 2D with bx = 32, the residual by atomics or a "
-            "per-block buffer instead of the last-block pattern, and the block size B.")
+            "per-block buffer instead of the last-block pattern, the block size B, and the shared-memory carve-out "
+            "(tuning co: the % of the unified L1/shared memory preferred for shared memory, per launch; co0 is the "
+            "paper's PreferL1).")
         s.table(["grid", "stream variant", "tuning", "us/sweep", "% of copy", "ms/step"], rows)
 
 
@@ -220,4 +223,39 @@ def gohari_checks(s, study, results, paper, out, all_results):
         "I_x the integral of y omega over the fluid (harness/solvers/streamvort/geometry.hpp has both derivations).")
 
 
-BUILDERS = {"gohari_grid": gohari_grid, "gohari_flow": gohari_flow, "gohari_checks": gohari_checks}
+def sweep_contraction(r):
+    """The stream solve's contraction a sweep in the run's last step: (last / first residual)^(1 / (S - 1))."""
+    c, s = r.get("checks", {}), r["run"].get("jacobi", {}).get("iterations", 0)
+    first, last = c.get("stream_residual_first_sweep"), c.get("stream_residual_last_sweep")
+    return (last / first) ** (1 / (s - 1)) if first and last and s > 1 else None
+
+
+def gohari_sor_omega(s, study, results, paper, out, all_results):
+    """SOR's omega measured: per grid and omega the last step's first and last stream residuals and the contraction
+    a sweep (no times: a step's time does not depend on omega); over-relaxed Jacobi at the same sweeps beside; per grid the omega whose last
+    sweep changes psi least marked best."""
+    runs = sorted(results.values(), key=lambda r: (_nodes(_grid(r)), r["run"].get("poisson_method", ""),
+                                                   r["run"].get("sor_omega", 0)))
+    best = {}  # per grid: (the last sweep's change, omega), the smallest (the same problem and S for every omega)
+    for r in runs:
+        last = r.get("checks", {}).get("stream_residual_last_sweep")
+        if r["run"].get("poisson_method") == "sor" and last is not None and last < best.get(_grid(r), (1e300, None))[0]:
+            best[_grid(r)] = (last, r["run"]["sor_omega"])
+    rows = []
+    for r in runs:
+        sor = r["run"].get("poisson_method") == "sor"
+        k, c = sweep_contraction(r), r.get("checks", {})
+        is_best = sor and best.get(_grid(r), (None, None))[1] == r["run"].get("sor_omega")
+        rows.append([_grid(r), "SOR (4 colours)" if sor else "Jacobi (w = 1)", fmt(r["run"].get("sor_omega")) if sor else "-",
+                     str(r["run"]["jacobi"]["iterations"]), fmt(c.get("stream_residual_first_sweep")),
+                     fmt(c.get("stream_residual_last_sweep")), fmt(k), "best" if is_best else ""])
+    s.table(["grid (xi x eta x 1)", "method", "omega", "sweeps a step", "first sweep's max |change|",
+             "last sweep's", "contraction a sweep", ""], rows)
+    s.p("Contraction a sweep = (last / first)^(1/(S - 1)) in the run's last step (smaller converges faster); best: "
+        "the smallest last change on the grid. The "
+        "residual is the largest change a sweep makes, so it measures what the sweeps still change, not the "
+        "distance to the solution.")
+
+
+BUILDERS = {"gohari_grid": gohari_grid, "gohari_flow": gohari_flow, "gohari_checks": gohari_checks,
+            "gohari_profile": gohari_profile, "gohari_sor_omega": gohari_sor_omega}

@@ -262,6 +262,10 @@ TEST(Tuning, ParsesNames) {
   EXPECT_EQ(t.pf, 0);
   EXPECT_EQ(t.mb, 0);
   EXPECT_EQ(parse_tuning("bx64_by4_sz32_mb3").mb, 3);
+  EXPECT_EQ(parse_tuning("b256").co, -1);  // no carve-out preference unless named
+  EXPECT_EQ(parse_tuning("b256_co0").co, 0);
+  EXPECT_EQ(parse_tuning("b256_co100").bx, 256);
+  EXPECT_THROW(parse_tuning("b256_co101"), std::runtime_error);
   EXPECT_THROW(parse_tuning("bx16_qq3"), std::runtime_error);
   EXPECT_THROW(parse_tuning("bxx"), std::runtime_error);
 }
@@ -445,6 +449,9 @@ TEST(Profile, MetricNamesAreNsightComputeNames) {
   const auto& m = profile::counter_metrics();
   EXPECT_NE(std::find(m.begin(), m.end(), "dram__bytes_read.sum"), m.end());
   EXPECT_NE(std::find(m.begin(), m.end(), "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), m.end());
+  // the profiler-figure study of Gohari et al. reads these (reports/gohari_profile.py)
+  EXPECT_NE(std::find(m.begin(), m.end(), "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), m.end());
+  EXPECT_NE(std::find(m.begin(), m.end(), "dram__throughput.avg.pct_of_peak_sustained_elapsed"), m.end());
 }
 
 TEST(Profile, WithoutAGpuThePassesSayWhy) {

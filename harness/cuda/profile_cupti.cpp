@@ -8,6 +8,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
@@ -186,12 +187,18 @@ class CuptiCounters final : public CounterPass {
     check(cuptiProfilerHostInitialize(&host), "cuptiProfilerHostInitialize");
     host_ = host.pHostObject;
 
-    for (const std::string& m : counter_metrics()) names_.push_back(m.c_str());
-    auto add = NSB_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-    add.pHostObject = host_;
-    add.ppMetricNames = names_.data();
-    add.numMetrics = names_.size();
-    check(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+    // One metric at a time, so that a name this chip or CUPTI does not know costs that metric alone
+    // (the report then shows what the others measured) rather than the whole pass.
+    for (const std::string& m : counter_metrics()) {
+      const char* name = m.c_str();
+      auto add = NSB_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+      add.pHostObject = host_;
+      add.ppMetricNames = &name;
+      add.numMetrics = 1;
+      if (const CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add); r == CUPTI_SUCCESS) names_.push_back(name);
+      else std::fprintf(stderr, "nsbench: counter %s not collected: %s\n", name, cupti_message(r).c_str());
+    }
+    if (names_.empty()) throw std::runtime_error("CUPTI accepted none of the counter metrics");
     auto size = NSB_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
     size.pHostObject = host_;
     check(cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
@@ -289,10 +296,10 @@ class CuptiCounters final : public CounterPass {
       check(cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
       double t = 0;
       for (std::size_t m = 0; m < names_.size(); ++m)
-        if (counter_metrics()[m] == "gpu__time_duration.sum") t = values[m];
+        if (std::string(names_[m]) == "gpu__time_duration.sum") t = values[m];
       weighted_time += t;
       for (std::size_t m = 0; m < names_.size(); ++m) {
-        const std::string& n = counter_metrics()[m];
+        const std::string n = names_[m];
         if (n.ends_with(".sum")) rec.metrics[n] += values[m];
         else weighted[n] += values[m] * t;
       }

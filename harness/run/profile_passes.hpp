@@ -81,7 +81,10 @@ inline json profile_report(json profiled, const json& stages) {
       const json& m = c["median_per_call"];
       for (const char* key : {"lts__t_sector_hit_rate.pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
                               "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-                              "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"})
+                              "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                              "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                              "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                              "dram__throughput.avg.pct_of_peak_sustained_elapsed"})
         if (m.contains(key)) row[key] = m[key];
     }
     per_stage[name] = row;

@@ -43,7 +43,8 @@ GOHARI_VARIANTS = ([("streamvort", "stream", n) for n in ("global_2d", "global_1
                                                           "shared_1d_block_atomic", "shared_1d_buffer")]
                    + [("streamvort", "vorticity", n) for n in ("global_2d", "global_1d", "shared_1d", "shared_tile_2d")]
                    + [("streamvort", "boundary", "global_1d"), ("ogrid", "sweep", "global_2d"), ("ogrid", "sweep", "shared_1d")])
-GOHARI_TUNINGS = ["bx16_by16", "bx16_by8", "bx8_by8", "bx32_by4", "bx32_by8", "b256", "b128", "b512"]
+GOHARI_TUNINGS = ["bx16_by16", "bx16_by8", "bx8_by8", "bx32_by4", "bx32_by8", "b256", "b128", "b512", "b256_co0",
+                  "b256_co50", "b256_co100"]
 # The Poisson family's solver and methods (mg and fft by their developers), listed only.
 POISSON_CASES = ["poisson_manufactured", "poisson_manufactured_dirichlet", "poisson_manufactured_periodic",
                  "poisson_manufactured_mixed", "poisson_random"]
@@ -137,6 +138,47 @@ def stage_timings(t, n):
     return stages
 
 
+# The recipes' variants of the Gohari solvers (their recipes.json), so that reports can read the stages.
+GOHARI_RECIPE_VARIANTS = {"regular": ("global_2d", "bx16_by16"), "present": ("shared_1d", "b256")}
+FAKE_COUNTERS = os.environ.get("FAKE_NSBENCH_COUNTERS") == "1"
+
+
+def gohari_stages(o, t, n):
+    """A streamvort or ogrid run: its own stages, each 1/8 of the step a call (stream 20 calls, 1/40 each)."""
+    g = next(g for g in GOHARI if o.get("case") in g["cases"])
+    name, tuning = GOHARI_RECIPE_VARIANTS.get(o.get("recipe"), ("cpu_serial", "default"))
+    stages = {}
+    for st in g["stages"]:
+        calls = 20 if st == "stream" else 1
+        stages[st] = {"variant": f"{g['name']}/{st}/{name}", "tuning": tuning, "calls_per_step": calls,
+                      "model": {"points": n, "bytes": 32.0 * n, "flops": 10.0 * n},
+                      "per_call": {"median": t / 8 / calls}, "per_step": {"median": t / 8}}
+    return g["name"], g["stages"], stages
+
+
+def fake_profile(timing, n):
+    """--profile: the counters (FAKE_NSBENCH_COUNTERS=1) of nsbench's profile_report: per node 0.5 load requests
+    (0.25 for shared variants) of 5 sectors, 1/32 store requests of 4, DRAM = the byte model, occupancy 80%."""
+    if not FAKE_COUNTERS:
+        no = {"performed": False, "reason": "fake: no counters"}
+        return {"trace": no, "counters": no, "stages": {}}
+    rows = {}
+    for st, e in timing["stages"].items():
+        ld = (0.25 if "shared" in e["variant"] else 0.5) * n
+        rows[st] = {"variant": e["variant"], "tuning": e["tuning"], "event_median_s": e["per_call"]["median"],
+                    "kernel_median_s": e["per_call"]["median"], "model_bytes": e["model"]["bytes"],
+                    "dram_bytes": e["model"]["bytes"], "dram_over_model": 1.0,
+                    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": ld,
+                    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 5 * ld,
+                    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": n / 32,
+                    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": 4 * n / 32,
+                    "sm__warps_active.avg.pct_of_peak_sustained_active": 80.0,
+                    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 0.0,
+                    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": 0.0,
+                    "dram__throughput.avg.pct_of_peak_sustained_elapsed": 50.0}
+    return {"trace": {"performed": True}, "counters": {"performed": True}, "stages": rows}
+
+
 def run(o):
     grid = o["grid"]
     nx, ny, nz = (int(x) for x in grid.split("x"))
@@ -186,7 +228,11 @@ def run(o):
                                  "per_step": {"median": t / 8}} for st in IMLE["stages"]}
         timing["sections"] = {k: {"per_call": {"median": t / 8}, "per_step": {"median": t / 8}}
                               for k in ["pressure"] + (["halo"] if ranks > 1 else [])}
+    if any(o.get("case") in g["cases"] for g in GOHARI):
+        run_record["solver"], timing["stage_order"], timing["stages"] = gohari_stages(o, t, nx * ny * nz)
+    extra = {"profile": fake_profile(timing, nx * ny * nz)} if o.get("profile") else {}
     return {
+        **extra,
         "schema": "nsbench.run/1" if OLD else "nsbench.run/2", "timestamp": "2026-11-22T00:00:00Z",
         "machine": machine(), "build": build(), "run": run_record, "timing": timing,
         "checks": checks,

@@ -25,7 +25,7 @@ StageKind kind(const char* name, std::string summary, std::vector<std::string> r
   k.summary = std::move(summary);
   k.reads = std::move(reads);
   k.writes = std::move(writes);
-  k.tuning_axes = {"bx", "by", "b"};
+  k.tuning_axes = {"bx", "by", "b", "co"};  // co: the shared-memory carve-out of the present variants
   k.tag_vocabulary = vocabulary();
   k.default_gpu_variant = "global_2d";
   k.flops_per_point = [flops](const std::string&) { return flops ? flops() : 10.0; };

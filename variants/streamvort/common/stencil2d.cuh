@@ -299,6 +299,35 @@ __global__ void shared_tile_2d_kernel(Op op, ReduceTarget<typename Op::value_typ
 
 enum class Traversal { global_2d, global_1d, shared_1d, shared_tile_2d };
 
+// A launch with the tuning's shared-memory carve-out preference (co, % of the unified L1/shared memory), the
+// Hopper form of the paper's cache configuration (Fermi's cudaFuncSetCacheConfig PreferL1: 16 KB shared, 48 KB
+// L1; notes Sec. 2.1, 6.1). A launch attribute, not the function's: it binds this launch only (and a captured
+// graph's node), so a tuning without one runs with the driver's choice whatever ran before.
+template <class... P, class... A>
+void launch_kernel(void (*kernel)(P...), dim3 grid, dim3 block, std::size_t bytes, cudaStream_t s, int carveout,
+                   A... args) {
+  if (carveout < 0) {
+    kernel<<<grid, block, bytes, s>>>(args...);
+    return;
+  }
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+  attr.val.sharedMemCarveout = unsigned(carveout);
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid, cfg.blockDim = block, cfg.dynamicSmemBytes = bytes, cfg.stream = s;
+  cfg.attrs = &attr, cfg.numAttrs = 1;
+  NSB_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
+}
+
+// The kernel of a traversal, typed (launch_kernel's argument; kernel_of below the same as a report key).
+template <Traversal tr, class Reduce, class Op>
+constexpr auto kernel_fn() {
+  if constexpr (tr == Traversal::global_2d) return &global_2d_kernel<Op, Reduce>;
+  if constexpr (tr == Traversal::global_1d) return &global_1d_kernel<Op, Reduce>;
+  if constexpr (tr == Traversal::shared_1d) return &shared_1d_kernel<Op, Reduce>;
+  if constexpr (tr == Traversal::shared_tile_2d) return &shared_tile_2d_kernel<Op, Reduce>;
+}
+
 template <class T>
 ReduceTarget<T> reduce_target(T* out, const Exec& e) {
   return {out, static_cast<T*>(e.scratch)};
@@ -328,10 +357,7 @@ void launch(const Op& op, const Tuning& t, const Exec& e, typename Op::value_typ
   if (tr == Traversal::shared_tile_2d) bytes += std::size_t(K) * (t.bx + 2) * (t.by + 2) * sizeof(T);
   const dim3 block = two_d ? dim3(t.bx, t.by) : dim3(t.bx);
   Reduce::prepare(r, s);
-  if constexpr (tr == Traversal::global_2d) global_2d_kernel<Op, Reduce><<<grid, block, bytes, s>>>(op, r);
-  if constexpr (tr == Traversal::global_1d) global_1d_kernel<Op, Reduce><<<grid, block, bytes, s>>>(op, r);
-  if constexpr (tr == Traversal::shared_1d) shared_1d_kernel<Op, Reduce><<<grid, block, bytes, s>>>(op, r);
-  if constexpr (tr == Traversal::shared_tile_2d) shared_tile_2d_kernel<Op, Reduce><<<grid, block, bytes, s>>>(op, r);
+  launch_kernel(kernel_fn<tr, Reduce, Op>(), grid, block, bytes, s, t.co, op, r);
   NSB_LAUNCHED(variant);
   Reduce::after(r, blocks, s);
 }
@@ -366,10 +392,7 @@ void run(const Call& c) {
 // The kernels a variant runs, for the registers / shared-memory report.
 template <Traversal tr, class Reduce, class Op>
 const void* kernel_of() {
-  if constexpr (tr == Traversal::global_2d) return (const void*)&global_2d_kernel<Op, Reduce>;
-  if constexpr (tr == Traversal::global_1d) return (const void*)&global_1d_kernel<Op, Reduce>;
-  if constexpr (tr == Traversal::shared_1d) return (const void*)&shared_1d_kernel<Op, Reduce>;
-  if constexpr (tr == Traversal::shared_tile_2d) return (const void*)&shared_tile_2d_kernel<Op, Reduce>;
+  return (const void*)kernel_fn<tr, Reduce, Op>();
 }
 template <Traversal tr, class Reduce, template <class> class OpT>
 std::vector<KernelRef> kernels_of() {
@@ -383,6 +406,13 @@ std::vector<KernelRef> kernels_of() {
 inline std::vector<Tuning> regular_shapes() { return tunings_2d({{16, 16}, {16, 8}, {8, 8}, {32, 4}, {32, 8}}, 0); }
 // The present method's 1D blocks.
 inline std::vector<Tuning> present_sizes() { return {parse_tuning("b256"), parse_tuning("b128"), parse_tuning("b512")}; }
+// The present variants' tunings with the carve-out axis (ablation, notes Sec. 6.1): B = 256 with most L1 (co0,
+// the paper's PreferL1), an even split and most shared memory, beside the sizes without a preference.
+inline std::vector<Tuning> present_carveouts() {
+  std::vector<Tuning> t = present_sizes();
+  for (const char* name : {"b256_co0", "b256_co50", "b256_co100"}) t.push_back(parse_tuning(name));
+  return t;
+}
 
 }  // namespace sv
 }  // namespace nsb

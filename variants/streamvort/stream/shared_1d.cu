@@ -12,7 +12,7 @@ const Registrar reg{Variant{
     .name = "shared_1d",
     .backend = Backend::cuda,
     .tags = {{"memory", "shared"}, {"cta", "1d"}, {"reduce", "last_block"}, {"method", "present"}},
-    .tunings = present_sizes(),
+    .tunings = present_carveouts(),
     .status = "the paper's present method (Tables 4-5)",
     .run_float = &run<Traversal::shared_1d, LastBlock, StreamCall<float>>,
     .run_double = &run<Traversal::shared_1d, LastBlock, StreamCall<double>>,
