@@ -357,7 +357,7 @@ TEST(MultigridGraph, CapturesOnceReplaysAndFallsBackToPlainLaunches) {
 TEST(MultigridGraph, OnTheCpuTheGraphMethodsEqualThePlainOnes) {
   const Grid g = cube(16);
   const std::vector<double> rhs = random_rhs<double>(g, 5);
-  for (const char* method : {"mg", "mg_f"}) {
+  for (const char* method : {"mg", "mg_f", "mg_wj", "mg_f_wj"}) {  // every cycle has its graph method
     const auto plain = solve<double>(method, g, mixed_faces(), rhs, to_tolerance(1e-8));
     const auto graph = solve<double>(std::string(method) + "_graph", g, mixed_faces(), rhs, to_tolerance(1e-8));
     EXPECT_EQ(plain.p, graph.p) << method;

@@ -48,8 +48,8 @@ GOHARI_TUNINGS = ["bx16_by16", "bx16_by8", "bx8_by8", "bx32_by4", "bx32_by8", "b
 # The Poisson family's solver and methods (mg and fft by their developers), listed only.
 POISSON_CASES = ["poisson_manufactured", "poisson_manufactured_dirichlet", "poisson_manufactured_periodic",
                  "poisson_manufactured_mixed", "poisson_random"]
-POISSON_METHODS = ["jacobi", "rbsor", "cg", "pcg", "mg", "fft", "fft2_tridiag", "mg_graph", "mg_f_graph", "cg_device_check",
-                   "pcg_device_check"]
+POISSON_METHODS = ["jacobi", "rbsor", "cg", "pcg", "mg", "fft", "fft2_tridiag", "mg_graph", "mg_f_graph", "mg_wj_graph",
+                   "mg_f_wj_graph", "cg_device_check", "pcg_device_check"]
 # The fractional-step solver (Ha et al.), listed, and run like the projection's but with its own stages and
 # the "poisson" section in timing.sections: every one of its 7 sections takes 1/8 of the step.
 FRACSTEP = {"name": "fracstep", "description": "fake", "cases": ["poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"],

@@ -411,6 +411,15 @@ const PoissonMethodRegistrar reg_v_graph{{"mg_graph", "mg with each V-cycle capt
                                           &make_v_graph<float>, &make_v_graph<double>, kMgArrays}};
 const PoissonMethodRegistrar reg_f_graph{{"mg_f_graph", "mg_f with each F-cycle captured once as a CUDA graph and replayed",
                                           &make_f_graph<float>, &make_f_graph<double>, kMgArrays}};
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_v_wj_graph(const PoissonSettings& s) { return make<T>(s, "mg_wj_graph"); }
+template <class T>
+std::unique_ptr<PoissonMethod<T>> make_f_wj_graph(const PoissonSettings& s) { return make<T>(s, "mg_f_wj_graph"); }
+// The weighted-Jacobi smoother swaps its arrays, so these re-capture when the current array changes.
+const PoissonMethodRegistrar reg_v_wj_graph{{"mg_wj_graph", "mg_wj with each V-cycle captured once as a CUDA graph",
+                                             &make_v_wj_graph<float>, &make_v_wj_graph<double>, kMgArrays}};
+const PoissonMethodRegistrar reg_f_wj_graph{{"mg_f_wj_graph", "mg_f_wj with each F-cycle captured once as a CUDA graph",
+                                             &make_f_wj_graph<float>, &make_f_wj_graph<double>, kMgArrays}};
 const PoissonMethodRegistrar reg_f_wj{{"mg_f_wj", "geometric multigrid, F(2,2)-cycles, weighted Jacobi smoother (omega 6/7)",
                                        &make_f_wj<float>, &make_f_wj<double>, kMgArrays}};
 
