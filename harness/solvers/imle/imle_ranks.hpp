@@ -116,7 +116,9 @@ class ImleRanks final : public PoissonRanks<T> {
   const T* gather(const T* phi_own) {
     const std::size_t plane = plane_elems(l_.own);
     const auto [k0, count] = sent_planes(ctx_.slab());
-    std::vector<T> mine(plane * std::size_t(most_planes_));
+    std::vector<T>& mine = send_host_;  // sized once; the ranks' sent planes fill every plane of whole
+    std::vector<T>& whole = whole_host_;
+    mine.resize(plane * std::size_t(most_planes_)), whole.resize(l_.global.padded_points());
     const T* from = phi_own + plane * std::size_t(k0);
     if (exec_.backend == Backend::cuda) {
       device::stream_sync(exec_.stream);
@@ -125,7 +127,6 @@ class ImleRanks final : public PoissonRanks<T> {
       std::memcpy(mine.data(), from, plane * std::size_t(count) * sizeof(T));
     }
     const std::vector<std::vector<char>> all = ctx_.comm->allgather(mine.data(), mine.size() * sizeof(T));
-    std::vector<T> whole(l_.global.padded_points());
     for (std::size_t r = 0; r < all.size(); ++r) {
       const Slab& s = ctx_.slabs[r];
       const auto [rk0, rcount] = sent_planes(s);
@@ -154,6 +155,7 @@ class ImleRanks final : public PoissonRanks<T> {
   ImleLayout l_;
   Exec exec_;
   FieldSet<T> whole_;  // the whole grid's phi, d1, d2 and CC-CCD scratch
+  std::vector<T> send_host_, whole_host_;  // gather()'s host buffers, kept between its 4 calls a step
   int most_planes_ = 0;
   std::unique_ptr<HaloExchange<T>> halo_, cg_halo_;
 };
