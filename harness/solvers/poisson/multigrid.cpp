@@ -383,45 +383,39 @@ template <class T>
 std::unique_ptr<PoissonMethod<T>> make(const PoissonSettings& s, const char* name) {
   return std::make_unique<Multigrid<T>>(s, mg_method_options(name), name);
 }
-template <class T>
-std::unique_ptr<PoissonMethod<T>> make_v(const PoissonSettings& s) { return make<T>(s, "mg"); }
-template <class T>
-std::unique_ptr<PoissonMethod<T>> make_f(const PoissonSettings& s) { return make<T>(s, "mg_f"); }
-template <class T>
-std::unique_ptr<PoissonMethod<T>> make_v_wj(const PoissonSettings& s) { return make<T>(s, "mg_wj"); }
-template <class T>
-std::unique_ptr<PoissonMethod<T>> make_f_wj(const PoissonSettings& s) { return make<T>(s, "mg_f_wj"); }
+// The registered methods: a name mg_method_options() parses, and its help text.
+struct MgMethodName {
+  const char* name;
+  const char* description;
+};
+constexpr MgMethodName kMgMethods[] = {
+    {"mg", "geometric multigrid, V(2,2)-cycles, red-black Gauss-Seidel smoother, trilinear prolongation"},
+    {"mg_f", "geometric multigrid, F(2,2)-cycles, red-black Gauss-Seidel smoother"},
+    {"mg_wj", "geometric multigrid, V(2,2)-cycles, weighted Jacobi smoother (omega 6/7)"},
+    {"mg_f_wj", "geometric multigrid, F(2,2)-cycles, weighted Jacobi smoother (omega 6/7)"},
+    {"mg_graph", "mg with each V-cycle captured once as a CUDA graph and replayed (plain launches on the CPU and "
+                 "under --launch graph)"},
+    {"mg_f_graph", "mg_f with each F-cycle captured once as a CUDA graph and replayed"},
+    // The weighted-Jacobi smoother swaps its arrays: these re-capture when a level's current array changes.
+    {"mg_wj_graph", "mg_wj with each V-cycle captured once as a CUDA graph and replayed"},
+    {"mg_f_wj_graph", "mg_f_wj with each F-cycle captured once as a CUDA graph and replayed"},
+};
 
 // Workspace: the fine level's spare and right-hand side, three arrays on every coarser level (3/7 of a
 // fine array in all).
 constexpr double kMgArrays = 2.5;
-const PoissonMethodRegistrar reg_v{{"mg", "geometric multigrid, V(2,2)-cycles, red-black Gauss-Seidel smoother, trilinear prolongation",
-                                    &make_v<float>, &make_v<double>, kMgArrays}};
-const PoissonMethodRegistrar reg_f{{"mg_f", "geometric multigrid, F(2,2)-cycles, red-black Gauss-Seidel smoother",
-                                    &make_f<float>, &make_f<double>, kMgArrays}};
-const PoissonMethodRegistrar reg_v_wj{{"mg_wj", "geometric multigrid, V(2,2)-cycles, weighted Jacobi smoother (omega 6/7)",
-                                       &make_v_wj<float>, &make_v_wj<double>, kMgArrays}};
-template <class T>
-std::unique_ptr<PoissonMethod<T>> make_v_graph(const PoissonSettings& s) { return make<T>(s, "mg_graph"); }
-template <class T>
-std::unique_ptr<PoissonMethod<T>> make_f_graph(const PoissonSettings& s) { return make<T>(s, "mg_f_graph"); }
 
-const PoissonMethodRegistrar reg_v_graph{{"mg_graph", "mg with each V-cycle captured once as a CUDA graph and replayed "
-                                          "(plain launches on the CPU and under --launch graph)",
-                                          &make_v_graph<float>, &make_v_graph<double>, kMgArrays}};
-const PoissonMethodRegistrar reg_f_graph{{"mg_f_graph", "mg_f with each F-cycle captured once as a CUDA graph and replayed",
-                                          &make_f_graph<float>, &make_f_graph<double>, kMgArrays}};
-template <class T>
-std::unique_ptr<PoissonMethod<T>> make_v_wj_graph(const PoissonSettings& s) { return make<T>(s, "mg_wj_graph"); }
-template <class T>
-std::unique_ptr<PoissonMethod<T>> make_f_wj_graph(const PoissonSettings& s) { return make<T>(s, "mg_f_wj_graph"); }
-// The weighted-Jacobi smoother swaps its arrays, so these re-capture when the current array changes.
-const PoissonMethodRegistrar reg_v_wj_graph{{"mg_wj_graph", "mg_wj with each V-cycle captured once as a CUDA graph",
-                                             &make_v_wj_graph<float>, &make_v_wj_graph<double>, kMgArrays}};
-const PoissonMethodRegistrar reg_f_wj_graph{{"mg_f_wj_graph", "mg_f_wj with each F-cycle captured once as a CUDA graph",
-                                             &make_f_wj_graph<float>, &make_f_wj_graph<double>, kMgArrays}};
-const PoissonMethodRegistrar reg_f_wj{{"mg_f_wj", "geometric multigrid, F(2,2)-cycles, weighted Jacobi smoother (omega 6/7)",
-                                       &make_f_wj<float>, &make_f_wj<double>, kMgArrays}};
+template <class T, int M>
+std::unique_ptr<PoissonMethod<T>> make_method(const PoissonSettings& s) {
+  return make<T>(s, kMgMethods[M].name);
+}
+template <int M>
+PoissonMethodInfo method_info() {
+  return {kMgMethods[M].name, kMgMethods[M].description, &make_method<float, M>, &make_method<double, M>, kMgArrays};
+}
+const PoissonMethodRegistrar reg_mg{method_info<0>()}, reg_mg_f{method_info<1>()}, reg_mg_wj{method_info<2>()},
+    reg_mg_f_wj{method_info<3>()}, reg_mg_graph{method_info<4>()}, reg_mg_f_graph{method_info<5>()},
+    reg_mg_wj_graph{method_info<6>()}, reg_mg_f_wj_graph{method_info<7>()};
 
 }  // namespace
 
