@@ -196,14 +196,15 @@ def _stage_benchmark_table(s, results, stage_id):
     for r in results.values():
         if "rows" not in r:
             continue
-        for (stage, variant, _), row in sorted(best_rows(r).items()):
+        for (stage, variant, workload), row in sorted(best_rows(r).items()):
             if stage not in (stage_id, stage_id.split("/")[-1]):
                 continue
-            rows.append([_grid(r), variant, row["tuning"], fmt(row["median_s"] * 1e6),
+            rows.append([_grid(r), variant, workload, row["tuning"], fmt(row["median_s"] * 1e6),
                          fmt(100 * row["fraction_of_copy_bandwidth"] if row.get("fraction_of_copy_bandwidth") else None)])
     if rows:
-        s.p(f"Stage benchmark of {stage_id} (nsbench stages, every tuning; the fastest per variant):")
-        s.table(["grid", "variant", "fastest tuning", "us/call", "% of copy"], rows)
+        s.p(f"Stage benchmark of {stage_id} (nsbench stages, every tuning; the fastest per variant and "
+            "workload, the workload being the stage's benchmark case, e.g. vorticity's laminar and turbulent):")
+        s.table(["grid", "variant", "workload", "fastest tuning", "us/call", "% of copy"], rows)
 
 
 def gohari_checks(s, study, results, paper, out, all_results):
