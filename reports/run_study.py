@@ -71,7 +71,8 @@ def utc_stamp():
 def write_json(path, obj):
     tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".partial")
     with open(tmp, "w") as f:
-        json.dump(obj, f, indent=1)
+        json.dump(obj, f, separators=(",", ":"))  # one line, as nsbench writes them: committed results stay small
+        f.write("\n")
     os.replace(tmp, path)
 
 

@@ -50,7 +50,7 @@ void write_json(const std::string& path, const nlohmann::json& j) {
   {
     std::ofstream out(tmp);
     if (!out) throw std::runtime_error("cannot write result file " + path + " (could not create " + tmp + ")");
-    out << j.dump(1) << "\n";
+    out << j.dump() << "\n";  // one line: committed results stay small (read them with jq or python3 -m json.tool)
     if (!out) throw std::runtime_error("writing result file " + path + " failed");
   }
   std::error_code ec;
