@@ -10,7 +10,11 @@
 // every Jacobi sweep; the wave solver after every step). Each call fills the ghost planes of the
 // given fields on every side that has a neighbour with the neighbour's edge plane (plane 1 goes down
 // into the lower rank's plane nz+1, plane nz goes up into the upper rank's plane 0); the solver then
-// applies its own ghost rules, which leave faces cut by the decomposition alone. A variant that overlaps
+// applies its own ghost rules, which leave faces cut by the decomposition alone (except the Poisson
+// family's cg and pcg, which write a cut face's ghosts as a periodic wrap just before exchanging them).
+// So a variant's writes into a rank's ghost planes come after everything that rank issued before the
+// call (its stream's work included): a peer push ordered on the sender's stream alone can land before
+// the receiver's own ghost writes and be overwritten (p2p_*: NeighboursReady). A variant that overlaps
 // (overlaps() == true) is called as start() once the edge planes are computed and finish() after the
 // interior: the compute stages run the two regions separately through StageCall::zr.
 #pragma once

@@ -5,6 +5,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "comm.hpp"
+#include "decomposition.hpp"
 
 #include "device.hpp"
 #include "halo.hpp"
@@ -193,6 +201,69 @@ TEST(Gpu, EveryThreadsHaloVariantMatchesTheOneRankRun) {
   }
   std::printf("%d decomposed GPU runs matched the one-rank run\n", checked);
   EXPECT_GE(checked, 16);
+}
+
+// The halo contract (harness/halo.hpp): an exchange's writes into a rank's ghost planes come after everything
+// that rank queued on its stream before the call. Rank 0 queues a long device copy, then writes its own ghost
+// planes (as CG's periodic wrap of a cut face does), then exchanges; rank 1 writes and exchanges at once. A
+// push ordered on the sender's stream alone lands before rank 0's write and is overwritten: the imle solver's
+// NaN with p2p_sync and p2p_async_overlap at 7b4dec2, fixed by NeighboursReady (variants/halo/peer_common.cuh).
+// Each rank fills every plane with bytes 0x10 + rank, the ghost planes then with 0xff: a correct exchange
+// leaves the neighbour's bytes in them.
+TEST(Gpu, EveryThreadsHaloWritesGhostsAfterTheReceiversQueuedWork) {
+  NSB_REQUIRE_GPU();
+  const Grid global{24, 16, 8, 2.4, 1.6, 0.8};
+  const std::vector<Slab> slabs = decompose_z(global, 2, false);
+  const std::size_t delay_bytes = std::size_t(1) << 30;  // a 1 GiB device copy: ~0.5 ms on an H100
+  int checked = 0;
+  for (const HaloVariant& v : HaloRegistry::instance().all()) {
+    if (v.backend != Backend::cuda || v.driver == "mpi") continue;
+    if (v.name == "nccl" && device::count() < 2) continue;  // one GPU a rank
+    auto group = std::make_shared<ThreadGroup>(2);
+    std::vector<std::string> wrong(2);
+    const auto rank_main = [&](int r) {
+      try {
+        ThreadComm comm(group, r);
+        RankContext c;
+        c.comm = &comm, c.slabs = slabs, c.rank = r, c.device = r % device::count(), c.halo = &v;
+        c.tuning = v.tunings.front();
+        device::set_device(c.device);
+        c.grid = slab_grid(global, slabs[std::size_t(r)]), c.stream = device::stream_create();
+        const std::size_t plane_bytes = plane_elems(c.grid) * sizeof(double);
+        const std::size_t bytes = plane_bytes * std::size_t(c.grid.nz + 2);
+        auto* a = static_cast<double*>(device::alloc(bytes, "halo test field"));
+        void* delay = r == 0 ? device::alloc(2 * delay_bytes, "halo test delay") : nullptr;
+        device::fill_bytes(a, 0x10 + r, bytes, c.stream);
+        std::unique_ptr<HaloExchange<double>> h = v.factory<double>()(c);
+        h->attach({a});
+        device::stream_sync(c.stream);
+        comm.barrier();
+        const int ghost = r == 0 ? c.grid.nz + 1 : 0;
+        if (delay) device::copy_device(static_cast<char*>(delay) + delay_bytes, delay, delay_bytes, c.stream);
+        device::fill_bytes(plane(a, c.grid, ghost), 0xff, plane_bytes, c.stream);
+        h->exchange({a});
+        device::stream_sync(c.stream);
+        std::vector<unsigned char> got(plane_bytes), want(plane_bytes, static_cast<unsigned char>(0x10 + (1 - r)));
+        device::copy_to_host(got.data(), plane(a, c.grid, ghost), plane_bytes);
+        if (got != want) wrong[std::size_t(r)] = "rank " + std::to_string(r) + "'s ghost plane is not its neighbour's";
+        comm.barrier();  // no rank frees what a neighbour may still write
+        h.reset();
+        device::free(a);
+        if (delay) device::free(delay);
+        device::stream_destroy(c.stream);
+      } catch (const std::exception& e) {
+        wrong[std::size_t(r)] = e.what();
+        group->abort(e.what());
+      }
+    };
+    std::thread other(rank_main, 1);
+    rank_main(0);
+    other.join();
+    for (const std::string& w : wrong) EXPECT_TRUE(w.empty()) << v.id() << ": " << w;
+    ++checked;
+  }
+  std::printf("%d threads-driver GPU halo variants checked\n", checked);
+  EXPECT_GE(checked, 3);  // host_staged_sync, p2p_sync, p2p_async_overlap at least
 }
 
 TEST(Gpu, CavityReachesTheCpuGhiaDeviation) {

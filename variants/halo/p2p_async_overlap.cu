@@ -2,11 +2,13 @@
 // neighbours on a separate stream while the compute stream does the interior; finish() makes the
 // compute stream wait (on the GPU, not the host) for the neighbours' copies into this rank's ghosts.
 //
-// Ordering without host waits: a neighbour's "sent" event is recorded once its pushes into my ghost
-// planes are queued; the host barrier in start() only guarantees every rank has recorded this round's
-// event before anyone waits on it. Writes into a neighbour's ghost plane cannot overtake its reads of
-// that plane: those reads (the edge-plane compute of the previous exchange) precede its previous
-// "sent" event, which my compute stream waited for before computing the edges I am now sending.
+// Ordering without host waits for the GPU, two host barriers a round:
+// - the pushes into a neighbour's ghost planes wait for everything the neighbour's compute stream and mine
+//   had queued when start() was called (NeighboursReady, peer_common.cuh): the edge planes I send are
+//   computed, and the neighbour has finished reading the ghosts' previous values and writing its own into
+//   them (its ghost rules, e.g. CG's periodic wrap of a cut face);
+// - a neighbour's "sent" event is recorded once its pushes into my ghost planes are queued; the second
+//   barrier guarantees every rank has recorded this round's event before anyone waits on it in finish().
 #include "peer_common.cuh"
 
 namespace nsb {
@@ -17,17 +19,16 @@ class P2pAsyncOverlap final : public HaloExchange<T> {
  public:
   explicit P2pAsyncOverlap(const RankContext& c) : c_(c) {
     NSB_CUDA(cudaStreamCreateWithFlags(&halo_stream_, cudaStreamNonBlocking));
-    NSB_CUDA(cudaEventCreateWithFlags(&edges_ready_, cudaEventDisableTiming));
     NSB_CUDA(cudaEventCreateWithFlags(&sent_, cudaEventDisableTiming));
   }
   ~P2pAsyncOverlap() override {
     cudaStreamSynchronize(halo_stream_);
-    cudaEventDestroy(edges_ready_);
     cudaEventDestroy(sent_);
     cudaStreamDestroy(halo_stream_);
   }
   void attach(const std::vector<T*>& buffers) override {
     peers_.attach(c_, buffers);
+    ready_.attach(c_);
     const Slab& s = c_.slab();
     direct_lo_ = s.has_lo() && enable_peer_access(c_.device, peers_.device(s.lo_rank));
     direct_hi_ = s.has_hi() && enable_peer_access(c_.device, peers_.device(s.hi_rank));
@@ -35,9 +36,7 @@ class P2pAsyncOverlap final : public HaloExchange<T> {
   }
   bool overlaps() const override { return true; }
   void start(const std::vector<T*>& fields) override {
-    const cudaStream_t compute = static_cast<cudaStream_t>(c_.stream);
-    NSB_CUDA(cudaEventRecord(edges_ready_, compute));
-    NSB_CUDA(cudaStreamWaitEvent(halo_stream_, edges_ready_, 0));
+    ready_.wait(c_, halo_stream_);
     push_edges(c_, peers_, fields, halo_stream_);
     NSB_CUDA(cudaEventRecord(sent_, halo_stream_));
     c_.comm->barrier();
@@ -59,7 +58,8 @@ class P2pAsyncOverlap final : public HaloExchange<T> {
   RankContext c_;
   PeerArrays<T> peers_;
   cudaStream_t halo_stream_ = nullptr;
-  cudaEvent_t edges_ready_ = nullptr, sent_ = nullptr;
+  NeighboursReady ready_;
+  cudaEvent_t sent_ = nullptr;
   std::vector<cudaEvent_t> sent_of_rank_;
   bool direct_lo_ = false, direct_hi_ = false;
 };

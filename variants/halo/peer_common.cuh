@@ -67,6 +67,35 @@ void push_edges(const RankContext& c, const PeerArrays<T>& peers, const std::vec
   }
 }
 
+// Orders a rank's pushes into its neighbours' ghost planes after everything each neighbour queued on its
+// own compute stream before this exchange: its reads of the ghosts' previous values, and its own writes
+// into them (the Poisson family's CG writes a cut face's ghosts as a periodic wrap just before exchanging
+// them, poisson.hpp; a push that landed first was overwritten: NaN in the IMLE solver on an H100, 7b4dec2).
+// Each rank records `ready` on its compute stream; a host barrier makes every rank's record of this round
+// precede every wait on it; the pushing stream then waits on the neighbours' records, on the GPU.
+class NeighboursReady {
+ public:
+  NeighboursReady() { NSB_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming)); }
+  ~NeighboursReady() { cudaEventDestroy(ready_); }
+  NeighboursReady(const NeighboursReady&) = delete;
+  NeighboursReady& operator=(const NeighboursReady&) = delete;
+  void attach(const RankContext& c) { of_rank_ = c.comm->allgather_value(ready_); }  // collective
+  // Collective: `pushing` (the compute stream or one that pushes for it) waits for this rank's compute
+  // stream and its neighbours' as they are now.
+  void wait(const RankContext& c, cudaStream_t pushing) const {
+    NSB_CUDA(cudaEventRecord(ready_, static_cast<cudaStream_t>(c.stream)));
+    c.comm->barrier();
+    const Slab& s = c.slab();
+    NSB_CUDA(cudaStreamWaitEvent(pushing, ready_, 0));
+    if (s.has_lo()) NSB_CUDA(cudaStreamWaitEvent(pushing, of_rank_[std::size_t(s.lo_rank)], 0));
+    if (s.has_hi()) NSB_CUDA(cudaStreamWaitEvent(pushing, of_rank_[std::size_t(s.hi_rank)], 0));
+  }
+
+ private:
+  cudaEvent_t ready_ = nullptr;
+  std::vector<cudaEvent_t> of_rank_;
+};
+
 inline nlohmann::json peer_description(const RankContext& c, bool direct_lo, bool direct_hi) {
   return {{"direct_peer_access_lo", direct_lo}, {"direct_peer_access_hi", direct_hi}, {"device", c.device}};
 }

@@ -14,9 +14,11 @@
 //   u*, v*, w* (after predict)      halo exchange; move then runs on the neighbour planes too (it is
 //                                   pointwise), so the particles' displacements need no exchange
 //   w_interp (after MLS)            halo exchange (ppe_rhs's wide difference along z; u, v only in-plane)
-//   CG's dot products and p         sums over the ranks and p's halo every iteration (poisson/cg.cpp)
+//   CG's dot products and p         sums over the ranks and p's halo every iteration (poisson/cg.cpp); CG
+//                                   writes p's cut ghosts (a periodic wrap) just before each exchange, so a
+//                                   halo variant must order its writes after the receiver's (halo.hpp)
 //   z lines of CC-CCD               gathered (below)
-// Overlap (a halo variant that overlaps(): host_staged_async; the p2p ones are refused below): the exchange of u*
+// Overlap (a halo variant that overlaps(): host_staged_async, p2p_async_overlap): the exchange of u*
 // starts once predict is done and runs while move and MLS compute the planes that need no neighbour; the
 // planes next to a cut wait for it (imle_step.hpp).
 //
@@ -80,13 +82,6 @@ class ImleRanks final : public PoissonRanks<T> {
       : ctx_(ctx), l_(l), exec_(exec), whole_(l.global.padded_points(), exec.backend == Backend::cuda) {
     ctx_.grid = l.own, ctx_.stream = exec.stream;
     if (!ctx.halo) throw std::logic_error("imle: a decomposed run without a halo variant");
-    // Measured on one H100 (2 ranks, 32x32x33, ImleGpu.TwoRanksMatchOneRankWithEachHaloVariant): p2p_sync and
-    // p2p_async_overlap give NaN where the host-staged exchanges match one rank to 1e-11. Likely cause: CG
-    // writes the cut ghosts (a periodic face) on the receiver's stream, racing the sender's peer push
-    // (docs/solvers/liu.md, "Several ranks").
-    if (ctx.halo->tags.count("halo") && ctx.halo->tags.at("halo") == "p2p")
-      throw std::runtime_error("imle: halo " + ctx.halo->name + " is not supported on several ranks yet (it gives NaN "
-                               "on the GPU); use host_staged_sync or host_staged_async");
     for (const char* name : {"phi", "d1", "d2", "scratch_0", "scratch_1", "scratch_2"}) whole_.add(name);
     for (const Slab& s : ctx.slabs) most_planes_ = std::max(most_planes_, sent_planes(s).second);
   }
