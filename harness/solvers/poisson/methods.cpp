@@ -24,23 +24,33 @@ std::string poisson_method_names() {
   return names;
 }
 
+namespace {
+// "name:options" -> name (the options go to PoissonSettings::options).
+std::string method_base(const std::string& name) { return name.substr(0, name.find(':')); }
+}  // namespace
+
 double poisson_method_work_arrays(const std::string& name) {
   for (const PoissonMethodInfo& m : poisson_methods())
-    if (m.name == name) return m.work_arrays;
+    if (m.name == method_base(name)) return m.work_arrays;
   return 0;
 }
 
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s) {
   std::string known;
+  const std::string base = method_base(name);
+  PoissonSettings with = s;
+  with.options = base.size() < name.size() ? name.substr(base.size() + 1) : s.options;
   for (const PoissonMethodInfo& m : poisson_methods()) {
-    if (m.name == name) {
-      if constexpr (sizeof(T) == sizeof(float)) return m.make_float(s);
-      else return m.make_double(s);
+    if (m.name == base) {
+      if (!with.options.empty() && m.options.empty())
+        throw std::runtime_error("Poisson method '" + base + "' takes no options (given '" + with.options + "')");
+      if constexpr (sizeof(T) == sizeof(float)) return m.make_float(with);
+      else return m.make_double(with);
     }
     known += " " + m.name;
   }
-  throw std::runtime_error("unknown Poisson method '" + name + "'; known:" + known);
+  throw std::runtime_error("unknown Poisson method '" + base + "'; known:" + known);
 }
 
 template std::unique_ptr<PoissonMethod<float>> make_poisson_method<float>(const std::string&, const PoissonSettings&);

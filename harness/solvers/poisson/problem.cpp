@@ -56,7 +56,7 @@ class PoissonSolver final : public Solver<T> {
       : grid_(g), faces_(f), backend_(r.backend), fields_(g.padded_points(), r.backend == Backend::cuda) {
     for (const char* name : {"p", "p_new", "rhs"}) fields_.add(name);
     if (gpu()) stream_ = device::stream_create();
-    settings_ = {o.jacobi_iterations, o.jacobi_tol, o.check_every, o.poisson_kernels, false};
+    settings_ = {o.jacobi_iterations, o.jacobi_tol, o.check_every, o.poisson_kernels, false, {}};
     method_name_ = o.poisson_method;
     method_ = make_poisson_method<T>(o.poisson_method, settings_);
   }
