@@ -35,6 +35,20 @@ double poisson_method_work_arrays(const std::string& name) {
   return 0;
 }
 
+std::vector<PoissonKernelWorkspace>& poisson_kernel_workspaces() {
+  static std::vector<PoissonKernelWorkspace> all;
+  return all;
+}
+
+double poisson_kernels_workspace_bytes(const std::map<std::string, std::string>& kernels, const Grid& g, int value_bytes) {
+  double bytes = 0;
+  for (const auto& [stage, choice] : kernels)
+    for (const PoissonKernelWorkspace& w : poisson_kernel_workspaces())
+      if (w.stage == stage && w.variant == choice.substr(0, choice.find(':')))
+        bytes += w.per_point[value_bytes == 8 ? 1 : 0] * double(g.interior_points());
+  return bytes;
+}
+
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s) {
   std::string known;

@@ -196,6 +196,21 @@ struct PoissonMethodRegistrar {
 std::string poisson_method_names();
 // A method's PoissonMethodInfo::work_arrays (0 for an unknown name: the solve refuses it by name).
 double poisson_method_work_arrays(const std::string& name);
+// Device memory a kernel of the family's stages allocates and keeps itself (a library's copy of the
+// operator, compact vectors), in bytes per interior point of its call's grid, {float, double}; registered
+// from the variant's own file, so that the memory check of a run that chooses it counts it.
+struct PoissonKernelWorkspace {
+  std::string stage;    // "poisson/apply_dot"
+  std::string variant;  // "csr_cusparse"
+  double per_point[2] = {0, 0};
+};
+std::vector<PoissonKernelWorkspace>& poisson_kernel_workspaces();
+struct PoissonKernelWorkspaceRegistrar {
+  explicit PoissonKernelWorkspaceRegistrar(PoissonKernelWorkspace w) { poisson_kernel_workspaces().push_back(std::move(w)); }
+};
+// What the chosen kernels ("poisson/<stage>" -> "variant[:tuning]", PoissonSettings::kernels) keep on grid
+// g in a precision of value_bytes.
+double poisson_kernels_workspace_bytes(const std::map<std::string, std::string>& kernels, const Grid& g, int value_bytes);
 // Throws std::runtime_error naming the known methods for an unknown name, and for options given to a
 // method that takes none.
 template <class T>

@@ -124,9 +124,12 @@ class PoissonSolver final : public Solver<T> {
 
   static std::size_t device_bytes(const Grid& g, const SolverOptions& o) {
     // p, p_new, rhs, the solver's own residual vector, and the method's workspace twice (the timed method
-    // and the one that records the history; PoissonMethodInfo::work_arrays).
+    // and the one that records the history; PoissonMethodInfo::work_arrays), and what the chosen kernels
+    // keep themselves, once (a library's matrix: shared by the two).
     const double arrays = 4 + 2 * poisson_method_work_arrays(o.poisson_method);
-    return std::size_t(arrays * double(g.padded_points() * sizeof(T))) + 2 * kReduceScratchBytes;
+    return std::size_t(arrays * double(g.padded_points() * sizeof(T)) +
+                       poisson_kernels_workspace_bytes(o.poisson_kernels, g, int(sizeof(T)))) +
+           2 * kReduceScratchBytes;
   }
 
  private:

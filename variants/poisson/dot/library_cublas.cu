@@ -6,7 +6,8 @@
 // two doubles written and read again, against the fused variants' 2: the price of a library dot on a
 // padded layout, which is what this variant measures (CG's own vectors are padded: stage_call.hpp).
 // The handle and the compact vectors are kept per host thread and device (ranks run on threads), grown
-// to the largest grid seen and kept while the process lives.
+// to the largest grid seen and kept while the process lives (declared for the memory check:
+// PoissonKernelWorkspaceRegistrar).
 #include <cublas_v2.h>
 
 #include <climits>
@@ -84,6 +85,7 @@ const Registrar reg{Variant{
     .run_float = &run<float>,
     .run_double = &run<double>,
 }};
+const PoissonKernelWorkspaceRegistrar reg_workspace{{"poisson/dot", "library_cublas", {16, 16}}};  // two compact doubles
 
 }  // namespace
 }  // namespace nsb
