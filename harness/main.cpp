@@ -110,6 +110,7 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
   run->add_option("--poisson", ro.solver.poisson_method,
                   "method of the Poisson solve (the Poisson family, harness/solvers/poisson/): " +
                       nsb::poisson_method_names() +
+                      "; a method's options after ':' (multigrid: pre<N>_post<N>_w<omega x 100>, e.g. mg_graph:pre2_post1_w115)"
                       "; its stages' kernels: --stage poisson/STAGE=VARIANT[:TUNING] (nsbench list --stage STAGE)")
       ->capture_default_str();
   run->add_option("--launch", ro.launch,

@@ -186,7 +186,7 @@ def _check_names(path, where, opts, known):
             _fail(path, f"{where}: unknown case '{v}'; known: {sorted(known['cases'])}")
     methods = known.get("poisson_methods")
     for v in _values(opts.get("poisson")):
-        if methods is not None and v not in methods | SOLVER_OWN_POISSON:
+        if methods is not None and str(v).partition(":")[0] not in methods | SOLVER_OWN_POISSON:  # name[:options]
             _fail(path, f"{where}: unknown Poisson method '{v}' (--poisson); this nsbench has: {sorted(methods)}")
     for v in _values(opts.get("halo")):
         name, _, tuning = str(v).partition(":")

@@ -176,6 +176,43 @@ TEST(PoissonIter, TheMemoryCheckCountsEveryMethodsWorkspace) {
   EXPECT_LT(double(bytes("fft2_tridiag")), 80e9);  // 512^3 in double fits one 80 GB card with every method
 }
 
+// What a chosen kernel keeps itself (a library's matrix: PoissonKernelWorkspaceRegistrar) is added to the
+// memory check once, by precision; a kernel that declares none adds nothing. (The GPU variants that
+// declare some are not in a CPU build: this test registers its own.)
+const PoissonKernelWorkspaceRegistrar test_workspace{{"poisson/apply_dot", "test_library_operator", {10, 20}}};
+TEST(PoissonIter, TheMemoryCheckCountsWhatTheChosenKernelsKeep) {
+  CaseOptions co;
+  co.name = "poisson_random", co.nx = co.ny = co.nz = 16;
+  const std::unique_ptr<Problem> problem = SolverRegistry::instance().get("poisson").make_problem(co);
+  const Grid g{64, 32, 16};
+  SolverOptions plain = method_options("cg", 1e-6), library = plain, other = plain;
+  library.poisson_kernels["poisson/apply_dot"] = "test_library_operator:bx32_by4_sz8";
+  other.poisson_kernels["poisson/apply_dot"] = "fused_buffer";
+  const double points = double(g.interior_points());
+  EXPECT_DOUBLE_EQ(double(problem->device_bytes(Precision<double>{}, g, library)) -
+                       double(problem->device_bytes(Precision<double>{}, g, plain)), 20 * points);
+  EXPECT_DOUBLE_EQ(double(problem->device_bytes(Precision<float>{}, g, library)) -
+                       double(problem->device_bytes(Precision<float>{}, g, plain)), 10 * points);
+  EXPECT_EQ(problem->device_bytes(Precision<double>{}, g, other), problem->device_bytes(Precision<double>{}, g, plain));
+}
+
+// y = A x (x: the interior of `padded`, or `padded` itself) is the matrix-free operator on `padded` at every
+// interior point, and the columns of every row ascend (as cuSPARSE requires).
+void expect_is_the_stencil(const PoissonCsr<double>& a, const std::vector<double>& x, const std::vector<double>& padded,
+                           const Grid& g) {
+  std::vector<double> y(g.interior_points());
+  csr_multiply(a, x.data(), y.data());
+  const PoissonCoef<double> c = make_poisson_coef<double>(g);
+  std::size_t m = 0;
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i, ++m)
+        EXPECT_NEAR(y[m], poisson_apply(padded.data(), g.idx(i, j, k), g.sy(), g.sz(), c), 1e-12 * c.diag * 4)
+            << g.nx << "x" << g.ny << "x" << g.nz << " at " << i << "," << j << "," << k;
+  for (int r = 0; r < a.rows; ++r)
+    for (int e = a.row_start[r] + 1; e < a.row_start[r + 1]; ++e) EXPECT_LT(a.column[e - 1], a.column[e]);
+}
+
 // The operator as a CSR matrix (Liu's form, for cuSPARSE) gives the matrix-free operator's values, for
 // every face type (a periodic axis of 1, 2 and more cells included), and its size counted without
 // building it equals the built one's.
@@ -188,28 +225,33 @@ TEST(PoissonCsr, EqualsTheMatrixFreeOperatorAndCountsItsBytes) {
   for (const Grid& g : {Grid{5, 4, 3, 1.0, 2.0, 0.5}, Grid{2, 3, 1, 1.0, 1.0, 1.0}, Grid{7, 1, 2, 1.0, 1.0, 1.0}})
     for (const PoissonFaces& f : {mixed, neumann}) {
       const PoissonCsr<double> a = poisson_csr<double>(g, f);
-      std::vector<double> padded = random_values<double>(g.padded_points(), 4), x, y(g.interior_points());
+      std::vector<double> padded = random_values<double>(g.padded_points(), 4), x;
       apply_faces_host(padded.data(), g, f);
       for (int k = 1; k <= g.nz; ++k)
         for (int j = 1; j <= g.ny; ++j)
           for (int i = 1; i <= g.nx; ++i) x.push_back(padded[g.idx(i, j, k)]);
-      csr_multiply(a, x.data(), y.data());
-      const PoissonCoef<double> c = make_poisson_coef<double>(g);
-      std::size_t m = 0;
-      for (int k = 1; k <= g.nz; ++k)
-        for (int j = 1; j <= g.ny; ++j)
-          for (int i = 1; i <= g.nx; ++i, ++m)
-            EXPECT_NEAR(y[m], poisson_apply(padded.data(), g.idx(i, j, k), g.sy(), g.sz(), c), 1e-12 * c.diag * 4)
-                << g.nx << "x" << g.ny << "x" << g.nz << " at " << i << "," << j << "," << k;
+      expect_is_the_stencil(a, x, padded, g);
       EXPECT_EQ(a.column.size(), poisson_csr_entries(g, f));
       EXPECT_EQ(poisson_csr_bytes(g, f, 8), a.value.size() * 8 + a.column.size() * 4 + a.row_start.size() * 4);
-      for (int r = 0; r < a.rows; ++r)
-        for (int e = a.row_start[r] + 1; e < a.row_start[r + 1]; ++e) EXPECT_LT(a.column[e - 1], a.column[e]);
     }
   // Liu's 200^3 pressure matrix (neumann all round): 7 entries a row less the 6 x 200^2 faces' ghosts.
   const Grid g{200, 200, 200};
   EXPECT_EQ(poisson_csr_entries(g, neumann), 7u * 8000000u - 6u * 40000u);
   EXPECT_EQ(poisson_csr_bytes(g, neumann, 8), (7u * 8000000u - 6u * 40000u) * 12u + 8000001u * 4u);
+}
+
+// The matrix cuSPARSE gets (poisson/apply_dot/csr_cusparse): over the padded vector, ghosts as they stand
+// (random here, not the faces'), its product is the matrix-free operator's; its values are Liu's 448 MB at
+// 200^3 in double (7 x 8 bytes a cell), 704 MB with its columns and row offsets.
+TEST(PoissonCsr, ThePaddedMatrixIsTheStencilGhostsIncluded) {
+  for (const Grid& g : {Grid{5, 4, 3, 1.0, 2.0, 0.5}, Grid{2, 3, 1, 1.0, 1.0, 1.0}}) {
+    const PoissonCsr<double> a = poisson_csr_padded<double>(g);
+    const std::vector<double> x = random_values<double>(g.padded_points(), 9);
+    expect_is_the_stencil(a, x, x, g);
+    EXPECT_EQ(poisson_csr_padded_bytes(g, 8), a.value.size() * 8 + a.column.size() * 4 + a.row_start.size() * 4);
+  }
+  const Grid liu{200, 200, 200};
+  EXPECT_EQ(poisson_csr_padded_bytes(liu, 8), 448000000u + 224000000u + 32000004u);
 }
 
 template <class F>

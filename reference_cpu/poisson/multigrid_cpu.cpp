@@ -57,17 +57,17 @@ void jacobi(const MgJacobiCall<T>& c) {
 }
 
 template <class T>
-void colour_sweep(T* p, const T* f, const MgCallBase& c, int colour) {
+void colour_sweep(T* p, const T* f, const MgCallBase& c, int colour, T omega = T(1)) {
   const MgCoef<T> coef = make_mg_coef<T>(c.grid);
   const std::ptrdiff_t sy = c.grid.sy(), sz = c.grid.sz();
   for_interior(c, [&](int i, int j, int k, std::size_t n) {
-    if (mg_has_colour(i, j, k, colour)) p[n] = mg_gauss_seidel_point(p, n, sy, sz, f[n], coef);
+    if (mg_has_colour(i, j, k, colour)) p[n] = mg_rbgs_point(p, n, sy, sz, f[n], coef, omega);
   });
 }
 
 template <class T>
 void rbgs(const MgRbgsCall<T>& c) {
-  colour_sweep(c.p, c.f, c, c.colour);
+  colour_sweep(c.p, c.f, c, c.colour, c.omega);
 }
 
 template <class T>

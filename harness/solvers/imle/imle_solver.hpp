@@ -55,7 +55,7 @@ class ImleSolver final : public Solver<T> {
         grid_(layout_.own), prm_(prm), walls_(std::move(walls)), method_(imle_poisson_method(o)),
         fields_(layout_.store.padded_points(), r.backend == Backend::cuda),
         pressure_(make_poisson_method<T>(method_, {o.jacobi_iterations, o.jacobi_tol, o.check_every,
-                                                   o.poisson_kernels, o.jacobi_tol > 0})) {
+                                                   o.poisson_kernels, o.jacobi_tol > 0, {}})) {
     if (o.scheme != TimeScheme::euler)
       throw std::runtime_error("the IMLE solver's time scheme is the paper's explicit Euler; drop --scheme");
     for (const std::string& name : imle_field_names()) fields_.add(name);

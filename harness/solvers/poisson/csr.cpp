@@ -44,6 +44,33 @@ PoissonCsr<T> poisson_csr(const Grid& g, const PoissonFaces& f) {
   return a;
 }
 
+template <class T>
+PoissonCsr<T> poisson_csr_padded(const Grid& g) {
+  if (g.padded_points() >= std::size_t(1) << 31 || 7 * g.interior_points() >= std::size_t(1) << 31)
+    throw std::invalid_argument("poisson_csr_padded: more than 2^31 columns or entries; 32-bit indices cannot address them");
+  const PoissonCoef<T> c = make_poisson_coef<T>(g);
+  const std::ptrdiff_t sy = g.sy(), sz = g.sz();
+  const std::ptrdiff_t offset[7] = {-sz, -sy, -1, 0, 1, sy, sz};
+  const T value[7] = {c.cz, c.cy, c.cx, -c.diag, c.cx, c.cy, c.cz};
+  PoissonCsr<T> a;
+  a.rows = int(g.interior_points());
+  a.row_start.reserve(std::size_t(a.rows) + 1);
+  a.column.reserve(7 * std::size_t(a.rows));
+  a.value.reserve(7 * std::size_t(a.rows));
+  a.row_start.push_back(0);
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) {
+        for (int e = 0; e < 7; ++e) a.column.push_back(int(std::ptrdiff_t(g.idx(i, j, k)) + offset[e])), a.value.push_back(value[e]);
+        a.row_start.push_back(int(a.column.size()));
+      }
+  return a;
+}
+
+std::size_t poisson_csr_padded_bytes(const Grid& g, int value_bytes) {
+  return 7 * g.interior_points() * (std::size_t(value_bytes) + sizeof(int)) + (g.interior_points() + 1) * sizeof(int);
+}
+
 std::size_t poisson_csr_entries(const Grid& g, const PoissonFaces& f) {
   const std::size_t rows = g.interior_points();
   const int n[3] = {g.nx, g.ny, g.nz};
@@ -74,6 +101,8 @@ void csr_multiply(const PoissonCsr<T>& a, const T* x, T* y) {
 
 template PoissonCsr<float> poisson_csr<float>(const Grid&, const PoissonFaces&);
 template PoissonCsr<double> poisson_csr<double>(const Grid&, const PoissonFaces&);
+template PoissonCsr<float> poisson_csr_padded<float>(const Grid&);
+template PoissonCsr<double> poisson_csr_padded<double>(const Grid&);
 template void csr_multiply<float>(const PoissonCsr<float>&, const float*, float*);
 template void csr_multiply<double>(const PoissonCsr<double>&, const double*, double*);
 

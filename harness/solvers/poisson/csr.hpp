@@ -34,6 +34,16 @@ PoissonCsr<T> poisson_csr(const Grid& g, const PoissonFaces& f);
 std::size_t poisson_csr_entries(const Grid& g, const PoissonFaces& f);
 std::size_t poisson_csr_bytes(const Grid& g, const PoissonFaces& f, int value_bytes);
 
+// The operator as the matrix-free stencil reads it: rows the interior points (compact order, as above),
+// columns the padded grid's points, ghosts included (7 entries a row, ascending: z-1, y-1, x-1, centre,
+// x+1, y+1, z+1), so y = A x on the padded x reads the ghosts as they stand, as poisson_apply does. The
+// ghost rule cannot be folded in where the ghosts are not the faces' (a rank's cut face, exchanged; verify's
+// random ghosts): this is the matrix poisson/apply_dot/csr_cusparse hands cuSPARSE. Its values are
+// 7 x cells words, Liu et al.'s ~448 MB at 200^3 in double.
+template <class T>
+PoissonCsr<T> poisson_csr_padded(const Grid& g);
+std::size_t poisson_csr_padded_bytes(const Grid& g, int value_bytes);
+
 // y = A x on compact interior vectors (the CSR operator's reference product).
 template <class T>
 void csr_multiply(const PoissonCsr<T>& a, const T* x, T* y);

@@ -24,23 +24,47 @@ std::string poisson_method_names() {
   return names;
 }
 
+namespace {
+// "name:options" -> name (the options go to PoissonSettings::options).
+std::string method_base(const std::string& name) { return name.substr(0, name.find(':')); }
+}  // namespace
+
 double poisson_method_work_arrays(const std::string& name) {
   for (const PoissonMethodInfo& m : poisson_methods())
-    if (m.name == name) return m.work_arrays;
+    if (m.name == method_base(name)) return m.work_arrays;
   return 0;
+}
+
+std::vector<PoissonKernelWorkspace>& poisson_kernel_workspaces() {
+  static std::vector<PoissonKernelWorkspace> all;
+  return all;
+}
+
+double poisson_kernels_workspace_bytes(const std::map<std::string, std::string>& kernels, const Grid& g, int value_bytes) {
+  double bytes = 0;
+  for (const auto& [stage, choice] : kernels)
+    for (const PoissonKernelWorkspace& w : poisson_kernel_workspaces())
+      if (w.stage == stage && w.variant == choice.substr(0, choice.find(':')))
+        bytes += w.per_point[value_bytes == 8 ? 1 : 0] * double(g.interior_points());
+  return bytes;
 }
 
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s) {
   std::string known;
+  const std::string base = method_base(name);
+  PoissonSettings with = s;
+  with.options = base.size() < name.size() ? name.substr(base.size() + 1) : s.options;
   for (const PoissonMethodInfo& m : poisson_methods()) {
-    if (m.name == name) {
-      if constexpr (sizeof(T) == sizeof(float)) return m.make_float(s);
-      else return m.make_double(s);
+    if (m.name == base) {
+      if (!with.options.empty() && m.options.empty())
+        throw std::runtime_error("Poisson method '" + base + "' takes no options (given '" + with.options + "')");
+      if constexpr (sizeof(T) == sizeof(float)) return m.make_float(with);
+      else return m.make_double(with);
     }
     known += " " + m.name;
   }
-  throw std::runtime_error("unknown Poisson method '" + name + "'; known:" + known);
+  throw std::runtime_error("unknown Poisson method '" + base + "'; known:" + known);
 }
 
 template std::unique_ptr<PoissonMethod<float>> make_poisson_method<float>(const std::string&, const PoissonSettings&);

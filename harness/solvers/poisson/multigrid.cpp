@@ -30,10 +30,11 @@ bool can_halve(const Grid& g) {
 }
 }  // namespace
 
-MgOptions mg_method_options(const std::string& method) {
+namespace {
+MgOptions named_options(const std::string& method) {
   const std::string suffix = "_graph";
   if (method.size() > suffix.size() && method.compare(method.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    MgOptions o = mg_method_options(method.substr(0, method.size() - suffix.size()));
+    MgOptions o = named_options(method.substr(0, method.size() - suffix.size()));
     return o.graph = true, o;
   }
   MgOptions o;
@@ -42,6 +43,41 @@ MgOptions mg_method_options(const std::string& method) {
   if (method == "mg_wj") return o.smoother = MgSmoother::weighted_jacobi, o;
   if (method == "mg_f_wj") return o.cycle = MgCycle::f, o.smoother = MgSmoother::weighted_jacobi, o;
   throw std::invalid_argument("unknown multigrid method '" + method + "'; known: mg mg_f mg_wj mg_f_wj, each with a _graph suffix");
+}
+// The number after `key` in `word` ("pre2" -> 2), or -1 where the word is not key + digits.
+int keyed_count(const std::string& word, const std::string& key) {
+  if (word.size() <= key.size() || word.compare(0, key.size(), key) != 0 || word.size() > key.size() + 6) return -1;
+  for (std::size_t i = key.size(); i < word.size(); ++i)
+    if (word[i] < '0' || word[i] > '9') return -1;
+  return std::stoi(word.substr(key.size()));
+}
+}  // namespace
+
+MgOptions mg_method_options(const std::string& method, const std::string& options) {
+  MgOptions o = named_options(method);
+  const auto refuse = [&](const std::string& why) {
+    return std::invalid_argument("multigrid (--poisson " + method + ":" + options + "): " + why +
+                                 "; options are preN, postN (smoothing sweeps) and wN (omega in hundredths), joined by '_'");
+  };
+  bool omega_given = false;
+  std::size_t at = 0;
+  while (at < options.size()) {
+    const std::size_t end = std::min(options.find('_', at), options.size());
+    const std::string word = options.substr(at, end - at);
+    at = end + 1;
+    if (const int n = keyed_count(word, "pre"); n >= 0) o.pre = n;
+    else if (const int m = keyed_count(word, "post"); m >= 0) o.post = m;
+    else if (const int w = keyed_count(word, "w"); w >= 0) o.omega = w / 100.0, omega_given = true;
+    else throw refuse("unknown option '" + word + "'");
+  }
+  if (o.pre > 10 || o.post > 10 || o.pre + o.post < 1) throw refuse("pre and post must be 0 to 10 with at least one sweep in all");
+  if (omega_given && !(o.omega > 0 && o.omega < 2)) throw refuse("omega must lie in (0, 2)");
+  return o;
+}
+
+std::string mg_options_text(const MgOptions& o) {
+  const double omega = o.omega > 0 ? o.omega : o.smoother == MgSmoother::weighted_jacobi ? kMgJacobiWeight : 1.0;
+  return "pre" + std::to_string(o.pre) + "_post" + std::to_string(o.post) + "_w" + std::to_string(int(std::lround(omega * 100)));
 }
 
 std::vector<Grid> mg_levels(const Grid& fine) {
@@ -290,6 +326,7 @@ class Multigrid final : public PoissonMethod<T> {
     Level& L = levels_[std::size_t(l)];
     auto c = call<MgJacobiCall<T>>(L.grid);
     c.p = L.e(), c.f = L.f, c.out = L.spare();
+    if (o_.omega > 0) c.omega = T(o_.omega);
     run(jacobi, c, mg_jacobi_model(L.grid, eb));
     L.cur = 1 - L.cur;
   }
@@ -297,6 +334,7 @@ class Multigrid final : public PoissonMethod<T> {
     const Level& L = levels_[std::size_t(l)];
     auto c = call<MgRbgsCall<T>>(L.grid);
     c.p = L.e(), c.f = L.f, c.colour = colour;
+    if (o_.omega > 0) c.omega = T(o_.omega);
     run(rbgs, c, mg_rbgs_model(L.grid, eb));
   }
   void run_residual(int l) {  // into the level's spare array
@@ -381,7 +419,8 @@ class Multigrid final : public PoissonMethod<T> {
 
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make(const PoissonSettings& s, const char* name) {
-  return std::make_unique<Multigrid<T>>(s, mg_method_options(name), name);
+  return std::make_unique<Multigrid<T>>(s, mg_method_options(name, s.options),
+                                        s.options.empty() ? std::string(name) : name + (":" + s.options));
 }
 // The registered methods: a name mg_method_options() parses, and its help text.
 struct MgMethodName {
@@ -411,7 +450,9 @@ std::unique_ptr<PoissonMethod<T>> make_method(const PoissonSettings& s) {
 }
 template <int M>
 PoissonMethodInfo method_info() {
-  return {kMgMethods[M].name, kMgMethods[M].description, &make_method<float, M>, &make_method<double, M>, kMgArrays};
+  return {kMgMethods[M].name, kMgMethods[M].description, &make_method<float, M>, &make_method<double, M>, kMgArrays,
+          "preN_postN_wN: smoothing sweeps before and after the coarse correction (default 2, 2), the smoother's omega "
+          "in hundredths (red-black Gauss-Seidel: 100, over-relaxed above; weighted Jacobi: 86)"};
 }
 const PoissonMethodRegistrar reg_mg{method_info<0>()}, reg_mg_f{method_info<1>()}, reg_mg_wj{method_info<2>()},
     reg_mg_f_wj{method_info<3>()}, reg_mg_graph{method_info<4>()}, reg_mg_f_graph{method_info<5>()},

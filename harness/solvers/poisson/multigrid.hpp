@@ -31,6 +31,9 @@ struct MgOptions {
   MgCycle cycle = MgCycle::v;
   MgSmoother smoother = MgSmoother::red_black_gauss_seidel;
   int pre = 2, post = 2;  // smoothing sweeps before and after the coarse-grid correction
+  // The smoother's relaxation: red-black Gauss-Seidel over-relaxed by omega (1: plain Gauss-Seidel, the
+  // default); weighted Jacobi's weight (default 6/7, kMgJacobiWeight). 0: the smoother's default.
+  double omega = 0;
   // The residual and its restriction in one pass (poisson/mg_residual_restrict), or as two
   // (poisson/mg_residual into the spare array, then poisson/mg_restrict): the same values either way.
   bool fused_restriction = true;
@@ -42,10 +45,15 @@ struct MgOptions {
 
 // The options behind a method's name: mg (V, red-black Gauss-Seidel), mg_f (F, red-black Gauss-Seidel),
 // mg_wj (V, weighted Jacobi), mg_f_wj (F, weighted Jacobi); a "_graph" suffix (mg_graph, mg_f_graph) adds
-// MgOptions::graph. Throws std::invalid_argument for another name.
+// MgOptions::graph. `options` (what follows ':' in --poisson, PoissonSettings::options) are words joined
+// by '_': preN and postN the smoothing sweeps (0 to 10 each, at least one in all), wN the smoother's omega
+// in hundredths (as rbsor's tuning axis w: w115 = 1.15), in (0, 2). Throws std::invalid_argument for
+// another name or option, naming it.
+MgOptions mg_method_options(const std::string& method, const std::string& options = "");
+// The options of a method as the words mg_method_options reads ("pre2_post2_w100").
+std::string mg_options_text(const MgOptions& o);
 // The cycles between convergence checks when PoissonSettings::check_every is 0 (the method's default).
 inline constexpr int kMgDefaultCheckEvery = 1;
-MgOptions mg_method_options(const std::string& method);
 
 // The levels of a fine grid, finest first: every axis halved while all are even and at least 4. Throws
 // std::invalid_argument naming the grid, where halving stops and what would work when the coarsest

@@ -4,7 +4,7 @@
 //
 //   poisson/mg_ghosts    a's ghost shell from the faces (interior untouched)
 //   poisson/mg_jacobi    out = weighted Jacobi sweep of p for L p = f (interior of out)
-//   poisson/mg_rbgs      p = Gauss-Seidel value at the points of one colour (in place)
+//   poisson/mg_rbgs      p = Gauss-Seidel value at the points of one colour (in place), over-relaxed by omega
 //   poisson/mg_residual  r = f - L p (interior of r)
 //   poisson/mg_restrict  coarse_f = 8-cell average of fine_r (interior of coarse_f)
 //   poisson/mg_residual_restrict  coarse_f = 8-cell average of f - L p on the fine level (the two
@@ -53,6 +53,7 @@ struct MgRbgsCall : MgCallBase {
   T* p = nullptr;
   const T* f = nullptr;
   int colour = 0;  // 0 red, 1 black (mg_has_colour)
+  T omega = 1;     // 1: Gauss-Seidel; above: over-relaxed (mg_rbgs_point)
 };
 
 template <class T>

@@ -41,6 +41,20 @@ NSB_HD inline T mg_gauss_seidel_point(const T* p, std::size_t n, std::ptrdiff_t 
   return (poisson_neighbours(p, n, sy, sz, c.op) - f) * c.inv_diag;
 }
 
+// Over-relaxed Gauss-Seidel (red-black SOR as a smoother): p + omega (Gauss-Seidel value - p). Omega 1 is
+// plain Gauss-Seidel and is computed as such (the default smoother's values bit for bit). A red-black
+// smoother damps the high frequencies better slightly over-relaxed (Yavneh, "On red-black SOR smoothing in
+// multigrid", SIAM J. Sci. Comput. 17, 1996); MgOptions::omega picks it, and the cycles it saves are
+// measured (docs/solvers/poisson_multigrid.md).
+template <class T>
+NSB_HD inline T mg_rbgs_point(const T* p, std::size_t n, std::ptrdiff_t sy, std::ptrdiff_t sz, T f, const MgCoef<T>& c,
+                              T omega) {
+  const T gs = mg_gauss_seidel_point(p, n, sy, sz, f, c);
+  if (omega == T(1)) return gs;
+  const T centre = p[n];
+  return centre + omega * (gs - centre);
+}
+
 // Weighted (damped) Jacobi: p + omega (Gauss-Seidel value - p), every neighbour from the previous sweep.
 template <class T>
 NSB_HD inline T mg_jacobi_point(const T* p, std::size_t n, std::ptrdiff_t sy, std::ptrdiff_t sz, T f,
@@ -161,6 +175,7 @@ NSB_HD inline void mg_interior_point(const Grid& g, long long t, int& i, int& j,
 // Flops as written above, per point updated (counted by hand from the expressions).
 inline constexpr double kMgGaussSeidelFlops = 10;  // 5 adds + 3 muls of the neighbours, - f, * inv_diag
 inline constexpr double kMgJacobiFlops = 13;       // Gauss-Seidel value, then - centre, * omega, + centre
+inline constexpr double kMgSorFlops = 13;          // the same, for an over-relaxed red-black colour
 inline constexpr double kMgResidualFlops = 10;     // 5 adds + 3 muls, - diag * p (2), f - (1)
 inline constexpr double kMgRestrictFlops = 8;      // 7 adds + 1 mul per coarse point
 inline constexpr double kMgProlongFlops = 22;      // 7 lerps of 3 flops, + the add to the fine value

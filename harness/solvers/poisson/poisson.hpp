@@ -124,6 +124,9 @@ struct PoissonSettings {
   // against wall time. Each point is taken after the check's read-back, so the clock includes the
   // checks' synchronisation (rbsor, cg, pcg record it).
   bool record_history = false;
+  // The method's own options: what follows ':' in its name (--poisson mg_graph:pre2_post1_w115). A method
+  // that declares none (PoissonMethodInfo::options) is refused any.
+  std::string options;
 };
 
 struct PoissonHistoryPoint {
@@ -169,6 +172,10 @@ template <class T>
 using PoissonMethodFactory = std::unique_ptr<PoissonMethod<T>> (*)(const PoissonSettings&);
 
 struct PoissonMethodInfo {
+  PoissonMethodInfo(std::string n, std::string d, PoissonMethodFactory<float> f, PoissonMethodFactory<double> dd,
+                    double arrays = 0, std::string opts = {})
+      : name(std::move(n)), description(std::move(d)), make_float(f), make_double(dd), work_arrays(arrays),
+        options(std::move(opts)) {}
   std::string name;
   std::string description;
   PoissonMethodFactory<float> make_float;
@@ -176,9 +183,11 @@ struct PoissonMethodInfo {
   // The method's device workspace, in arrays of the equation's padded size (an upper estimate: the run
   // checks the free memory against it before anything is allocated, so a grid too large fails at once).
   double work_arrays = 0;
+  // The options the method takes after ':' in its name, for help texts; empty: none.
+  std::string options;
 };
 
-// The family's methods, by name. A method registers itself from its own source file.
+// The family's methods, by name ("name" or "name:options"). A method registers itself from its own source file.
 std::vector<PoissonMethodInfo>& poisson_methods();
 struct PoissonMethodRegistrar {
   explicit PoissonMethodRegistrar(PoissonMethodInfo m) { poisson_methods().push_back(std::move(m)); }
@@ -187,7 +196,23 @@ struct PoissonMethodRegistrar {
 std::string poisson_method_names();
 // A method's PoissonMethodInfo::work_arrays (0 for an unknown name: the solve refuses it by name).
 double poisson_method_work_arrays(const std::string& name);
-// Throws std::runtime_error naming the known methods for an unknown name.
+// Device memory a kernel of the family's stages allocates and keeps itself (a library's copy of the
+// operator, compact vectors), in bytes per interior point of its call's grid, {float, double}; registered
+// from the variant's own file, so that the memory check of a run that chooses it counts it.
+struct PoissonKernelWorkspace {
+  std::string stage;    // "poisson/apply_dot"
+  std::string variant;  // "csr_cusparse"
+  double per_point[2] = {0, 0};
+};
+std::vector<PoissonKernelWorkspace>& poisson_kernel_workspaces();
+struct PoissonKernelWorkspaceRegistrar {
+  explicit PoissonKernelWorkspaceRegistrar(PoissonKernelWorkspace w) { poisson_kernel_workspaces().push_back(std::move(w)); }
+};
+// What the chosen kernels ("poisson/<stage>" -> "variant[:tuning]", PoissonSettings::kernels) keep on grid
+// g in a precision of value_bytes.
+double poisson_kernels_workspace_bytes(const std::map<std::string, std::string>& kernels, const Grid& g, int value_bytes);
+// Throws std::runtime_error naming the known methods for an unknown name, and for options given to a
+// method that takes none.
 template <class T>
 std::unique_ptr<PoissonMethod<T>> make_poisson_method(const std::string& name, const PoissonSettings& s);
 

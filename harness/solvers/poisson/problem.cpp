@@ -56,7 +56,7 @@ class PoissonSolver final : public Solver<T> {
       : grid_(g), faces_(f), backend_(r.backend), fields_(g.padded_points(), r.backend == Backend::cuda) {
     for (const char* name : {"p", "p_new", "rhs"}) fields_.add(name);
     if (gpu()) stream_ = device::stream_create();
-    settings_ = {o.jacobi_iterations, o.jacobi_tol, o.check_every, o.poisson_kernels, false};
+    settings_ = {o.jacobi_iterations, o.jacobi_tol, o.check_every, o.poisson_kernels, false, {}};
     method_name_ = o.poisson_method;
     method_ = make_poisson_method<T>(o.poisson_method, settings_);
   }
@@ -124,9 +124,12 @@ class PoissonSolver final : public Solver<T> {
 
   static std::size_t device_bytes(const Grid& g, const SolverOptions& o) {
     // p, p_new, rhs, the solver's own residual vector, and the method's workspace twice (the timed method
-    // and the one that records the history; PoissonMethodInfo::work_arrays).
+    // and the one that records the history; PoissonMethodInfo::work_arrays), and what the chosen kernels
+    // keep themselves, once (a library's matrix: shared by the two).
     const double arrays = 4 + 2 * poisson_method_work_arrays(o.poisson_method);
-    return std::size_t(arrays * double(g.padded_points() * sizeof(T))) + 2 * kReduceScratchBytes;
+    return std::size_t(arrays * double(g.padded_points() * sizeof(T)) +
+                       poisson_kernels_workspace_bytes(o.poisson_kernels, g, int(sizeof(T)))) +
+           2 * kReduceScratchBytes;
   }
 
  private:

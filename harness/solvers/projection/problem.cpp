@@ -103,7 +103,8 @@ class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
   std::size_t bytes(const Grid& g, const SolverOptions& o) const {
     // the solver's fields, and the pressure solve's workspace on the rank's grid (PoissonMethodInfo::work_arrays)
     return ProjectionSolver<T>::device_bytes(g, o.scheme, case_.has_obstacles(), case_.turbulent) +
-           std::size_t(poisson_method_work_arrays(o.poisson_method) * double(g.padded_points() * sizeof(T)));
+           std::size_t(poisson_method_work_arrays(o.poisson_method) * double(g.padded_points() * sizeof(T)) +
+                       poisson_kernels_workspace_bytes(o.poisson_kernels, g, int(sizeof(T))));
   }
 
  private:

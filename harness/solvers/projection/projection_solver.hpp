@@ -97,7 +97,7 @@ class ProjectionSolver final : public Solver<T> {
       : case_(c), recipe_(r), opt_(o),
         fields_(c.grid.padded_points(), r.backend == Backend::cuda),
         global_points_(double(c.grid.interior_points())),
-        poisson_(make_poisson_method<T>(o.poisson_method, {o.jacobi_iterations, o.jacobi_tol, o.check_every, o.poisson_kernels, false})) {
+        poisson_(make_poisson_method<T>(o.poisson_method, {o.jacobi_iterations, o.jacobi_tol, o.check_every, o.poisson_kernels, false, {}})) {
     const bool dev = r.backend == Backend::cuda;
     for (int s = 0; s < int(ProjectionStage::count); ++s) stage_[s] = &recipe_[stage_name(ProjectionStage(s))];
     refuse_what_cannot_run_this_case();  // before any device allocation

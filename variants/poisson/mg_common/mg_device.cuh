@@ -45,13 +45,14 @@ struct MgRbgsOp {
   MgCoef<T> coef;
   std::ptrdiff_t sy, sz;
   int colour;
+  T omega;
   __device__ void operator()(int i, int j, int k, std::size_t n) const {
-    if (mg_has_colour(i, j, k, colour)) p[n] = mg_gauss_seidel_point(p, n, sy, sz, f[n], coef);
+    if (mg_has_colour(i, j, k, colour)) p[n] = mg_rbgs_point(p, n, sy, sz, f[n], coef, omega);
   }
 };
 template <class T>
 MgRbgsOp<T> mg_rbgs_op(const MgRbgsCall<T>& c) {
-  return {c.p, c.f, make_mg_coef<T>(c.grid), c.grid.sy(), c.grid.sz(), c.colour};
+  return {c.p, c.f, make_mg_coef<T>(c.grid), c.grid.sy(), c.grid.sz(), c.colour, c.omega};
 }
 
 template <class T>
