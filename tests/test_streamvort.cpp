@@ -59,6 +59,31 @@ TEST(Streamvort, StretchingHitsTheWallSpacing) {
   for (std::size_t j = 1; j < s.size(); ++j) EXPECT_GT(s[j], s[j - 1]);
 }
 
+// te_clustering a: the far-field nodes next to the wake line are (1 - a) times the uniform angle apart, those
+// upstream (1 + a) times, the grid stays mirror-symmetric about the chord and its metrics valid (no fold).
+TEST(Streamvort, TrailingEdgeClusteringOfTheFarField) {
+  GridSpec spec;
+  spec.nx = 64, spec.ny = 32, spec.te_clustering = 0.5;
+  const Geometry geo = algebraic_grid(spec);
+  const Grid& g = geo.grid;
+  const auto angle = [&](int i) {
+    const std::size_t n = sv_node(g, i, g.ny + 1);
+    return std::atan2(geo.y[n], geo.x[n] - 0.5);
+  };
+  const double uniform = 2 * M_PI / g.nx;
+  const auto gap = [&](int i) { return std::abs(std::remainder(angle(i + 1) - angle(i), 2 * M_PI)) / uniform; };
+  EXPECT_NEAR(gap(1), 0.5, 0.01);
+  EXPECT_NEAR(gap(g.nx / 2 + 1), 1.5, 0.01);
+  for (int j = 0; j <= g.ny + 1; ++j)
+    for (int i = 2; i <= g.nx; ++i) {
+      EXPECT_NEAR(geo.x[sv_node(g, i, j)], geo.x[sv_node(g, g.nx + 2 - i, j)], 1e-12);
+      EXPECT_NEAR(geo.y[sv_node(g, i, j)], -geo.y[sv_node(g, g.nx + 2 - i, j)], 1e-12);
+    }
+  EXPECT_NO_THROW(grid_metrics(g, geo.x, geo.y, geo.ends));
+  spec.te_clustering = 1;
+  EXPECT_THROW(algebraic_grid(spec), std::invalid_argument);
+}
+
 // The metric coefficients carry P = grad^2 xi and Q = grad^2 eta of the discrete grid, so the discrete
 // Laplacian of x and of y is zero to rounding: a uniform stream in any direction is a discrete solution.
 TEST(Streamvort, DiscreteLaplacianOfTheCoordinatesIsZero) {

@@ -30,16 +30,17 @@ FlowCase make_flow_case(const std::string& name, const GridSpec& spec, double re
 }
 
 // --case-param KEY=VALUE of the flow cases: turbulence (none | baldwin_lomax), wall_spacing (chords), sor_omega,
-// convection (hybrid | upwind2).
+// convection (hybrid | upwind2), te_clustering (geometry.hpp, [0, 1)).
 static std::map<std::string, std::string> flow_params(const CaseOptions& o) {
   std::map<std::string, std::string> out;
   for (const std::string& p : o.params) {
     const auto eq = p.find('=');
     const std::string key = p.substr(0, eq);
     if (eq == std::string::npos ||
-        (key != "turbulence" && key != "wall_spacing" && key != "sor_omega" && key != "convection"))
+        (key != "turbulence" && key != "wall_spacing" && key != "sor_omega" && key != "convection" &&
+         key != "te_clustering"))
       throw std::invalid_argument("streamvort case setting '" + p + "': known keys are turbulence=none|baldwin_lomax, "
-                                  "wall_spacing=CHORDS, sor_omega=W and convection=hybrid|upwind2");
+                                  "wall_spacing=CHORDS, sor_omega=W, convection=hybrid|upwind2 and te_clustering=A");
     out[key] = p.substr(eq + 1);
   }
   if (out.count("turbulence") && out["turbulence"] != "none" && out["turbulence"] != "baldwin_lomax")
@@ -69,6 +70,7 @@ FlowCase make_flow_case(const CaseOptions& o) {
     if (!(spec.wall_spacing > 0 && spec.wall_spacing < 0.1))
       throw std::invalid_argument("wall_spacing=" + params.at("wall_spacing") + ": give a first spacing in (0, 0.1) chords");
   }
+  if (params.count("te_clustering")) spec.te_clustering = std::atof(params.at("te_clustering").c_str());
   FlowCase c = make_flow_case(name, spec, o.re, o.dt, o.safety);
   c.turbulent = params.count("turbulence") && params.at("turbulence") == "baldwin_lomax";
   if (c.turbulent) c.wall_dist = wall_distance(c.geo);

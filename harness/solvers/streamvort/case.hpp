@@ -9,7 +9,8 @@
 // streamvort/turbulence stage and the eddy viscosity; --case-param wall_spacing=H sets the first eta
 // spacing at the body in chords (default 0.25 / sqrt(Re)); --case-param sor_omega=W the over-relaxation of
 // --poisson sor (default 1.5); --case-param convection=upwind2 the vorticity's limited 2nd-order upwinding
-// (default hybrid: central / 1st-order upwind, formulas.hpp). The flow runs on the algebraic grid (geometry.hpp); the elliptic
+// (default hybrid: central / 1st-order upwind, formulas.hpp); --case-param te_clustering=A the far-field xi
+// nodes drawn towards the wake line (airfoil; default 0, uniform in angle: geometry.hpp). The flow runs on the algebraic grid (geometry.hpp); the elliptic
 // generator is the ogrid solver, timed on its own as in the paper's Table 3.
 #pragma once
 
