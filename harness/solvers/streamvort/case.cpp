@@ -29,19 +29,24 @@ FlowCase make_flow_case(const std::string& name, const GridSpec& spec, double re
   return c;
 }
 
-// --case-param KEY=VALUE of the flow cases: turbulence (none | baldwin_lomax), wall_spacing (chords).
+// --case-param KEY=VALUE of the flow cases: turbulence (none | baldwin_lomax), wall_spacing (chords), sor_omega,
+// convection (hybrid | upwind2), te_clustering (geometry.hpp, [0, 1)).
 static std::map<std::string, std::string> flow_params(const CaseOptions& o) {
   std::map<std::string, std::string> out;
   for (const std::string& p : o.params) {
     const auto eq = p.find('=');
     const std::string key = p.substr(0, eq);
-    if (eq == std::string::npos || (key != "turbulence" && key != "wall_spacing" && key != "sor_omega"))
+    if (eq == std::string::npos ||
+        (key != "turbulence" && key != "wall_spacing" && key != "sor_omega" && key != "convection" &&
+         key != "te_clustering"))
       throw std::invalid_argument("streamvort case setting '" + p + "': known keys are turbulence=none|baldwin_lomax, "
-                                  "wall_spacing=CHORDS and sor_omega=W");
+                                  "wall_spacing=CHORDS, sor_omega=W, convection=hybrid|upwind2 and te_clustering=A");
     out[key] = p.substr(eq + 1);
   }
   if (out.count("turbulence") && out["turbulence"] != "none" && out["turbulence"] != "baldwin_lomax")
     throw std::invalid_argument("turbulence=" + out["turbulence"] + ": known models are none and baldwin_lomax");
+  if (out.count("convection") && out["convection"] != "hybrid" && out["convection"] != "upwind2")
+    throw std::invalid_argument("convection=" + out["convection"] + ": known schemes are hybrid and upwind2");
   return out;
 }
 
@@ -55,7 +60,8 @@ FlowCase make_flow_case(const CaseOptions& o) {
                                 std::to_string(o.nz));
   if (o.gamma != CaseOptions{}.gamma)
     throw std::invalid_argument("--gamma has no meaning here: convection is the hybrid of formulas.hpp (central "
-                                "where the cell Peclet number is at most 2, 1st-order upwind elsewhere)");
+                                "where the cell Peclet number is at most 2, 1st-order upwind elsewhere) or, with "
+                                "--case-param convection=upwind2, limited 2nd-order upwind in place of the 1st order");
   if (o.dt < 0) throw std::invalid_argument("--dt must be positive");
   const auto params = flow_params(o);
   GridSpec spec = flow_grid_spec(name, o.nx, o.ny, o.re);
@@ -64,9 +70,11 @@ FlowCase make_flow_case(const CaseOptions& o) {
     if (!(spec.wall_spacing > 0 && spec.wall_spacing < 0.1))
       throw std::invalid_argument("wall_spacing=" + params.at("wall_spacing") + ": give a first spacing in (0, 0.1) chords");
   }
+  if (params.count("te_clustering")) spec.te_clustering = std::atof(params.at("te_clustering").c_str());
   FlowCase c = make_flow_case(name, spec, o.re, o.dt, o.safety);
   c.turbulent = params.count("turbulence") && params.at("turbulence") == "baldwin_lomax";
   if (c.turbulent) c.wall_dist = wall_distance(c.geo);
+  if (params.count("convection") && params.at("convection") == "upwind2") c.convection = Convection::upwind2;
   if (params.count("sor_omega")) {
     c.sor_omega = std::atof(params.at("sor_omega").c_str());
     if (!(c.sor_omega > 0 && c.sor_omega < 2)) throw std::invalid_argument("sor_omega must be in (0, 2)");

@@ -8,7 +8,9 @@
 // and --re 100000), --dt or --safety; --case-param turbulence=baldwin_lomax (default none: laminar) adds the
 // streamvort/turbulence stage and the eddy viscosity; --case-param wall_spacing=H sets the first eta
 // spacing at the body in chords (default 0.25 / sqrt(Re)); --case-param sor_omega=W the over-relaxation of
-// --poisson sor (default 1.5). The flow runs on the algebraic grid (geometry.hpp); the elliptic
+// --poisson sor (default 1.5); --case-param convection=upwind2 the vorticity's limited 2nd-order upwinding
+// (default hybrid: central / 1st-order upwind, formulas.hpp); --case-param te_clustering=A the far-field xi
+// nodes drawn towards the wake line (airfoil; default 0, uniform in angle: geometry.hpp). The flow runs on the algebraic grid (geometry.hpp); the elliptic
 // generator is the ogrid solver, timed on its own as in the paper's Table 3.
 #pragma once
 
@@ -33,6 +35,7 @@ struct FlowCase {
   XiEnds psi_ends = XiEnds::periodic;  // of psi and omega: periodic (O-grid) or outflow (plate)
   double sor_omega = 1.5;              // --poisson sor: SOR's over-relaxation (--case-param sor_omega, (0, 2))
   bool turbulent = false;              // Baldwin-Lomax (nu_eff = nu + nu_t) or laminar nu
+  Convection convection = Convection::hybrid;  // --case-param convection=hybrid|upwind2
   std::vector<double> wall_dist;       // turbulent: each node's distance from its column's wall node
 };
 

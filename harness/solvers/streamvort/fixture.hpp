@@ -32,7 +32,7 @@ template <class T>
 class StreamvortFixture final : public StageFixture<T> {
  public:
   explicit StreamvortFixture(const FixtureSpec& s)
-      : stage_(s.stage), turbulent_(s.workload == "turbulent"), grid_(as_streamvort_grid(s.grid)), fields_(grid_.padded_points(), gpu(s)) {
+      : stage_(s.stage), turbulent_(s.workload == "turbulent"), convection_(vorticity_convection(s.workload)), grid_(as_streamvort_grid(s.grid)), fields_(grid_.padded_points(), gpu(s)) {
     for (const char* name : {"x", "y", "phi", "psi_c", "x_new", "y_new", "psi", "psi_new", "omega", "omega_new", "ca",
                              "cb", "cg", "p", "q", "ij", "wall_dist", "nu_eff"})
       fields_.add(name);
@@ -75,7 +75,7 @@ class StreamvortFixture final : public StageFixture<T> {
       v.fn<StreamCall<T>>()(c);
     } else if (stage_ == "vorticity") {
       VorticityCall<T> c{grid_, f("omega"), f("psi"), f("ca"), f("cb"), f("cg"), f("p"), f("q"), f("ij"),
-                         f("omega_new"), T(nu_), T(dt_), ends_, t, e, turbulent_ ? f("nu_eff") : nullptr};
+                         f("omega_new"), T(nu_), T(dt_), ends_, t, e, turbulent_ ? f("nu_eff") : nullptr, convection_};
       v.fn<VorticityCall<T>>()(c);
     } else if (stage_ == "turbulence") {
       TurbulenceCall<T> c{grid_, f("psi"), f("omega"), f("ca"), f("cb"), f("cg"), f("wall_dist"), f("nu_eff"), T(nu_),
@@ -101,7 +101,8 @@ class StreamvortFixture final : public StageFixture<T> {
     const int elem = int(sizeof(T));
     if (stage_ == "sweep") return grid_sweep_model(grid_, elem);
     if (stage_ == "stream" || stage_ == "stream_sor") return stream_model(grid_, elem);
-    if (stage_ == "vorticity") return turbulent_ ? turbulent_vorticity_model(grid_, elem) : vorticity_model(grid_, elem);
+    if (stage_ == "vorticity")
+      return turbulent_ ? turbulent_vorticity_model(grid_, elem) : vorticity_model(grid_, elem, convection_);
     if (stage_ == "turbulence") return turbulence_model(grid_, elem);
     return boundary_model(grid_, elem);
   }
@@ -156,6 +157,7 @@ class StreamvortFixture final : public StageFixture<T> {
 
   std::string stage_;
   bool turbulent_;  // vorticity's turbulent workload
+  Convection convection_;  // vorticity's upwind2 workload: limited 2nd-order upwinding
   Grid grid_;
   FieldSet<T> fields_;
   XiEnds ends_ = XiEnds::periodic;

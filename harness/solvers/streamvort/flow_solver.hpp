@@ -1,6 +1,7 @@
 // The stream-function/vorticity solver of Gohari et al. (2012), Sec. 2.2 and Fig. 13, one time step:
 //
-//   omega_new = omega + dt (nu L omega - U omega_xi - V omega_eta)  vorticity  (explicit, interior rows)
+//   omega_new = omega + dt (nu L omega - U omega_xi - V omega_eta)  vorticity  (explicit, interior rows;
+//                                                                   convection hybrid or upwind2)
 //   omega <-> omega_new                                             (pointers swap)
 //   S times: psi_new = Jacobi(psi; omega), residual -> history[s]  stream     (S = --jacobi-iterations)
 //            psi <-> psi_new
@@ -102,7 +103,7 @@ class FlowSolver final : public Solver<T> {
     timed(kVorticitySection, "vorticity", [&] {
       const VorticityCall<T> c{grid_, omega_, psi_, f("ca"), f("cb"), f("cg"), f("p"), f("q"), f("ij"), omega_new_,
                                T(case_.nu), T(case_.dt), case_.psi_ends, stage("vorticity").tuning, exec_,
-                               case_.turbulent ? f("nu_eff") : nullptr};
+                               case_.turbulent ? f("nu_eff") : nullptr, case_.convection};
       stage("vorticity").variant->template fn<VorticityCall<T>>()(c);
     });
     std::swap(omega_, omega_new_);
@@ -160,7 +161,7 @@ class FlowSolver final : public Solver<T> {
   WorkModel work_model(int section) const override {
     const int elem = int(sizeof(T));
     if (section == kVorticitySection)
-      return case_.turbulent ? turbulent_vorticity_model(grid_, elem) : vorticity_model(grid_, elem);
+      return case_.turbulent ? turbulent_vorticity_model(grid_, elem) : vorticity_model(grid_, elem, case_.convection);
     if (section == kTurbulenceSection) return case_.turbulent ? turbulence_model(grid_, elem) : WorkModel{};
     if (section == (sor_ ? kStreamSorSection : kStreamSection)) return stream_model(grid_, elem);
     if (section == kBoundarySection) return boundary_model(grid_, elem);

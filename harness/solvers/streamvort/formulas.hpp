@@ -114,18 +114,70 @@ NSB_HD inline T stream_point(const F& psi, T omega, T ca, T cb, T cg, T p, T q, 
   return sv_abs(d);
 }
 
+// The convection schemes of the vorticity transport (--case-param convection=hybrid|upwind2).
+enum class Convection : int {
+  hybrid = 0,   // central at cell Peclet <= 2, 1st-order upwind elsewhere (the default)
+  upwind2 = 1,  // central at cell Peclet <= 2, limited 2nd-order upwind elsewhere
+};
+
+// The nodes two away along an axis, which 2nd-order upwinding reaches beyond the 3 x 3 stencil. Every
+// traversal reads them from global memory (one value a node and axis; the shared-memory ones stage only
+// the 3 x 3 neighbourhood), wrapping across the periodic cut (one ghost column holds only i = 0 and
+// nx + 1). has() is false where the node is not in the grid: two rows into the body or past the far
+// field, past the plate's inflow or outflow column.
+template <class T>
+struct Reach2 {
+  const T* f;  // the field at the node
+  std::ptrdiff_t row;
+  int i, j, nx, ny;
+  XiEnds ends;
+  NSB_HD bool has(int di, int dj) const {
+    if (dj != 0) return j + dj >= 0 && j + dj <= ny + 1;
+    return ends == XiEnds::periodic || (i + di >= 0 && i + di <= nx + 1);
+  }
+  NSB_HD T operator()(int di, int dj) const {
+    if (ends == XiEnds::periodic && (i + di < 0 || i + di > nx + 1)) di += i + di < 0 ? nx : -nx;
+    return f[di + dj * row];
+  }
+};
+
+// Van Leer's limited slope of two successive differences: their harmonic mean where they agree in sign,
+// 0 at an extremum (so the scheme adds no new extrema: with forward Euler it is TVD for a Courant number
+// up to 1/2, which the time step's 0.8 / (2 (|U| + |V|) + ...) keeps).
+template <class T>
+NSB_HD inline T van_leer(T a, T b) {
+  return a * b > T(0) ? T(2) * a * b / (a + b) : T(0);
+}
+
 // Convection c f_axis along xi (axis 0) or eta (axis 1), c the contravariant velocity, d = nu ca (xi)
-// or nu cg (eta) the diffusion coefficient of that axis. The paper offers 1st- or 2nd-order upwinding;
-// its 2nd-order option reaches i +- 2 and would widen the 3 x 3 stencil (its "at least eight
-// neighbouring data"), and 1st-order upwinding alone adds |c| / 2 of numerical diffusion, which in a
-// boundary layer's wall-normal direction is comparable to nu (measured: C_f of the flat plate 20-30%
-// off Blasius). So, a documented choice: 1st-order upwind where the cell Peclet number |c| / d exceeds
-// 2, central (2nd order) where it does not (Spalding's hybrid), within the same 3 x 3 stencil.
+// or nu cg (eta) the diffusion coefficient of that axis.
+//
+// hybrid (Spalding): central where the cell Peclet number |c| / d is at most 2, 1st-order upwind
+// elsewhere, within the 3 x 3 stencil (the paper's "at least eight neighbouring data"). 1st-order
+// upwinding alone adds |c| / 2 of numerical diffusion, comparable to nu across a boundary layer
+// (measured: the flat plate's C_f 20-30% off Blasius) and hundreds of times nu in NACA0012's wake.
+//
+// upwind2: the paper's 2nd-order upwind option where the hybrid is 1st order (central where it is
+// central). In MUSCL form along the line ..., a = f(-2s), b = f(-s), m = f(0), p = f(+s) (s the
+// upwind sign), the faces m + slope(m - b, p - m) / 2 and b + slope(b - a, m - b) / 2 give
+//   f_axis ~ s [ (m - b) + (slope(m - b, p - m) - slope(b - a, m - b)) / 2 ],
+// which is (3 m - 4 b + a) / 2 with the unlimited slope (the backward difference) and is 2nd order where
+// f is smooth with van Leer's. Unlimited, 2nd-order upwinding with forward Euler amplifies long waves
+// unless dt c^2 <= 2 d (about dt <= 2 nu / |u|^2: 1e-5 for the plate at Re 1e5, 500 times below its
+// convective step), hence the limiter. Where a is outside the grid (rows 1 and ny, the plate's end
+// columns) the hybrid's upwind branch.
 template <class T, class F>
 NSB_HD inline T convection(const F& f, T c, T d, int axis) {
   const int di = axis == 0 ? 1 : 0, dj = axis == 0 ? 0 : 1;
   if (sv_abs(c) <= T(2) * d) return c * T(0.5) * (f(di, dj) - f(-di, -dj));
   return c * (c > T(0) ? f(0, 0) - f(-di, -dj) : f(di, dj) - f(0, 0));
+}
+template <class T, class F, class R>
+NSB_HD inline T convection(const F& f, const R& far, T c, T d, int axis, Convection scheme) {
+  const int s = c > T(0) ? 1 : -1, di = axis == 0 ? s : 0, dj = axis == 0 ? 0 : s;
+  if (scheme == Convection::hybrid || sv_abs(c) <= T(2) * d || !far.has(-2 * di, -2 * dj)) return convection(f, c, d, axis);
+  const T a = far(-2 * di, -2 * dj), b = f(-di, -dj), m = f(0, 0), p = f(di, dj);
+  return c * T(s) * ((m - b) + T(0.5) * (van_leer(m - b, p - m) - van_leer(b - a, m - b)));
 }
 
 // The curvilinear Laplacian L f = ca f_xixi - 2 cb f_xieta + cg f_etaeta + P f_xi + Q f_eta.
@@ -138,16 +190,21 @@ NSB_HD inline T curvilinear_laplacian(const F& f, T ca, T cb, T cg, T p, T q) {
 // Vorticity transport, explicit Euler (paper Eq. 6-7: nu stays inside the Laplacian, L(nu omega)):
 //   omega_new = omega + dt [ diffusion - U omega_xi - V omega_eta ],
 // U = psi_eta / J, V = -psi_xi / J (contravariant velocities: u = psi_y, v = -psi_x), convection by
-// `convection` above with the node's viscosity nu_node in its cell Peclet number. Laminar: diffusion =
-// nu L omega (nu = 1/Re constant); turbulent: diffusion = L(nu_eff omega), nu_eff = nu + nu_t.
-template <class T, class F, class G>
-NSB_HD inline T vorticity_update(const F& omega, const G& psi, T diffusion, T ca, T cg, T ij, T nu_node, T dt) {
+// `convection` above (far: omega two nodes away, Reach2) with the node's viscosity nu_node in its cell
+// Peclet number. Laminar: diffusion = nu L omega (nu = 1/Re constant); turbulent: diffusion = L(nu_eff
+// omega), nu_eff = nu + nu_t.
+template <class T, class F, class G, class R>
+NSB_HD inline T vorticity_update(const F& omega, const G& psi, const R& far, Convection scheme, T diffusion, T ca, T cg,
+                                 T ij, T nu_node, T dt) {
   const T u = d_eta<T>(psi) * ij, v = -d_xi<T>(psi) * ij;
-  return omega(0, 0) + dt * (diffusion - convection<T>(omega, u, nu_node * ca, 0) - convection<T>(omega, v, nu_node * cg, 1));
+  return omega(0, 0) + dt * (diffusion - convection<T>(omega, far, u, nu_node * ca, 0, scheme) -
+                             convection<T>(omega, far, v, nu_node * cg, 1, scheme));
 }
-template <class T, class F, class G>
-NSB_HD inline T vorticity_point(const F& omega, const G& psi, T ca, T cb, T cg, T p, T q, T ij, T nu, T dt) {
-  return vorticity_update(omega, psi, nu * curvilinear_laplacian(omega, ca, cb, cg, p, q), ca, cg, ij, nu, dt);
+template <class T, class F, class G, class R>
+NSB_HD inline T vorticity_point(const F& omega, const G& psi, const R& far, Convection scheme, T ca, T cb, T cg, T p,
+                                T q, T ij, T nu, T dt) {
+  return vorticity_update(omega, psi, far, scheme, nu * curvilinear_laplacian(omega, ca, cb, cg, p, q), ca, cg, ij, nu,
+                          dt);
 }
 // The product a(di, dj) b(di, dj) of two 9-point fields (nu_eff omega).
 template <class A, class B>
@@ -156,11 +213,11 @@ struct ProductOf {
   B b;
   NSB_HD auto operator()(int di, int dj) const { return a(di, dj) * b(di, dj); }
 };
-template <class T, class F, class G, class N>
-NSB_HD inline T turbulent_vorticity_point(const F& omega, const G& psi, const N& nu_eff, T ca, T cb, T cg, T p, T q,
-                                          T ij, T dt) {
+template <class T, class F, class G, class N, class R>
+NSB_HD inline T turbulent_vorticity_point(const F& omega, const G& psi, const N& nu_eff, const R& far,
+                                          Convection scheme, T ca, T cb, T cg, T p, T q, T ij, T dt) {
   const T diffusion = curvilinear_laplacian(ProductOf<F, N>{omega, nu_eff}, ca, cb, cg, p, q);
-  return vorticity_update(omega, psi, diffusion, ca, cg, ij, nu_eff(0, 0), dt);
+  return vorticity_update(omega, psi, far, scheme, diffusion, ca, cg, ij, nu_eff(0, 0), dt);
 }
 
 // Wall vorticity, no-slip (paper Sec. 2.2, ref. [27]): psi = const on the wall and psi_eta = 0 there

@@ -55,6 +55,8 @@ std::vector<double> exponential_stretching(int n, double first_fraction) {
 
 Geometry algebraic_grid(const GridSpec& spec) {
   if (spec.nx < 4 || spec.ny < 2) throw std::invalid_argument("the grid needs at least 4 x 2 nodes");
+  if (!(spec.te_clustering >= 0 && spec.te_clustering < 1))
+    throw std::invalid_argument("te_clustering must be in [0, 1)");
   Geometry geo;
   geo.spec = spec;
   geo.grid = Grid{spec.nx, spec.ny, 1, 1.0, 1.0, 1.0};
@@ -70,7 +72,10 @@ Geometry algebraic_grid(const GridSpec& spec) {
       const double xc = 0.5 * (1 + std::cos(2 * std::numbers::pi * t));
       const double side = t < 0.5 ? -1.0 : 1.0;             // lower surface first
       const double xb = xc, yb = naca_camber(spec.naca, xc) + side * naca_thickness(spec.naca, xc);
-      const double angle = -2 * std::numbers::pi * t;
+      // The far-field angle, clustered towards the wake line (t = 0) by te_clustering a: d(angle)/dt is
+      // 2 pi (1 - a) there and 2 pi (1 + a) upstream; odd about t = 1/2, so the grid stays symmetric.
+      const double tau = t - spec.te_clustering * std::sin(2 * std::numbers::pi * t) / (2 * std::numbers::pi);
+      const double angle = -2 * std::numbers::pi * tau;
       const double xo = centre + spec.far_radius * std::cos(angle), yo = spec.far_radius * std::sin(angle);
       for (int j = 0; j <= rows; ++j) {
         const double s = geo.eta_frac[std::size_t(j)];

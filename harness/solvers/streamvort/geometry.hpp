@@ -7,7 +7,8 @@
 //   far-field radius 20 chords from mid-chord; wall spacing 0.25 / sqrt(Re) chords (about 1/20 of the
 //   Blasius thickness at x = 1) unless set; eta stretched exponentially to that first spacing; xi of
 //   the airfoil cosine-clustered towards both edges (x = (1 + cos 2 pi t) / 2), clockwise from the
-//   trailing edge; NACA 4-digit with the closed trailing edge (coefficient -0.1036), so the cut is a
+//   trailing edge, the far field's uniform in angle unless te_clustering (default 0) draws them
+//   towards the wake line behind the trailing edge; NACA 4-digit with the closed trailing edge (coefficient -0.1036), so the cut is a
 //   single point; the flat plate from x = -0.5 (inflow, symmetry line ahead of the leading edge at
 //   x = 0) to x = 1 (outflow), height 1; uniform stream along +x (angle of attack 0).
 #pragma once
@@ -29,6 +30,8 @@ struct GridSpec {
   std::string naca = "0012";     // NACA 4-digit designation (airfoil)
   int nx = 128, ny = 64;         // xi nodes, eta unknowns (rows 0 and ny + 1 are the boundaries)
   double far_radius = 20;        // airfoil: outer circle's radius, chords, about mid-chord
+  double te_clustering = 0;      // airfoil: far-field xi nodes clustered towards the wake line, [0, 1):
+                                 // the angular spacing there is (1 - a) times the uniform one (0: uniform)
   double wall_spacing = 2e-3;    // first eta spacing at the body, chords
   double plate_upstream = 0.5;   // plate: inflow at x = -plate_upstream
   double plate_length = 1;       // plate: outflow at x = plate_length

@@ -18,8 +18,11 @@ class FlowProblem final : public ProblemImpl<FlowProblem> {
     const GridSpec& s = case_.geo.spec;
     return {{"case", case_.name}, {"re", case_.re}, {"dt", case_.dt}, {"relax", case_.relax},
             {"body", s.body == Body::airfoil ? "NACA " + s.naca : "flat plate"}, {"wall_spacing", s.wall_spacing},
-            {"far_radius", s.far_radius}, {"xi_nodes", s.nx}, {"eta_unknowns", s.ny},
-            {"convection", "hybrid: central at cell Peclet <= 2, else 1st-order upwind"}, {"angle_of_attack", 0},
+            {"far_radius", s.far_radius}, {"te_clustering", s.te_clustering}, {"xi_nodes", s.nx}, {"eta_unknowns", s.ny},
+            {"convection", case_.convection == Convection::upwind2
+                               ? "upwind2: central at cell Peclet <= 2, else van Leer-limited 2nd-order upwind"
+                               : "hybrid: central at cell Peclet <= 2, else 1st-order upwind"},
+            {"angle_of_attack", 0},
             {"turbulence", case_.turbulent ? "baldwin_lomax" : "none"}, {"sor_omega", case_.sor_omega}};
   }
   void check_options(const SolverOptions& o) const override { check_flow_options(case_, o); }

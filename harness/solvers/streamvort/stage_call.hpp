@@ -6,7 +6,8 @@
 // returns its contribution to the call's residual (0 for ops without one).
 //
 //   ogrid/sweep         x, y, phi, psi_c -> x_new, y_new; residual = max |r_new - r| (one Jacobi sweep)
-//   streamvort/vorticity omega, psi, ca, cb, cg, p, q, ij -> omega_new (interior rows)
+//   streamvort/vorticity omega, psi, ca, cb, cg, p, q, ij -> omega_new (interior rows; 2nd-order upwinding
+//                        also reads omega two nodes away, from global memory: Reach2)
 //   streamvort/stream    psi, omega, ca, cb, cg, p, q -> psi_new; residual = max |psi_new - psi|
 //   streamvort/boundary  psi, cg, x, y, omega (row ny) -> omega on rows 0 and ny + 1 (wall, far field)
 //
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "grid.hpp"
 #include "stage.hpp"
@@ -137,7 +139,19 @@ struct VorticityCall {
   Tuning tuning;
   Exec exec;
   const T* nu_eff = nullptr;  // turbulent: nu + nu_t at every node (streamvort/turbulence); null: laminar nu
+  Convection convection = Convection::hybrid;
 };
+
+// The convection of vorticity's stage workload (laminar and turbulent: hybrid).
+inline Convection vorticity_convection(const std::string& workload) {
+  return workload == "upwind2" ? Convection::upwind2 : Convection::hybrid;
+}
+
+// omega two nodes away from node (i, j) (2nd-order upwinding), from the op's own global array.
+template <class Op>
+NSB_HD inline Reach2<typename Op::value_type> reach2(const Op& op, int i, int j, std::size_t n) {
+  return {op.omega + n, op.g.sy(), i, j, op.g.nx, op.g.ny, op.ends};
+}
 
 template <class T>
 struct VorticityOp {
@@ -148,13 +162,16 @@ struct VorticityOp {
   T* omega_new;
   T nu, dt;
   XiEnds ends;
+  Convection scheme;
   static VorticityOp of(const VorticityCall<T>& c) {
-    return {c.grid, c.omega, c.psi, c.ca, c.cb, c.cg, c.p, c.q, c.ij, c.omega_new, c.nu, c.dt, c.ends};
+    return {c.grid, c.omega, c.psi, c.ca, c.cb, c.cg, c.p, c.q, c.ij, c.omega_new, c.nu, c.dt, c.ends, c.convection};
   }
   NSB_HD const T* staged(int f) const { return f == 0 ? omega : psi; }
   template <class S>
-  NSB_HD T operator()(int i, int, std::size_t n, const S& s) const {
-    store_node(omega_new, g, i, n, vorticity_point(s.at(0), s.at(1), ca[n], cb[n], cg[n], p[n], q[n], ij[n], nu, dt),
+  NSB_HD T operator()(int i, int j, std::size_t n, const S& s) const {
+    store_node(omega_new, g, i, n,
+               vorticity_point(s.at(0), s.at(1), reach2(*this, i, j, n), scheme, ca[n], cb[n], cg[n], p[n], q[n], ij[n],
+                               nu, dt),
                ends);
     return T(0);
   }
@@ -170,14 +187,17 @@ struct TurbulentVorticityOp {
   T* omega_new;
   T dt;
   XiEnds ends;
+  Convection scheme;
   static TurbulentVorticityOp of(const VorticityCall<T>& c) {
-    return {c.grid, c.omega, c.psi, c.ca, c.cb, c.cg, c.p, c.q, c.ij, c.nu_eff, c.omega_new, c.dt, c.ends};
+    return {c.grid, c.omega, c.psi, c.ca, c.cb, c.cg, c.p, c.q, c.ij, c.nu_eff, c.omega_new, c.dt, c.ends, c.convection};
   }
   NSB_HD const T* staged(int f) const { return f == 0 ? omega : f == 1 ? psi : nu_eff; }
   template <class S>
-  NSB_HD T operator()(int i, int, std::size_t n, const S& s) const {
+  NSB_HD T operator()(int i, int j, std::size_t n, const S& s) const {
     store_node(omega_new, g, i, n,
-               turbulent_vorticity_point(s.at(0), s.at(1), s.at(2), ca[n], cb[n], cg[n], p[n], q[n], ij[n], dt), ends);
+               turbulent_vorticity_point(s.at(0), s.at(1), s.at(2), reach2(*this, i, j, n), scheme, ca[n], cb[n], cg[n],
+                                         p[n], q[n], ij[n], dt),
+               ends);
     return T(0);
   }
 };
@@ -287,7 +307,7 @@ NSB_HD inline void baldwin_lomax_column(const TurbulenceOp<T>& c, int i) {
 // word a call. Flops: counted on the ops (models.cpp).
 double grid_sweep_flops();
 double stream_flops();
-double vorticity_flops();
+double vorticity_flops(Convection scheme = Convection::hybrid);
 double turbulent_vorticity_flops();
 double turbulence_flops();
 // A model over the nx x ny unknowns: `words` values moved and `flops` done per node.
@@ -297,7 +317,10 @@ inline WorkModel per_node_model(const Grid& g, double words, int elem, double fl
 }
 inline WorkModel grid_sweep_model(const Grid& g, int elem) { return per_node_model(g, 4 + 2, elem, grid_sweep_flops()); }
 inline WorkModel stream_model(const Grid& g, int elem) { return per_node_model(g, 7 + 1, elem, stream_flops()); }
-inline WorkModel vorticity_model(const Grid& g, int elem) { return per_node_model(g, 8 + 1, elem, vorticity_flops()); }
+// 2nd-order upwinding's nodes two away are re-reads of omega, like its 9-point neighbours.
+inline WorkModel vorticity_model(const Grid& g, int elem, Convection scheme = Convection::hybrid) {
+  return per_node_model(g, 8 + 1, elem, vorticity_flops(scheme));
+}
 // The turbulent update reads nu_eff too.
 inline WorkModel turbulent_vorticity_model(const Grid& g, int elem) {
   return per_node_model(g, 9 + 1, elem, turbulent_vorticity_flops());

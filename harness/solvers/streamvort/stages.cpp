@@ -34,13 +34,16 @@ StageKind kind(const char* name, std::string summary, std::vector<std::string> r
   return k;
 }
 
-// Vorticity's two workloads: laminar (nu = 1/Re) and turbulent (L(nu_eff omega), nu_eff a third 9-point field).
+// Vorticity's workloads: laminar (nu = 1/Re), turbulent (L(nu_eff omega), nu_eff a third 9-point field) and
+// upwind2 (laminar with limited 2nd-order upwinding, formulas.hpp, which also reads omega two nodes away).
 StageKind vorticity_kind() {
   StageKind k = kind("vorticity",
                      "omega_new = omega + dt (L(nu omega) - U omega_xi - V omega_eta), hybrid central / 1st-order upwind (Eq. 7)",
                      {"omega", "psi", "ca", "cb", "cg", "p", "q", "ij", "nu_eff"}, {"omega_new"}, nullptr);
-  k.workloads = {"laminar", "turbulent"};
-  k.flops_per_point = [](const std::string& w) { return w == "turbulent" ? turbulent_vorticity_flops() : vorticity_flops(); };
+  k.workloads = {"laminar", "turbulent", "upwind2"};
+  k.flops_per_point = [](const std::string& w) {
+    return w == "turbulent" ? turbulent_vorticity_flops() : vorticity_flops(vorticity_convection(w));
+  };
   return k;
 }
 
