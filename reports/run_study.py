@@ -166,6 +166,9 @@ def parse_args(argv):
                     help=f"results root (default {studylib.LOCAL_RESULTS}: your own runs, ignored by git)")
     ap.add_argument("--machine-id", default=None, help="results folder name (default: from the GPUs or the CPU)")
     ap.add_argument("--gpus", type=int, default=None, help="GPUs to assume (default: what nvidia-smi sees)")
+    ap.add_argument("--groups", default=None,
+                    help="run only these groups of the study, comma-separated (e.g. mg_settings,solve_double); "
+                         "the others' results are left as they are")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     again = ap.add_mutually_exclusive_group()
     again.add_argument("--again", action="store_true", help="run even where a result exists (kept beside it)")
@@ -204,6 +207,13 @@ def main(argv=None):
         move_aside(a.results, studies, machine)
 
     plan = [(s, r) for s in studies for r in studylib.expand(s, a.mode)]
+    if a.groups:
+        wanted = set(a.groups.split(","))
+        unknown = wanted - {r["group"] for _, r in plan}
+        if unknown:
+            raise SystemExit(f"run-study: no group {', '.join(sorted(unknown))} in {a.name} ({a.mode}; groups: "
+                             f"{', '.join(sorted({r['group'] for _, r in plan}))})")
+        plan = [(s, r) for s, r in plan if r["group"] in wanted]
     print(f"run-study: {len(plan)} runs in {len(studies)} studies ({a.mode}), machine {machine}, {gpus} GPU(s), "
           f"results under {a.results}/", flush=True)
     t0 = time.time()

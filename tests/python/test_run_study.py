@@ -113,3 +113,12 @@ def test_the_old_nsbench_schemas_still_run(tmp_path):
 def test_unknown_study_lists_the_known_ones(tmp_path):
     r = run_study(tmp_path, "fig9_9")
     assert r.returncode != 0 and "no study named 'fig9_9'" in r.stderr and "roofline" in r.stderr
+
+
+def test_groups_runs_only_the_named_groups_and_names_the_known_ones(tmp_path):
+    r = run_study(tmp_path, "fig4_8_scaling", "--quick", "--gpus", "0", "--groups", "mpi,weak", "--dry-run")
+    assert r.returncode == 0, r.stdout + r.stderr
+    listed = [line for line in r.stdout.splitlines() if line.startswith("[")]
+    assert listed and all("-mpi-" in line or "-weak-" in line for line in listed)
+    bad = run_study(tmp_path, "fig4_8_scaling", "--quick", "--groups", "nope")
+    assert bad.returncode != 0 and "no group nope" in bad.stderr and "large_planes" in bad.stderr
