@@ -32,11 +32,11 @@ def _group(results, prefix):
     return [r for r in results.values() if str(r.get("study", {}).get("group", "")).startswith(prefix)]
 
 
-def solve_rows(results):
-    """One row per solve run: (grid, precision, method, tolerance, iterations, reached residual, seconds,
-    sweep seconds, sweep equivalents, reached?, validation RMS error, verdict), sorted."""
+def solve_rows(results, prefix="solve"):
+    """One row per solve run of the groups named prefix...: (grid, precision, method, tolerance, iterations,
+    reached residual, seconds, sweep seconds, sweep equivalents, reached?, validation RMS error, verdict), sorted."""
     rows = []
-    for r in _group(results, "solve"):
+    for r in _group(results, prefix):
         run, checks = r["run"], r.get("checks", {})
         tol = run.get("jacobi", {}).get("tolerance", 0)
         seconds = r["timing"]["step"]["median"]
@@ -74,11 +74,7 @@ def poisson_time_to_tolerance(s, study, results, paper, out, all_results):
     rows = solve_rows(results)
     if not rows:
         s.p("No solve rows on this machine yet.")
-    s.table(["grid", "precision", "method", "tolerance", "iterations", "residual reached", "solve s", "Jacobi sweep ms",
-             "sweep equivalents", "reached", "RMS error vs exact", "check"],
-            [[x["grid"], x["precision"], x["method"], fmt(x["tolerance"]), x["iterations"], fmt(x["residual"]),
-              fmt(x["seconds"]), fmt(x["sweep"] * 1e3 if x["sweep"] else None), fmt(x["equivalents"]),
-              "yes" if x["reached"] else "NO (iteration cap)", fmt(x["error"]), x["verdict"]] for x in rows])
+    _solve_table(s, rows)
     s.p("Sweep equivalents = solve time / the time of one Jacobi sweep of the same grid measured in the same run "
         "(poisson/jacobi_sweep): the issue's targets are multigrid <= 100 and FFT <= 20 at 256^3 double. A method "
         "that did not reach the tolerance within its iteration cap shows the residual it reached instead.")
@@ -93,7 +89,22 @@ def poisson_time_to_tolerance(s, study, results, paper, out, all_results):
                 [[_grid(r), r["run"]["precision"], r["run"].get("poisson_method"), fmt(r["run"].get("jacobi", {}).get("tolerance")),
                   fmt(r["timing"]["step"]["median"] * 1e3), r.get("checks", {}).get("jacobi_last_iterations"),
                   fmt(r.get("checks", {}).get("divergence_rms")), verdict(r)] for r in prow])
+    mg = solve_rows(results, "mg_settings") + solve_rows(results, "mg_omega")
+    if mg:
+        s.p("Multigrid's method options (`--poisson METHOD:OPTIONS`: preN/postN smoothing sweeps before/after the "
+            "coarse correction, wNNN the red-black smoother's over-relaxation omega = NNN/100; default pre2_post2_w100) "
+            "on the same problem: on a GPU their time in sweep equivalents, on a CPU (cpu_omp) their cycle counts, "
+            "which are the GPU's (the same arithmetic).")
+        _solve_table(s, mg)
     ghia_section(s, _group(results, "ghia"))
+
+
+def _solve_table(s, rows):
+    s.table(["grid", "precision", "method", "tolerance", "iterations", "residual reached", "solve s", "Jacobi sweep ms",
+             "sweep equivalents", "reached", "RMS error vs exact", "check"],
+            [[x["grid"], x["precision"], x["method"], fmt(x["tolerance"]), x["iterations"], fmt(x["residual"]),
+              fmt(x["seconds"]), fmt(x["sweep"] * 1e3 if x["sweep"] else None), fmt(x["equivalents"]),
+              "yes" if x["reached"] else "NO (iteration cap)", fmt(x["error"]), x["verdict"]] for x in rows])
 
 
 def ghia_rows(results):
