@@ -9,8 +9,9 @@
 //               buffers, padded to the largest rank's band)
 //   neighbours  the paper's messages between neighbouring blocks: rank r sends rank q only the nodes of its
 //               band that q's routine reads for q's own nodes (boundary.hpp mb_*_reads), packed, one
-//               message a pair that has any (a gather to q: MPI_Send/MPI_Recv under mpirun, a copy between
-//               threads under --ranks; an empty message is not sent)
+//               message a pair that has any (Communicator::neighbour_exchange: MPI_Isend/MPI_Irecv under
+//               mpirun, a mailbox between threads under --ranks; an empty message is not sent), so a
+//               rank waits only on the ranks it receives from
 // Every rank then runs the routine on everything it holds (for its own nodes, the inputs are the same as
 // one rank's, so the same results) and takes back its own blocks' bands. The exchange counts the bytes it
 // delivers to other ranks (the solver reports them a step). An undecomposed CPU run's host side is its own
@@ -109,6 +110,7 @@ class MbRankExchange {
     check_bands_cover(m, bc_, bc_needs);
     edge_msg_ = mb_messages(edge_, edge_needs, comm.rank());
     bc_msg_ = mb_messages(bc_, bc_needs, comm.rank());
+    out_.resize(std::size_t(comm.size())), in_.resize(std::size_t(comm.size()));
   }
   void operator()(MbStage s) {
     if (kind_ == MbExchange::neighbours) return point_to_point(s);
@@ -136,30 +138,34 @@ class MbRankExchange {
   bool neighbours() const { return kind_ == MbExchange::neighbours; }
 
  private:
-  // One gather to each rank in turn, carrying only what that rank needs from each of the others.
+  // This rank's messages only: one to each rank that reads some of its band, one from each rank whose band
+  // it reads (the communicator's point-to-point call; no other rank waits on them).
   void point_to_point(MbStage s) {
     const MbMessages& msg = s == MbStage::ifsum ? edge_msg_ : bc_msg_;
     const std::vector<int> fields = mb_stage_fields(s).writes;
-    const int me = comm_.rank();
+    std::vector<Communicator::Send> sends;
+    std::vector<Communicator::Recv> recvs;
     std::size_t sent = 0;
-    int messages = 0;
     for (int q = 0; q < comm_.size(); ++q) {
-      const std::vector<std::uint32_t>& nodes = msg.to[std::size_t(q)];
-      send_.clear();
+      const std::vector<std::uint32_t>& to = msg.to[std::size_t(q)];
+      const std::vector<std::uint32_t>& from = msg.from[std::size_t(q)];
+      std::vector<T>& out = out_[std::size_t(q)];
+      std::vector<T>& in = in_[std::size_t(q)];
+      out.clear();
       for (int f : fields)
-        for (std::uint32_t n : nodes) send_.push_back(host_.f[f][n]);
-      sent += send_.size() * sizeof(T), messages += !send_.empty();
-      const std::vector<std::vector<char>> parts = comm_.gather(send_.data(), send_.size() * sizeof(T), q);
-      if (q != me) continue;
-      for (std::size_t r = 0; r < parts.size(); ++r) {
-        const std::vector<std::uint32_t>& from = msg.from[r];
-        if (int(r) == me || from.empty()) continue;
-        const T* in = reinterpret_cast<const T*>(parts[r].data());
-        for (std::size_t f = 0; f < fields.size(); ++f)
-          for (std::size_t k = 0; k < from.size(); ++k) host_.f[fields[f]][from[k]] = in[f * from.size() + k];
-      }
+        for (std::uint32_t n : to) out.push_back(host_.f[f][n]);
+      in.resize(from.size() * fields.size());
+      if (!out.empty()) sends.push_back({q, out.data(), out.size() * sizeof(T)}), sent += out.size() * sizeof(T);
+      if (!in.empty()) recvs.push_back({q, in.data(), in.size() * sizeof(T)});
     }
-    count(s, sent, messages);
+    comm_.neighbour_exchange(sends, recvs);
+    for (const Communicator::Recv& r : recvs) {
+      const std::vector<std::uint32_t>& from = msg.from[std::size_t(r.from)];
+      const T* in = in_[std::size_t(r.from)].data();
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        for (std::size_t k = 0; k < from.size(); ++k) host_.f[fields[f]][from[k]] = in[f * from.size() + k];
+    }
+    count(s, sent, int(sends.size()));
   }
   void count(MbStage s, std::size_t bytes, int messages) {
     bytes_[s == MbStage::ifsum ? 0 : 1] = bytes, messages_[s == MbStage::ifsum ? 0 : 1] = messages;
@@ -182,7 +188,8 @@ class MbRankExchange {
   MbExchange kind_;
   MbNodeSets edge_, bc_;           // per rank
   MbMessages edge_msg_, bc_msg_;  // neighbours only
-  std::vector<T> send_;
+  std::vector<T> send_;                 // allgather
+  std::vector<std::vector<T>> out_, in_;  // neighbours: per rank
   std::size_t bytes_[2] = {};
   int messages_[2] = {};
 };
