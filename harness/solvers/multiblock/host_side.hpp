@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "comm.hpp"
@@ -132,10 +133,38 @@ class MbRankExchange {
     }
     count(s, stride * sizeof(T) * std::size_t(comm_.size() - 1), comm_.size() - 1);
   }
-  // Bytes this rank delivered to other ranks and messages it sent in the last call of each routine.
+  // Bytes this rank delivered to other ranks and messages it sent in the last call of each routine (a P2P
+  // variant, which replaces the exchange: the bytes it pulled from other ranks' GPUs and the copies).
   std::size_t bytes(MbStage s) const { return s == MbStage::ifsum ? bytes_[0] : bytes_[1]; }
   int messages(MbStage s) const { return s == MbStage::ifsum ? messages_[0] : messages_[1]; }
   bool neighbours() const { return kind_ == MbExchange::neighbours; }
+  bool peer_to_peer() const { return peer_; }
+  void count_peer(MbStage s, std::size_t bytes, int copies) { count(s, bytes, copies), peer_ = true; }
+  // What the P2P variants need (collective: every rank's GPU and staging pointer, valid in this process only:
+  // the threads driver). Neighbour messages only: the variants read the other ranks' bands where these send.
+  MbPeers<T> peers(int device, const T* staging) const {
+    MbPeers<T> p;
+    p.comm = &comm_, p.device = device;
+    p.devices = comm_.allgather_value(device);
+    p.staging = comm_.allgather_value(staging);
+    for (int k = 0; k < 2; ++k) {
+      const MbNodeSets& bands = k == 0 ? edge_ : bc_;
+      const MbMessages& msg = k == 0 ? edge_msg_ : bc_msg_;
+      for (int r = 0; r < comm_.size(); ++r) {
+        const std::vector<std::uint32_t>& band = bands[std::size_t(r)];
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> place;  // (node, its place in the band), by node
+        for (std::size_t j = 0; j < band.size(); ++j) place.emplace_back(band[j], std::uint32_t(j));
+        std::sort(place.begin(), place.end());
+        p.band_size[k].push_back(band.size());
+        p.nodes[k].push_back(msg.from[std::size_t(r)]);
+        std::vector<std::uint32_t>& at = p.places[k].emplace_back();
+        for (std::uint32_t n : msg.from[std::size_t(r)])
+          at.push_back(std::lower_bound(place.begin(), place.end(), std::pair<std::uint32_t, std::uint32_t>{n, 0})->second);
+        p.read_by[k].push_back(!msg.to[std::size_t(r)].empty());
+      }
+    }
+    return p;
+  }
 
  private:
   // This rank's messages only: one to each rank that reads some of its band, one from each rank whose band
@@ -192,6 +221,7 @@ class MbRankExchange {
   std::vector<std::vector<T>> out_, in_;  // neighbours: per rank
   std::size_t bytes_[2] = {};
   int messages_[2] = {};
+  bool peer_ = false;
 };
 
 template <class T>
@@ -200,8 +230,9 @@ class MbHostStore {
   // `fields`: the arrays the stages run on (host arrays for a CPU run); `blocks`: this rank's;
   // `comm`: the ranks of a decomposed run (null: one rank); `held_begin`: where, in the 13-block arrays,
   // this rank's first held element (its lower ghost plane) is; `kind`: how ranks exchange.
+  // `device`: this rank's GPU (GPU runs over ranks).
   MbHostStore(const MbMesh& mesh, const FieldSet<T>& fields, const std::vector<int>& blocks, Communicator* comm = nullptr,
-              std::size_t held_begin = 0, MbExchange kind = MbExchange::allgather) {
+              std::size_t held_begin = 0, MbExchange kind = MbExchange::allgather, int device = 0) {
     side_.mesh = &mesh;
     side_.edge_band = mb_boundary_band(mesh, mb_blocks_of(blocks, MbStage::ifsum), 1);  // fluid: the sums are theirs
     side_.bc_band = mb_boundary_band(mesh, blocks, 3);
@@ -219,6 +250,10 @@ class MbHostStore {
       side_.exchange = [x = exchange_](MbStage s) { (*x)(s); };
     }
     if (fields.on_device()) device_side();
+    if (ranks && fields.on_device() && kind == MbExchange::neighbours && comm->driver() == "threads") {
+      side_.peers = std::make_shared<const MbPeers<T>>(exchange_->peers(device, side_.staging_device));
+      side_.count_peer = [x = exchange_](MbStage s, std::size_t bytes, int copies) { x->count_peer(s, bytes, copies); };
+    }
   }
   MbHostSide<T>* side() { return &side_; }
   const MbRankExchange<T>* exchange() const { return exchange_.get(); }  // null: one rank
