@@ -183,8 +183,9 @@ void mb_pull_from_peers(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<
   for (const Communicator::Recv& m : hear)
     NSB_CUDA(cudaMemcpyPeerAsync(received + at[std::size_t(m.from)], p.device, p.staging[std::size_t(m.from)],
                                  p.devices[std::size_t(m.from)], (at[std::size_t(m.from) + 1] - at[std::size_t(m.from)]) * sizeof(T), stream));
-  h.peer_received.resize(at.back());
-  NSB_CUDA(cudaMemcpyAsync(h.peer_received.data(), received, at.back() * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  h.peer_received.resize(std::max<std::size_t>(at.back(), 1));
+  if (at.back() > 0)
+    NSB_CUDA(cudaMemcpyAsync(h.peer_received.data(), received, at.back() * sizeof(T), cudaMemcpyDeviceToHost, stream));
   NSB_CUDA(cudaStreamSynchronize(stream));
   std::vector<Communicator::Send> pulled;
   std::vector<Communicator::Recv> released;
