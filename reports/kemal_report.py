@@ -326,8 +326,10 @@ def kemal_ranks(s, study, results, paper, out, all_results):
 
 
 def _exchange_of(r):
-    """The run's exchange between ranks and the stand-in's levels (results before these options: allgather, 0)."""
-    return r["run"].get("exchange", "allgather"), r["run"].get("multigrid_levels", 0)
+    """The run's exchange between ranks (neighbours_p2p: the P2P band variants, recipe kemal-p2p) and the stand-in's
+    levels (results before these options: allgather, 0)."""
+    return (r["checks"].get("exchange", {}).get("kind") or r["run"].get("exchange", "allgather"),
+            r["run"].get("multigrid_levels", 0))
 
 
 def _host_routines_slowest(r):
@@ -348,9 +350,9 @@ def _ranks_options(s, results):
     table = []
     for (g, kind, p, exchange, levels), x in sorted(runs.items(), key=lambda kv: (_block_nodes(kv[0][0]), kv[0][1:3])):
         a = runs.get((g, kind, p, "allgather", 0))
-        if exchange != "neighbours" or levels or not a:
+        if exchange == "allgather" or levels or not a:
             continue
-        row = [g, kind, p]
+        row = [g, kind, p, exchange]
         for r in (a, x):
             e = r["checks"].get("exchange", {})
             row += [fmt(r["timing"]["step"]["median"] * 1e3), fmt((_host_routines_slowest(r) or 0) * 1e3 or None),
@@ -359,12 +361,14 @@ def _ranks_options(s, results):
     if table:  # results from before these options have neither table
         s.p("The exchange between ranks: every band to every rank (allgather, the default) against the paper's messages "
             "between neighbouring blocks only (--case-param exchange=neighbours: point to point, a rank waits only on "
-            "the ranks it receives from). Per iteration: the loop (ms), ifsum + bc on the slowest rank (ms; the "
-            "exchange is inside them), the bytes every rank's data delivered to other ranks and the messages. GPU "
-            "ranks: host threads (oversubscribed past 2 GPUs); CPU ranks: MPI processes.")
-        s.table(["grid", "ranks", "P", "allgather ms", "allgather ifsum+bc ms", "allgather bytes", "allgather messages",
-                 "neighbours ms", "neighbours ifsum+bc ms", "neighbours bytes", "neighbours messages",
-                 "allgather / neighbours"], table)
+            "the ranks it receives from), and neighbours_p2p (NOT IN THE PAPER, recipe kemal-p2p: the neighbours' "
+            "packed bands pulled GPU to GPU, then down; bytes: those pulled, messages: the peer copies). Per "
+            "iteration: the loop (ms), ifsum + bc on the slowest rank (ms; the exchange is inside them), the bytes "
+            "every rank's data delivered to other ranks and the messages. GPU ranks: host threads (oversubscribed "
+            "past 2 GPUs); CPU ranks: MPI processes.")
+        s.table(["grid", "ranks", "P", "exchange", "allgather ms", "allgather ifsum+bc ms", "allgather bytes",
+                 "allgather messages", "exchange ms", "exchange ifsum+bc ms", "exchange bytes", "exchange messages",
+                 "allgather / exchange"], table)
     table = []
     for (g, kind, p, exchange, levels), x in sorted(runs.items(), key=lambda kv: (_block_nodes(kv[0][0]), kv[0][1:3])):
         single = runs.get((g, kind, p, exchange, 0))

@@ -21,9 +21,15 @@ def ranks_report(tmp_path_factory):
 @pytest.mark.parametrize("kind,p,per_point", [("GPU", 2, 1e-9), ("GPU", 8, 1e-9), ("CPU", 8, 100e-9)])
 def test_neighbour_messages_beside_the_allgather(ranks_report, kind, p, per_point):
     t = POINTS * per_point / p * 1e3  # ms; the fake's exchange changes only ifsum, bc and the counts
-    row = md_rows(ranks_report, ["513x513x13", kind, str(p)])
-    assert row[3:] == [fmt(t), fmt(0.03 * t), fmt(1000 * p * (p - 1)), fmt(p * (p - 1)),
+    row = md_rows(ranks_report, ["513x513x13", kind, str(p), "neighbours"])
+    assert row[4:] == [fmt(t), fmt(0.03 * t), fmt(1000 * p * (p - 1)), fmt(p * (p - 1)),
                        fmt(t), fmt(0.015 * t), fmt(100 * p), fmt(p), fmt(1.0)]
+
+
+def test_peer_bands_beside_the_allgather(ranks_report):
+    t = POINTS * 1e-9 / 2 * 1e3  # the fake counts kemal-p2p's exchange as neighbours_p2p, else as neighbours
+    row = md_rows(ranks_report, ["513x513x13", "GPU", "2", "neighbours_p2p"])
+    assert row[4:] == [fmt(t), fmt(0.03 * t), fmt(2000), fmt(2), fmt(t), fmt(0.015 * t), fmt(200), fmt(2), fmt(1.0)]
 
 
 @pytest.mark.parametrize("kind,per_point", [("GPU", 1e-9), ("CPU", 100e-9)])
