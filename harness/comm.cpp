@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace nsb {
 
@@ -24,6 +25,41 @@ void ThreadGroup::abort(const std::string& why) {
   if (!aborted_) why_ = why;
   aborted_ = true;
   cv_.notify_all();
+}
+
+void ThreadGroup::post(int from, int to, const void* data, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(m_);
+  if (aborted_) throw PeerFailed("another rank failed: " + why_);
+  mail_[std::size_t(from) * std::size_t(size_) + std::size_t(to)].emplace_back(static_cast<const char*>(data),
+                                                                              static_cast<const char*>(data) + bytes);
+  cv_.notify_all();
+}
+
+void ThreadGroup::take(int from, int to, void* data, std::size_t bytes) {
+  std::unique_lock<std::mutex> lock(m_);
+  std::deque<std::vector<char>>& box = mail_[std::size_t(from) * std::size_t(size_) + std::size_t(to)];
+  cv_.wait(lock, [&] { return !box.empty() || aborted_; });
+  if (box.empty()) throw PeerFailed("another rank failed: " + why_);
+  if (box.front().size() != bytes)
+    throw std::logic_error("neighbour_exchange: rank " + std::to_string(to) + " expects " + std::to_string(bytes) +
+                           " bytes from rank " + std::to_string(from) + ", which sent " + std::to_string(box.front().size()));
+  std::memcpy(data, box.front().data(), bytes);
+  box.pop_front();
+}
+
+void ThreadComm::neighbour_exchange(const std::vector<Send>& sends, const std::vector<Recv>& recvs) {
+  for (const Send& s : sends) g_->post(rank_, s.to, s.data, s.bytes);
+  for (const Recv& r : recvs) g_->take(r.from, rank_, r.data, r.bytes);
+}
+
+// One rank: its messages to itself, matched in order.
+void SingleComm::neighbour_exchange(const std::vector<Send>& sends, const std::vector<Recv>& recvs) {
+  if (sends.size() != recvs.size()) throw std::logic_error("neighbour_exchange: one rank receives what it sends");
+  for (std::size_t k = 0; k < sends.size(); ++k) {
+    if (sends[k].to != 0 || recvs[k].from != 0 || sends[k].bytes != recvs[k].bytes)
+      throw std::logic_error("neighbour_exchange: one rank, rank 0, receives what it sends, same sizes");
+    std::memcpy(recvs[k].data, sends[k].data, sends[k].bytes);
+  }
 }
 
 // Collectives: write my slot, barrier, read what I need, barrier (so no slot is rewritten early).

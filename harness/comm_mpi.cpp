@@ -4,9 +4,11 @@
 #include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "mpi_driver.hpp"
 #include "mpi_comm.hpp"
@@ -83,6 +85,43 @@ std::vector<std::vector<char>> MpiComm::gather(const void* data, std::size_t byt
             "MPI_Recv");
   }
   return out;
+}
+
+// Every receive posted before any send (MPI_Irecv, MPI_Isend, one MPI_Waitall), so no pattern of
+// neighbours can deadlock; a tag of its own (gather's is 7), and MPI keeps a pair's messages in order.
+// Messages past 1 GiB go in chunks (MPI counts are ints); a receive's size is checked against the send's.
+void MpiComm::neighbour_exchange(const std::vector<Send>& sends, const std::vector<Recv>& recvs) {
+  constexpr std::size_t chunk = std::size_t(1) << 30;
+  constexpr int tag = 8;
+  std::vector<MPI_Request> req;
+  std::vector<std::size_t> first_of;  // each receive's first request (a zero-byte message is one request too)
+  for (const Recv& r : recvs) {
+    first_of.push_back(req.size());
+    for (std::size_t off = 0; off < std::max<std::size_t>(r.bytes, 1); off += chunk)
+      check(MPI_Irecv(static_cast<char*>(r.data) + off, int(std::min(chunk, r.bytes - off)), MPI_BYTE,
+                      r.from, tag, comm_, &req.emplace_back()),
+            "MPI_Irecv");
+  }
+  const std::size_t receives = req.size();
+  for (const Send& s : sends)
+    for (std::size_t off = 0; off < std::max<std::size_t>(s.bytes, 1); off += chunk)
+      check(MPI_Isend(static_cast<const char*>(s.data) + off, int(std::min(chunk, s.bytes - off)),
+                      MPI_BYTE, s.to, tag, comm_, &req.emplace_back()),
+            "MPI_Isend");
+  std::vector<MPI_Status> st(req.size());
+  check(MPI_Waitall(int(req.size()), req.data(), st.data()), "MPI_Waitall");
+  for (std::size_t k = 0; k < recvs.size(); ++k) {
+    std::size_t got = 0;
+    const std::size_t end = k + 1 < recvs.size() ? first_of[k + 1] : receives;
+    for (std::size_t q = first_of[k]; q < end; ++q) {
+      int n = 0;
+      MPI_Get_count(&st[q], MPI_BYTE, &n);
+      got += std::size_t(n);
+    }
+    if (got != recvs[k].bytes)
+      throw std::logic_error("neighbour_exchange: rank " + std::to_string(rank_) + " expects " + std::to_string(recvs[k].bytes) +
+                             " bytes from rank " + std::to_string(recvs[k].from) + ", which sent " + std::to_string(got));
+  }
 }
 
 void MpiComm::abort(const std::string& why) {

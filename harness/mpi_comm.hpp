@@ -19,6 +19,7 @@ class MpiComm final : public Communicator {
   void broadcast(void* data, std::size_t bytes, int root) override;
   std::vector<std::vector<char>> allgather(const void* data, std::size_t bytes) override;
   std::vector<std::vector<char>> gather(const void* data, std::size_t bytes, int root) override;
+  void neighbour_exchange(const std::vector<Send>& sends, const std::vector<Recv>& recvs) override;
   [[noreturn]] void abort(const std::string& why) override;
   MPI_Comm handle() const { return comm_; }
 

@@ -322,6 +322,68 @@ def kemal_ranks(s, study, results, paper, out, all_results):
                   fmt(gpu[(g, p)]["timing"]["step"]["median"] * 1e3 if (g, p) in gpu else None)] for (g, p), r in sorted(mpi.items())]
         s.p("GPU ranks as MPI processes (the paper's way) against host threads, milliseconds per iteration.")
         s.table(["grid", "ranks", "MPI ms", "threads ms"], table)
+    _ranks_options(s, results)
+
+
+def _exchange_of(r):
+    """The run's exchange between ranks (neighbours_p2p: the P2P band variants, recipe kemal-p2p) and the stand-in's
+    levels (results before these options: allgather, 0)."""
+    return (r["checks"].get("exchange", {}).get("kind") or r["run"].get("exchange", "allgather"),
+            r["run"].get("multigrid_levels", 0))
+
+
+def _host_routines_slowest(r):
+    """ifsum + bc (the host routines, the exchange inside them) per iteration on the slowest rank, seconds."""
+    per_rank = r["timing"].get("per_rank_section_median") or []
+    return max((k.get("ifsum", 0) + k.get("bc", 0) for k in per_rank), default=None) or None
+
+
+def _ranks_options(s, results):
+    """The exchange (allgather vs neighbour-only messages) and the multigrid stand-in over ranks."""
+    runs = {}
+    for r in results.values():
+        group = r.get("study", {}).get("group", "")
+        if group == "gpu_mpi" or "run" not in r:
+            continue
+        kind = "GPU" if r["run"].get("backend") == "cuda" else "CPU"
+        runs[(_grid(r), kind, _ranks_of(r), *_exchange_of(r))] = r
+    table = []
+    for (g, kind, p, exchange, levels), x in sorted(runs.items(), key=lambda kv: (_block_nodes(kv[0][0]), kv[0][1:3])):
+        a = runs.get((g, kind, p, "allgather", 0))
+        if exchange == "allgather" or levels or not a:
+            continue
+        row = [g, kind, p, exchange]
+        for r in (a, x):
+            e = r["checks"].get("exchange", {})
+            row += [fmt(r["timing"]["step"]["median"] * 1e3), fmt((_host_routines_slowest(r) or 0) * 1e3 or None),
+                    fmt(e.get("bytes_per_iteration")), fmt(e.get("messages_per_iteration"))]
+        table.append(row + [fmt(_ratio(a["timing"]["step"]["median"], x["timing"]["step"]["median"]))])
+    if table:  # results from before these options have neither table
+        s.p("The exchange between ranks: every band to every rank (allgather, the default) against the paper's messages "
+            "between neighbouring blocks only (--case-param exchange=neighbours: point to point, a rank waits only on "
+            "the ranks it receives from), and neighbours_p2p (NOT IN THE PAPER, recipe kemal-p2p: the neighbours' "
+            "packed bands pulled GPU to GPU, then down; bytes: those pulled, messages: the peer copies). Per "
+            "iteration: the loop (ms), ifsum + bc on the slowest rank (ms; the exchange is inside them), the bytes "
+            "every rank's data delivered to other ranks and the messages. GPU ranks: host threads (oversubscribed "
+            "past 2 GPUs); CPU ranks: MPI processes.")
+        s.table(["grid", "ranks", "P", "exchange", "allgather ms", "allgather ifsum+bc ms", "allgather bytes",
+                 "allgather messages", "exchange ms", "exchange ifsum+bc ms", "exchange bytes", "exchange messages",
+                 "allgather / exchange"], table)
+    table = []
+    for (g, kind, p, exchange, levels), x in sorted(runs.items(), key=lambda kv: (_block_nodes(kv[0][0]), kv[0][1:3])):
+        single = runs.get((g, kind, p, exchange, 0))
+        if not levels or not single:
+            continue
+        t, t1 = x["timing"]["step"]["median"], single["timing"]["step"]["median"]
+        table.append([g, kind, p, levels, fmt(t1 * 1e3), fmt(t * 1e3), fmt((_per_call(x, "multigrid") or 0) * 1e3 or None),
+                      fmt(_ratio(t, t1))])
+    if not table:
+        return
+    s.p("The multigrid STAND-IN (--case-param multigrid=L; Ni's data movement on the CPU, not his coarse-grid "
+        "equations; docs/solvers/kemal.md): the loop without and with it, ms per iteration, and the stand-in's "
+        "own section (its copies and the host work) per call.")
+    s.table(["grid", "ranks", "P", "levels", "single grid ms", "with stand-in ms", "stand-in ms", "with / without"],
+            table)
 
 
 BUILDERS = {"kemal_techniques": kemal_techniques, "kemal_routines": kemal_routines, "kemal_ranks": kemal_ranks}

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <thread>
 
 #include "device.hpp"
 #include "multiblock/boundary.hpp"
@@ -388,6 +389,47 @@ TEST(MultiblockRanks, NeighbourMessagesAreOneRankWithFewerBytes) {
   EXPECT_THROW(cylinder(kN, {"exchange=nccl"}), std::invalid_argument);
 }
 
+// What the P2P variants (host_copies.cuh, GPU only) read of the other ranks, built on P threads-driver ranks:
+// every rank's device and staging pointer; for each routine, the nodes a rank reads from each other rank's band
+// are the neighbour messages' (the same as that rank sends it) and their places point at them in that band.
+TEST(MultiblockRanks, PeersPointIntoTheSendersBands) {
+  const MbMesh m = make_mb_mesh(kN);
+  for (int ranks : {2, 4, 8}) {
+    const std::vector<std::vector<int>> blocks = mb_rank_blocks(ranks);
+    std::vector<MbPeers<double>> peers(static_cast<std::size_t>(ranks));
+    auto group = std::make_shared<ThreadGroup>(ranks);
+    std::vector<double> staging(static_cast<std::size_t>(ranks));
+    std::vector<std::thread> t;
+    for (int r = 0; r < ranks; ++r)
+      t.emplace_back([&, r] {
+        ThreadComm c(group, r);
+        const MbRankExchange<double> x(m, c, MbArrays<double>{}, MbExchange::neighbours);
+        peers[std::size_t(r)] = x.peers(10 + r, &staging[std::size_t(r)]);
+      });
+    for (auto& th : t) th.join();
+    std::size_t read = 0;
+    for (int q = 0; q < ranks; ++q) {
+      const MbPeers<double>& p = peers[std::size_t(q)];
+      for (int r = 0; r < ranks; ++r) {
+        EXPECT_EQ(p.devices[std::size_t(r)], 10 + r);
+        EXPECT_EQ(p.staging[std::size_t(r)], &staging[std::size_t(r)]);
+        for (int k = 0; k < 2; ++k) {
+          const std::vector<std::uint32_t> band = k == 0 ? mb_boundary_band(m, mb_blocks_of(blocks[std::size_t(r)], MbStage::ifsum), 1)
+                                                         : mb_boundary_band(m, blocks[std::size_t(r)], 3);
+          const std::vector<std::uint32_t>& nodes = p.nodes[k][std::size_t(r)];
+          ASSERT_EQ(p.band_size[k][std::size_t(r)], band.size());
+          ASSERT_EQ(p.places[k][std::size_t(r)].size(), nodes.size());
+          for (std::size_t j = 0; j < nodes.size(); ++j) EXPECT_EQ(band[p.places[k][std::size_t(r)][j]], nodes[j]);
+          EXPECT_EQ(peers[std::size_t(r)].read_by[k][std::size_t(q)], !nodes.empty()) << ranks << " ranks, " << r << " -> " << q;
+          EXPECT_TRUE(r != q || nodes.empty());
+          read += nodes.size();
+        }
+      }
+    }
+    EXPECT_GT(read, 0u) << ranks;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------- GPU
 
 #define NSB_NEEDS_GPU() \
@@ -401,7 +443,7 @@ TEST(MultiblockGpu, ResidualHistoryMatchesTheCpu) {
   for (const std::vector<std::string>& params : {std::vector<std::string>{}, std::vector<std::string>{"multigrid=3"}}) {
     const auto p = cylinder(33, params);
     const std::vector<double> cpu = residuals<double>(*p, "cpu-serial", 20);
-    for (const char* recipe : {"kemal", "kemal-host-search", "kemal-naive", "kemal-registered", "kemal-streams", "modern"}) {
+    for (const char* recipe : {"kemal", "kemal-host-search", "kemal-naive", "kemal-registered", "kemal-streams", "kemal-p2p", "modern"}) {
       const std::vector<double> gpu = residuals<double>(*p, recipe, 20);
       ASSERT_EQ(gpu.size(), cpu.size());
       double worst = 0;
@@ -428,6 +470,28 @@ TEST(MultiblockGpu, RanksAreOneRank) {
     ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
     EXPECT_TRUE(ref["pass"].get<bool>()) << param << ", 2 ranks: " << ref.dump();
   }
+}
+
+// The P2P variants (not in the paper): the other ranks' nodes pulled GPU to GPU, on 2 ranks (each its GPU
+// where there are two) and 4 (oversubscribed): the run equals one rank's, and it counts what it pulled (each
+// neighbour's whole band: more bytes than the host messages, as many copies as messages). Refused with the
+// allgather, which has no neighbour lists.
+TEST(MultiblockGpu, PeerBandsAreOneRank) {
+  NSB_NEEDS_GPU();
+  for (int ranks : {2, 4}) {
+    const nlohmann::json checks = run_over_ranks(ranks, "cuda", "kemal-p2p", {"exchange=neighbours"})["checks"];
+    const nlohmann::json host = run_over_ranks(ranks, "cuda", "kemal", {"exchange=neighbours"})["checks"]["exchange"];
+    const nlohmann::json& ref = checks["reference"];
+    ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
+    EXPECT_TRUE(ref["pass"].get<bool>()) << ranks << " ranks: " << ref.dump();
+    EXPECT_EQ(checks["exchange"]["kind"], "neighbours_p2p");
+    EXPECT_EQ(host["kind"], "neighbours");
+    EXPECT_GT(checks["exchange"]["bytes_per_iteration"].get<double>(), host["bytes_per_iteration"].get<double>());
+    EXPECT_EQ(checks["exchange"]["messages_per_iteration"], host["messages_per_iteration"]);
+    std::printf("%d GPU ranks, P2P: %.0f bytes pulled an iteration (host messages: %.0f)\n", ranks,
+                checks["exchange"]["bytes_per_iteration"].get<double>(), host["bytes_per_iteration"].get<double>());
+  }
+  EXPECT_ANY_THROW(run_over_ranks(2, "cuda", "kemal-p2p"));
 }
 
 }  // namespace

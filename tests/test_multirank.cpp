@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "comm.hpp"
@@ -173,6 +174,57 @@ TEST(ThreadComm, SumsInRankOrderAndPropagatesFailure) {
     });
   for (auto& th : t) th.join();
   EXPECT_EQ(peer_failed.load(), 2);
+}
+
+// Point-to-point messages: ranks 0-2 pass messages of different sizes around a ring, twice (a pair's
+// messages arrive in the order sent), while rank 3 takes no part: it waits for the other three to finish
+// and aborts them if they have not after 20 s, so an exchange that waited on every rank fails here instead
+// of hanging. A receive of the wrong size throws; a receive whose sender failed throws PeerFailed.
+TEST(ThreadComm, NeighbourExchangeWaitsOnlyOnTheRanksItJoins) {
+  auto group = std::make_shared<ThreadGroup>(4);
+  std::vector<std::vector<int>> got(3);
+  std::atomic<int> done{0};
+  std::vector<std::thread> t;
+  for (int r = 0; r < 3; ++r)
+    t.emplace_back([&, r] {
+      ThreadComm c(group, r);
+      const int next = (r + 1) % 3, prev = (r + 2) % 3;
+      for (int round = 0; round < 2; ++round) {
+        const std::vector<int> out(std::size_t(r + 1 + round), 10 * r + round);  // r + 1 + round values
+        std::vector<int> in(std::size_t(prev + 1 + round));
+        c.neighbour_exchange({{next, out.data(), out.size() * sizeof(int)}}, {{prev, in.data(), in.size() * sizeof(int)}});
+        got[std::size_t(r)].insert(got[std::size_t(r)].end(), in.begin(), in.end());
+      }
+      ++done;
+    });
+  t.emplace_back([&] {
+    ThreadComm c(group, 3);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (done.load() < 3 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (done.load() < 3) c.abort("ranks 0-2 waited on rank 3, which sends them nothing");
+  });
+  for (auto& th : t) th.join();
+  ASSERT_EQ(done.load(), 3);
+  for (int r = 0; r < 3; ++r) {
+    const int prev = (r + 2) % 3;
+    std::vector<int> expected(std::size_t(prev + 1), 10 * prev);
+    expected.insert(expected.end(), std::size_t(prev + 2), 10 * prev + 1);
+    EXPECT_EQ(got[std::size_t(r)], expected) << "rank " << r;
+  }
+
+  auto g2 = std::make_shared<ThreadGroup>(3);
+  ThreadComm c0(g2, 0), c1(g2, 1), c2(g2, 2);
+  const double x[2] = {1, 2};
+  double y[3] = {};
+  c0.neighbour_exchange({{1, x, sizeof x}}, {});
+  EXPECT_THROW(c1.neighbour_exchange({}, {{0, y, sizeof y}}), std::logic_error);
+  std::thread waiting([&] { EXPECT_THROW(c1.neighbour_exchange({}, {{2, y, sizeof y}}), PeerFailed); });
+  c2.abort("rank 2 failed before sending");
+  waiting.join();
+
+  SingleComm one;
+  one.neighbour_exchange({{0, x, sizeof x}}, {{0, y, sizeof x}});
+  EXPECT_EQ(y[1], 2.0);
 }
 
 RunOptions decomposed(const std::string& case_name, int nx, int ny, int nz, int ranks) {

@@ -33,7 +33,7 @@ MULTIBLOCK = {"name": "multiblock", "description": "fake", "cases": ["conjugate_
               "stages": ["conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux", "fluxtrb", "ifsum",
                          "smthp", "smthtrb", "multigrid", "update", "resmax", "bc"],
               "recipes": ["cpu-serial", "cpu-omp", "kemal", "kemal-host-search", "kemal-naive", "kemal-registered",
-                          "kemal-streams", "modern"]}
+                          "kemal-streams", "kemal-p2p", "modern"]}
 # Gohari et al. (2012): two more solvers, listed only (studies/gohari2012 validates against them).
 GOHARI = [{"name": "streamvort", "description": "fake", "stages": ["vorticity", "stream", "boundary"],
            "cases": ["naca0012", "flat_plate"], "recipes": ["cpu-serial", "cpu-omp", "regular", "present"]},
@@ -228,6 +228,8 @@ def run(o):
                                  "per_step": {"median": t / 8}} for st in IMLE["stages"]}
         timing["sections"] = {k: {"per_call": {"median": t / 8}, "per_step": {"median": t / 8}}
                               for k in ["pressure"] + (["halo"] if ranks > 1 else [])}
+    if o.get("case") == "conjugate_cylinder":
+        multiblock_options(o, run_record, checks, timing, ranks)
     if any(o.get("case") in g["cases"] for g in GOHARI):
         run_record["solver"], timing["stage_order"], timing["stages"] = gohari_stages(o, t, nx * ny * nz)
     extra = {"profile": fake_profile(timing, nx * ny * nz)} if o.get("profile") else {}
@@ -255,6 +257,29 @@ def fracstep_v2_sections(o, run_record, timing, t):
         for r in range(p):
             for phase in ("local", "pack", "exchange", "reduced", "correct"):
                 timing["sections"][f"{part}/r{r}/{phase}"] = {"per_step": {"median": t / 100 / p}}
+
+
+def multiblock_options(o, run_record, checks, timing, ranks):
+    """The multiblock case's options as nsbench records them. Over ranks the exchange (checks.exchange, kind
+    neighbours_p2p with recipe kemal-p2p): allgather
+    1000 bytes and one message a pair of ranks, neighbours 100 bytes and one message a rank; its time in ifsum and
+    bc: t / 100 and t / 50 (allgather) or half that (neighbours) on every rank. The stand-in (multigrid=L): its
+    section t / 10 a call, and the step 1 + L / 10 times the single grid's."""
+    cp = o.get("case-params", {})
+    exchange, levels = cp.get("exchange", "allgather"), int(cp.get("multigrid", 0))
+    run_record.update(exchange=exchange, multigrid_levels=levels)
+    t = timing["step"]["median"]
+    if levels:
+        timing["stages"]["multigrid"] = {"variant": "multiblock/multigrid/whole_arrays", "tuning": "default",
+                                         "per_call": {"median": t / 10}, "per_step": {"median": t / 10}}
+        timing["step"]["median"] = t * (1 + levels / 10)
+    if ranks > 1:
+        near = exchange == "neighbours"
+        kind = exchange + ("_p2p" if near and o.get("recipe") == "kemal-p2p" else "")
+        checks["exchange"] = {"kind": kind, "bytes_per_iteration": 100 * ranks if near else 1000 * ranks * (ranks - 1),
+                              "messages_per_iteration": ranks if near else ranks * (ranks - 1)}
+        for k in timing["per_rank_section_median"]:
+            k.update(ifsum=t / (200 if near else 100), bc=t / (100 if near else 50))
 
 
 def family_rows(o):

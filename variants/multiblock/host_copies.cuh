@@ -16,6 +16,18 @@
 //                   host unpacks a field as soon as its event has passed while the later fields still copy;
 //                   on the way back it packs the next field while the previous one copies (the paper's
 //                   streams overlapping copies with CPU work; its routine itself needs every field first)
+//   peer            NOT IN THE PAPER (boundary_band_p2p; threads driver, --case-param exchange=neighbours):
+//                   the band as boundary_band, but the other ranks' nodes this rank's routine reads come from
+//                   their GPUs, not through the host exchange: each rank whose band it reads has packed it into
+//                   its staging buffer on its GPU; this rank pulls that whole packed band (cudaMemcpyPeerAsync,
+//                   NVLink where peer access is on) into a buffer on its own GPU and copies it down with one
+//                   copy, then takes the nodes it reads. The routine runs on the host, so every node it reads
+//                   must be on this rank's host: the variant moves the neighbours' bands GPU to GPU and then
+//                   down again, one copy more than the host exchange's (their host copies are already down).
+//                   It pays only where host-to-host messages cost more than a peer copy plus a copy down
+//                   (ranks in different processes without CUDA-aware MPI would need the host anyway), and
+//                   is the step towards ifsum and bc on the GPU, where the copies down go away. One rank: as
+//                   boundary_band.
 // The routine itself is the CPU reference's, on the host copy. The multigrid stand-in (multigrid.hpp) works
 // on whole blocks, so it has whole_arrays only: the planes of its blocks (the rank's fluid blocks), its six
 // change fields down and up (pageable or registered).
@@ -24,6 +36,8 @@
 #include "decomposition.hpp"
 #include "multiblock/common.cuh"
 #include "multiblock/host_side.hpp"
+#include "comm.hpp"
+#include "halo/peer_common.cuh"  // enable_peer_access
 #include "multiblock/multigrid.hpp"
 
 namespace nsb {
@@ -39,7 +53,7 @@ __global__ void mb_unpack_kernel(T* field, const std::uint32_t* band, std::size_
     field[band[m]] = in[m];
 }
 
-enum class MbHostMemory { pageable, registered, pinned, pinned_overlap };
+enum class MbHostMemory { pageable, registered, pinned, pinned_overlap, peer };
 
 template <class T>
 void mb_register_host_arrays(MbHostSide<T>& h, std::size_t bytes) {
@@ -139,8 +153,57 @@ struct MbBand {
   }
 };
 
+// The other ranks' nodes for stage S's routine, from their GPUs (the `peer` way above). Two host messages
+// a neighbour keep the staging buffers safe: "packed" (a rank's band is in its staging: it has waited for its
+// copy down) before anyone pulls it, "pulled" before its owner may rewrite it (on the way back up).
 template <MbStage S, class T>
-void mb_band(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields, T* staging, bool wait_at_end) {
+void mb_pull_from_peers(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields) {
+  const MbPeers<T>& p = *h.peers;
+  const int k = S == MbStage::ifsum ? 0 : 1, ranks = int(p.devices.size());
+  const char token = 1;
+  std::vector<char> got(std::size_t(ranks) * 2);
+  std::vector<Communicator::Send> tell;
+  std::vector<Communicator::Recv> hear;
+  std::vector<std::size_t> at(std::size_t(ranks) + 1, 0);  // each sender's band in the receive buffer
+  for (int r = 0; r < ranks; ++r) {
+    const bool reads = !p.nodes[k][std::size_t(r)].empty();
+    if (p.read_by[k][std::size_t(r)]) tell.push_back({r, &token, 1});
+    if (reads) hear.push_back({r, &got[std::size_t(r)], 1});
+    at[std::size_t(r) + 1] = at[std::size_t(r)] + (reads ? p.band_size[k][std::size_t(r)] * fields.size() : 0);
+  }
+  if (!h.peer_buffer) {  // big enough for either routine: every rank's whole band of bc's 7 fields
+    std::size_t most = 0;
+    for (int r = 0; r < ranks; ++r) most += std::max(p.band_size[0][std::size_t(r)] * 6, p.band_size[1][std::size_t(r)] * 7);
+    h.peer_buffer = std::make_shared<Buffer<T>>(std::max<std::size_t>(most, 1), true, "multiblock peer bands");
+    for (int r = 0; r < ranks; ++r) enable_peer_access(p.device, p.devices[std::size_t(r)]);
+  }
+  T* received = static_cast<Buffer<T>*>(h.peer_buffer.get())->get();
+  const cudaStream_t stream = stream_of(c.exec);
+  p.comm->neighbour_exchange(tell, hear);  // packed
+  for (const Communicator::Recv& m : hear)
+    NSB_CUDA(cudaMemcpyPeerAsync(received + at[std::size_t(m.from)], p.device, p.staging[std::size_t(m.from)],
+                                 p.devices[std::size_t(m.from)], (at[std::size_t(m.from) + 1] - at[std::size_t(m.from)]) * sizeof(T), stream));
+  h.peer_received.resize(std::max<std::size_t>(at.back(), 1));
+  if (at.back() > 0)
+    NSB_CUDA(cudaMemcpyAsync(h.peer_received.data(), received, at.back() * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  NSB_CUDA(cudaStreamSynchronize(stream));
+  std::vector<Communicator::Send> pulled;
+  std::vector<Communicator::Recv> released;
+  for (const Communicator::Recv& m : hear) pulled.push_back({m.from, &token, 1});
+  for (const Communicator::Send& m : tell) released.push_back({m.to, &got[std::size_t(ranks + m.to)], 1});
+  p.comm->neighbour_exchange(pulled, released);  // pulled
+  for (const Communicator::Recv& m : hear) {
+    const std::size_t r = std::size_t(m.from), nb = p.band_size[k][r];
+    for (std::size_t f = 0; f < fields.size(); ++f)
+      for (std::size_t j = 0; j < p.nodes[k][r].size(); ++j)
+        h.arrays.f[fields[f]][p.nodes[k][r][j]] = h.peer_received[at[r] + f * nb + p.places[k][r][j]];
+  }
+  if (h.count_peer) h.count_peer(S, at.back() * sizeof(T), int(hear.size()));
+}
+
+template <MbStage S, class T>
+void mb_band(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields, T* staging, bool wait_at_end,
+             bool from_peers = false) {
   const MbBand<S, T> band(h);
   const std::size_t nb = band.host.size(), total = nb * fields.size();
   if (h.staging_elems < total) throw std::logic_error("multiblock host routine: staging buffer too small");
@@ -149,7 +212,12 @@ void mb_band(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& field
   NSB_CUDA(cudaMemcpyAsync(staging, h.staging_device, total * sizeof(T), cudaMemcpyDeviceToHost, stream));
   NSB_CUDA(cudaStreamSynchronize(stream));
   for (std::size_t f = 0; f < fields.size(); ++f) band.to_arrays(h, fields[f], staging + f * nb);
-  mb_run_host_routine(S, h);
+  if (from_peers) {
+    mb_pull_from_peers<S>(c, h, fields);
+    mb_host_routine_on(S, *h.mesh, h.arrays);
+  } else {
+    mb_run_host_routine(S, h);
+  }
   for (std::size_t f = 0; f < fields.size(); ++f) band.from_arrays(h, fields[f], staging + f * nb);
   NSB_CUDA(cudaMemcpyAsync(h.staging_device, staging, total * sizeof(T), cudaMemcpyHostToDevice, stream));
   for (std::size_t f = 0; f < fields.size(); ++f) band.unpack(c, h, fields[f], f);
@@ -197,6 +265,11 @@ void mb_host_routine(const MbCall<T>& c) {
     mb_band_overlapped<S>(c, h, fields);
   } else if constexpr (M == MbHostMemory::registered) {
     mb_band<S>(c, h, fields, mb_registered_staging(h), true);
+  } else if constexpr (M == MbHostMemory::peer) {
+    if (h.exchange && !h.peers)
+      throw std::invalid_argument(std::string("multiblock/") + kMbStageNames[int(S)] + "/boundary_band_p2p over ranks needs GPU ranks "
+                                  "of the threads driver (--ranks P) and --case-param exchange=neighbours");
+    mb_band<S>(c, h, fields, h.staging_pageable->data(), true, h.peers != nullptr);
   } else {
     mb_band<S>(c, h, fields, h.staging_pageable->data(), true);
   }
@@ -205,9 +278,9 @@ void mb_host_routine(const MbCall<T>& c) {
 template <MbStage S, bool Band, MbHostMemory M>
 Variant mb_host_routine_variant(const char* status) {
   static_assert(Band || M == MbHostMemory::pageable || M == MbHostMemory::registered, "whole arrays: pageable or registered");
-  static constexpr const char* memory[] = {"pageable", "registered", "pinned", "pinned"};
-  static constexpr const char* suffix[] = {"", "_registered", "_pinned", "_pinned_overlap"};
-  static constexpr const char* sync[] = {"blocking", "blocking", "async", "overlap"};
+  static constexpr const char* memory[] = {"pageable", "registered", "pinned", "pinned", "pageable"};
+  static constexpr const char* suffix[] = {"", "_registered", "_pinned", "_pinned_overlap", "_p2p"};
+  static constexpr const char* sync[] = {"blocking", "blocking", "async", "overlap", "blocking"};
   Variant v;
   v.stage = std::string("multiblock/") + kMbStageNames[int(S)];
   v.name = std::string(Band ? "boundary_band" : "whole_arrays") + suffix[int(M)];

@@ -9,8 +9,9 @@
 //               buffers, padded to the largest rank's band)
 //   neighbours  the paper's messages between neighbouring blocks: rank r sends rank q only the nodes of its
 //               band that q's routine reads for q's own nodes (boundary.hpp mb_*_reads), packed, one
-//               message a pair that has any (a gather to q: MPI_Send/MPI_Recv under mpirun, a copy between
-//               threads under --ranks; an empty message is not sent)
+//               message a pair that has any (Communicator::neighbour_exchange: MPI_Isend/MPI_Irecv under
+//               mpirun, a mailbox between threads under --ranks; an empty message is not sent), so a
+//               rank waits only on the ranks it receives from
 // Every rank then runs the routine on everything it holds (for its own nodes, the inputs are the same as
 // one rank's, so the same results) and takes back its own blocks' bands. The exchange counts the bytes it
 // delivers to other ranks (the solver reports them a step). An undecomposed CPU run's host side is its own
@@ -24,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "comm.hpp"
@@ -109,6 +111,7 @@ class MbRankExchange {
     check_bands_cover(m, bc_, bc_needs);
     edge_msg_ = mb_messages(edge_, edge_needs, comm.rank());
     bc_msg_ = mb_messages(bc_, bc_needs, comm.rank());
+    out_.resize(std::size_t(comm.size())), in_.resize(std::size_t(comm.size()));
   }
   void operator()(MbStage s) {
     if (kind_ == MbExchange::neighbours) return point_to_point(s);
@@ -130,36 +133,68 @@ class MbRankExchange {
     }
     count(s, stride * sizeof(T) * std::size_t(comm_.size() - 1), comm_.size() - 1);
   }
-  // Bytes this rank delivered to other ranks and messages it sent in the last call of each routine.
+  // Bytes this rank delivered to other ranks and messages it sent in the last call of each routine (a P2P
+  // variant, which replaces the exchange: the bytes it pulled from other ranks' GPUs and the copies).
   std::size_t bytes(MbStage s) const { return s == MbStage::ifsum ? bytes_[0] : bytes_[1]; }
   int messages(MbStage s) const { return s == MbStage::ifsum ? messages_[0] : messages_[1]; }
   bool neighbours() const { return kind_ == MbExchange::neighbours; }
+  bool peer_to_peer() const { return peer_; }
+  void count_peer(MbStage s, std::size_t bytes, int copies) { count(s, bytes, copies), peer_ = true; }
+  // What the P2P variants need (collective: every rank's GPU and staging pointer, valid in this process only:
+  // the threads driver). Neighbour messages only: the variants read the other ranks' bands where these send.
+  MbPeers<T> peers(int device, const T* staging) const {
+    MbPeers<T> p;
+    p.comm = &comm_, p.device = device;
+    p.devices = comm_.allgather_value(device);
+    p.staging = comm_.allgather_value(staging);
+    for (int k = 0; k < 2; ++k) {
+      const MbNodeSets& bands = k == 0 ? edge_ : bc_;
+      const MbMessages& msg = k == 0 ? edge_msg_ : bc_msg_;
+      for (int r = 0; r < comm_.size(); ++r) {
+        const std::vector<std::uint32_t>& band = bands[std::size_t(r)];
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> place;  // (node, its place in the band), by node
+        for (std::size_t j = 0; j < band.size(); ++j) place.emplace_back(band[j], std::uint32_t(j));
+        std::sort(place.begin(), place.end());
+        p.band_size[k].push_back(band.size());
+        p.nodes[k].push_back(msg.from[std::size_t(r)]);
+        std::vector<std::uint32_t>& at = p.places[k].emplace_back();
+        for (std::uint32_t n : msg.from[std::size_t(r)])
+          at.push_back(std::lower_bound(place.begin(), place.end(), std::pair<std::uint32_t, std::uint32_t>{n, 0})->second);
+        p.read_by[k].push_back(!msg.to[std::size_t(r)].empty());
+      }
+    }
+    return p;
+  }
 
  private:
-  // One gather to each rank in turn, carrying only what that rank needs from each of the others.
+  // This rank's messages only: one to each rank that reads some of its band, one from each rank whose band
+  // it reads (the communicator's point-to-point call; no other rank waits on them).
   void point_to_point(MbStage s) {
     const MbMessages& msg = s == MbStage::ifsum ? edge_msg_ : bc_msg_;
     const std::vector<int> fields = mb_stage_fields(s).writes;
-    const int me = comm_.rank();
+    std::vector<Communicator::Send> sends;
+    std::vector<Communicator::Recv> recvs;
     std::size_t sent = 0;
-    int messages = 0;
     for (int q = 0; q < comm_.size(); ++q) {
-      const std::vector<std::uint32_t>& nodes = msg.to[std::size_t(q)];
-      send_.clear();
+      const std::vector<std::uint32_t>& to = msg.to[std::size_t(q)];
+      const std::vector<std::uint32_t>& from = msg.from[std::size_t(q)];
+      std::vector<T>& out = out_[std::size_t(q)];
+      std::vector<T>& in = in_[std::size_t(q)];
+      out.clear();
       for (int f : fields)
-        for (std::uint32_t n : nodes) send_.push_back(host_.f[f][n]);
-      sent += send_.size() * sizeof(T), messages += !send_.empty();
-      const std::vector<std::vector<char>> parts = comm_.gather(send_.data(), send_.size() * sizeof(T), q);
-      if (q != me) continue;
-      for (std::size_t r = 0; r < parts.size(); ++r) {
-        const std::vector<std::uint32_t>& from = msg.from[r];
-        if (int(r) == me || from.empty()) continue;
-        const T* in = reinterpret_cast<const T*>(parts[r].data());
-        for (std::size_t f = 0; f < fields.size(); ++f)
-          for (std::size_t k = 0; k < from.size(); ++k) host_.f[fields[f]][from[k]] = in[f * from.size() + k];
-      }
+        for (std::uint32_t n : to) out.push_back(host_.f[f][n]);
+      in.resize(from.size() * fields.size());
+      if (!out.empty()) sends.push_back({q, out.data(), out.size() * sizeof(T)}), sent += out.size() * sizeof(T);
+      if (!in.empty()) recvs.push_back({q, in.data(), in.size() * sizeof(T)});
     }
-    count(s, sent, messages);
+    comm_.neighbour_exchange(sends, recvs);
+    for (const Communicator::Recv& r : recvs) {
+      const std::vector<std::uint32_t>& from = msg.from[std::size_t(r.from)];
+      const T* in = in_[std::size_t(r.from)].data();
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        for (std::size_t k = 0; k < from.size(); ++k) host_.f[fields[f]][from[k]] = in[f * from.size() + k];
+    }
+    count(s, sent, int(sends.size()));
   }
   void count(MbStage s, std::size_t bytes, int messages) {
     bytes_[s == MbStage::ifsum ? 0 : 1] = bytes, messages_[s == MbStage::ifsum ? 0 : 1] = messages;
@@ -182,9 +217,11 @@ class MbRankExchange {
   MbExchange kind_;
   MbNodeSets edge_, bc_;           // per rank
   MbMessages edge_msg_, bc_msg_;  // neighbours only
-  std::vector<T> send_;
+  std::vector<T> send_;                 // allgather
+  std::vector<std::vector<T>> out_, in_;  // neighbours: per rank
   std::size_t bytes_[2] = {};
   int messages_[2] = {};
+  bool peer_ = false;
 };
 
 template <class T>
@@ -193,8 +230,9 @@ class MbHostStore {
   // `fields`: the arrays the stages run on (host arrays for a CPU run); `blocks`: this rank's;
   // `comm`: the ranks of a decomposed run (null: one rank); `held_begin`: where, in the 13-block arrays,
   // this rank's first held element (its lower ghost plane) is; `kind`: how ranks exchange.
+  // `device`: this rank's GPU (GPU runs over ranks).
   MbHostStore(const MbMesh& mesh, const FieldSet<T>& fields, const std::vector<int>& blocks, Communicator* comm = nullptr,
-              std::size_t held_begin = 0, MbExchange kind = MbExchange::allgather) {
+              std::size_t held_begin = 0, MbExchange kind = MbExchange::allgather, int device = 0) {
     side_.mesh = &mesh;
     side_.edge_band = mb_boundary_band(mesh, mb_blocks_of(blocks, MbStage::ifsum), 1);  // fluid: the sums are theirs
     side_.bc_band = mb_boundary_band(mesh, blocks, 3);
@@ -212,6 +250,10 @@ class MbHostStore {
       side_.exchange = [x = exchange_](MbStage s) { (*x)(s); };
     }
     if (fields.on_device()) device_side();
+    if (ranks && fields.on_device() && kind == MbExchange::neighbours && comm->driver() == "threads") {
+      side_.peers = std::make_shared<const MbPeers<T>>(exchange_->peers(device, side_.staging_device));
+      side_.count_peer = [x = exchange_](MbStage s, std::size_t bytes, int copies) { x->count_peer(s, bytes, copies); };
+    }
   }
   MbHostSide<T>* side() { return &side_; }
   const MbRankExchange<T>* exchange() const { return exchange_.get(); }  // null: one rank

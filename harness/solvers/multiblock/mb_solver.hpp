@@ -72,7 +72,7 @@ class MbSolver final : public Solver<T> {
       scratch_ = Buffer<double>(std::size_t(1) << 19, true, "multiblock reduction partials");
     }
     for (int b = first_plane_; b < first_plane_ + local_.nz; ++b) blocks_.push_back(b);
-    store_ = std::make_unique<MbHostStore<T>>(*mesh_, fields_, blocks_, comm_, shift, exchange);
+    store_ = std::make_unique<MbHostStore<T>>(*mesh_, fields_, blocks_, comm_, shift, exchange, ctx ? ctx->device : 0);
     for (int s = 0; s < int(MbStage::count); ++s) {
       const ResolvedStage& st = recipe_[kMbStageNames[s]];
       MbCall<T>& c = calls_[s];
@@ -178,12 +178,15 @@ class MbSolver final : public Solver<T> {
   nlohmann::json exchange_report(const MbRankExchange<T>& x) const {
     const double bytes = double(x.bytes(MbStage::ifsum) + x.bytes(MbStage::bc));
     const double messages = double(x.messages(MbStage::ifsum) + x.messages(MbStage::bc));
-    return {{"kind", x.neighbours() ? "neighbours" : "allgather"},
+    return {{"kind", x.peer_to_peer() ? "neighbours_p2p" : x.neighbours() ? "neighbours" : "allgather"},
             {"bytes_per_iteration_by_rank", comm_->allgather_value(bytes)},
             {"bytes_per_iteration", comm_->allreduce_sum(bytes)},
             {"messages_per_iteration", comm_->allreduce_sum(messages)},
-            {"counts", "bytes each rank's data delivered to other ranks in one iteration (ifsum + bc); allgather: "
-                       "its padded band to each of P - 1 ranks, one message each"}};
+            {"counts", x.peer_to_peer()
+                           ? "bytes each rank pulled from other ranks' GPUs in one iteration (ifsum + bc: the P2P "
+                             "variants, each neighbour's whole packed band), and its peer copies"
+                           : "bytes each rank's data delivered to other ranks in one iteration (ifsum + bc); allgather: "
+                             "its padded band to each of P - 1 ranks, one message each"}};
   }
   // A geometry field of the 13-block mesh: this rank's planes of it.
   void upload(int f, const std::vector<double>& values) {

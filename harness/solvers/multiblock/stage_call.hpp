@@ -34,6 +34,24 @@ namespace nsb {
 enum class MbStage : int { conjugatep, lamvis, deltatp, dtmin, stressp, stresstrb, flux, fluxtrb, ifsum, smthp, smthtrb, multigrid, update, resmax, bc, count };
 inline constexpr const char* kMbStageNames[] = {"conjugatep", "lamvis", "deltatp", "dtmin", "stressp", "stresstrb", "flux",
                                                 "fluxtrb", "ifsum", "smthp", "smthtrb", "multigrid", "update", "resmax", "bc"};
+class Communicator;
+
+// What the P2P variants of ifsum and bc (host_copies.cuh, not in the paper) know of the other ranks: a run
+// over ranks of the threads driver on GPUs with neighbour-only messages (host_side.hpp). Per rank its GPU and
+// its staging buffer on it (where its band variant packs its band, field after field); per routine (0: ifsum,
+// 1: bc) each rank's band size, the nodes this rank reads from each rank's band and their places in that band,
+// and whether each rank reads this rank's band (so waits for it).
+template <class T>
+struct MbPeers {
+  Communicator* comm = nullptr;
+  int device = 0;
+  std::vector<int> devices;
+  std::vector<const T*> staging;
+  std::vector<std::size_t> band_size[2];
+  std::vector<std::vector<std::uint32_t>> nodes[2], places[2];
+  std::vector<bool> read_by[2];
+};
+
 // Host-side state of the CPU routines: the mesh and a host copy of every field (for a CPU run these are
 // the solver's own arrays), plus staging buffers the GPU variants of ifsum and bc copy through.
 template <class T>
@@ -60,6 +78,13 @@ struct MbHostSide {
   // band of a stage's fields into `arrays` before the routine runs (empty: one rank).
   std::size_t held_begin = 0, held_elems = 0;
   std::function<void(MbStage)> exchange;
+  // Over ranks with neighbour messages on GPUs of the threads driver (else null): the P2P variants' peers,
+  // their receive buffers (made on first use: on the device, and its copy on the host), and how they count
+  // the bytes and messages they move in place of the exchange's.
+  std::shared_ptr<const MbPeers<T>> peers;
+  std::shared_ptr<void> peer_buffer;
+  std::vector<T> peer_received;
+  std::function<void(MbStage, std::size_t, int)> count_peer;
 };
 
 template <class T>
