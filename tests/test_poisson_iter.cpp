@@ -245,7 +245,7 @@ TEST(PoissonCsr, EqualsTheMatrixFreeOperatorAndCountsItsBytes) {
 // 200^3 in double (7 x 8 bytes a cell), 704 MB with its columns and row offsets.
 TEST(PoissonCsr, ThePaddedMatrixIsTheStencilGhostsIncluded) {
   for (const Grid& g : {Grid{5, 4, 3, 1.0, 2.0, 0.5}, Grid{2, 3, 1, 1.0, 1.0, 1.0}}) {
-    const PoissonCsr<double> a = poisson_csr_padded<double>(g);
+    const PoissonCsr<double> a = poisson_csr_padded<double>(g, make_poisson_coef<double>(g));
     const std::vector<double> x = random_values<double>(g.padded_points(), 9);
     expect_is_the_stencil(a, x, x, g);
     EXPECT_EQ(poisson_csr_padded_bytes(g, 8), a.value.size() * 8 + a.column.size() * 4 + a.row_start.size() * 4);

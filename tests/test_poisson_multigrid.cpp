@@ -426,7 +426,7 @@ void gpu_matches_cpu(double tol) {
     std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());
     GTEST_SKIP() << device::unavailable_reason();
   }
-  for (const char* method : {"mg", "mg_f_wj"})
+  for (const char* method : {"mg", "mg_f_wj", "mg:pre1_post2_w130"})  // the last: options, over-relaxed colours
     for (const PoissonFaces& faces : {all_faces(PoissonFace::neumann), mixed_faces()}) {
       const Grid g{32, 16, 48, 1.0, 0.5, 1.5};
       const std::vector<T> rhs = random_rhs<T>(g, 9);

@@ -45,10 +45,9 @@ PoissonCsr<T> poisson_csr(const Grid& g, const PoissonFaces& f) {
 }
 
 template <class T>
-PoissonCsr<T> poisson_csr_padded(const Grid& g) {
+PoissonCsr<T> poisson_csr_padded(const Grid& g, const PoissonCoef<T>& c) {
   if (g.padded_points() >= std::size_t(1) << 31 || 7 * g.interior_points() >= std::size_t(1) << 31)
     throw std::invalid_argument("poisson_csr_padded: more than 2^31 columns or entries; 32-bit indices cannot address them");
-  const PoissonCoef<T> c = make_poisson_coef<T>(g);
   const std::ptrdiff_t sy = g.sy(), sz = g.sz();
   const std::ptrdiff_t offset[7] = {-sz, -sy, -1, 0, 1, sy, sz};
   const T value[7] = {c.cz, c.cy, c.cx, -c.diag, c.cx, c.cy, c.cz};
@@ -101,8 +100,8 @@ void csr_multiply(const PoissonCsr<T>& a, const T* x, T* y) {
 
 template PoissonCsr<float> poisson_csr<float>(const Grid&, const PoissonFaces&);
 template PoissonCsr<double> poisson_csr<double>(const Grid&, const PoissonFaces&);
-template PoissonCsr<float> poisson_csr_padded<float>(const Grid&);
-template PoissonCsr<double> poisson_csr_padded<double>(const Grid&);
+template PoissonCsr<float> poisson_csr_padded<float>(const Grid&, const PoissonCoef<float>&);
+template PoissonCsr<double> poisson_csr_padded<double>(const Grid&, const PoissonCoef<double>&);
 template void csr_multiply<float>(const PoissonCsr<float>&, const float*, float*);
 template void csr_multiply<double>(const PoissonCsr<double>&, const double*, double*);
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "grid.hpp"
+#include "poisson/formulas.hpp"
 #include "poisson/poisson.hpp"
 
 namespace nsb {
@@ -41,7 +42,7 @@ std::size_t poisson_csr_bytes(const Grid& g, const PoissonFaces& f, int value_by
 // random ghosts): this is the matrix poisson/apply_dot/csr_cusparse hands cuSPARSE. Its values are
 // 7 x cells words, Liu et al.'s ~448 MB at 200^3 in double.
 template <class T>
-PoissonCsr<T> poisson_csr_padded(const Grid& g);
+PoissonCsr<T> poisson_csr_padded(const Grid& g, const PoissonCoef<T>& c);
 std::size_t poisson_csr_padded_bytes(const Grid& g, int value_bytes);
 
 // y = A x on compact interior vectors (the CSR operator's reference product).

@@ -71,7 +71,7 @@ CsrOperator<T>& csr_operator(const PoissonCall<T>& c, cusparseHandle_t h) {
   CsrOperator<T>& op = by_device[device];
   if (op.holds(c.grid, c.coef)) return op;
   op.release();
-  const PoissonCsr<T> m = poisson_csr_padded<T>(c.grid);
+  const PoissonCsr<T> m = poisson_csr_padded<T>(c.grid, c.coef);
   op.grid = c.grid, op.coef = c.coef;
   op.memory[0] = upload<T>(m.row_start.data(), m.row_start.size() * sizeof(int));
   op.memory[1] = upload<T>(m.column.data(), m.column.size() * sizeof(int));
