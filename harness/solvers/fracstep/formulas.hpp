@@ -326,7 +326,7 @@ struct AdiYLines {
     const std::size_t start = adi_line_start(g, 1, int(l % per));
     const AdiTable<T>& tc = t[comp];
     return {AdiRows<T>{tc.a, tc.b, tc.c}, tc.n, x[comp] + start, g.sy(), scratch[comp][0] + start, scratch[comp][1] + start,
-            scratch[comp][2] + start, g.sy()};
+            scratch[comp][2] + start, g.sy(), 0};
   }
 };
 
