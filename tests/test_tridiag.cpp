@@ -275,7 +275,7 @@ struct RandomLines {
   SplitLine<double, RowsOfArrays> line(std::size_t s) const {
     const std::size_t f = l.index(int(s), 0);
     const auto st = std::ptrdiff_t(l.stride());
-    return {RowsOfArrays{sys->a.data(), sys->b.data(), sys->c.data(), f, l.stride()}, l.n, x + f, st, v + f, w + f, cp + f, st, 0};
+    return {RowsOfArrays{sys->a.data(), sys->b.data(), sys->c.data(), f, l.stride()}, l.n, x + f, st, v + f, w + f, cp + f, st, 0, 0};
   }
 };
 
@@ -328,7 +328,7 @@ struct RankLines {
     const std::size_t f = mine.index(int(s), 0);
     const auto st = std::ptrdiff_t(mine.stride());
     return {RowsOfArrays{sys->a.data(), sys->b.data(), sys->c.data(), whole.index(int(s), 0), whole.stride()},
-            whole.n, x + f, st, v + f, w + f, cp + f, st, j0};
+            whole.n, x + f, st, v + f, w + f, cp + f, st, j0, 0};
   }
 };
 

@@ -151,7 +151,10 @@ NSB_TRIDIAG_HD void ppt_build_reduced(PptReduced<T>& r, const TridiagLayout& l, 
 // `row(j)` gives row j (.lower, .diag, .upper: any type with those members, e.g. the Poisson family's
 // TridiagonalRow); x[(j - first) * sx] holds d in and the solution out; v, w, cp are scratch at stride
 // ss. first = 0 where the whole line is in memory (one device, virtual ranks); a real rank holds its
-// block only, from its first row (first = pdd_block_start(n, p, r)), and touches no other row.
+// block only, from its first row (first = block_start(p, r)), and touches no other row. cells > 0: the
+// line's rows are the faces above `cells` cells, the wall face excluded (n = cells - 1: v's y lines), and
+// the blocks are cut where the cells' are (a y-slab owns the faces above its cells), the last block one
+// row shorter; cells = 0: the n rows are cut evenly (pdd_block_start).
 template <class T, class Rows>
 struct SplitLine {
   Rows row;
@@ -163,6 +166,8 @@ struct SplitLine {
   T* cp;
   std::ptrdiff_t ss;
   int first = 0;
+  int cells = 0;
+  NSB_TRIDIAG_HD int block_start(int p, int r) const { return r >= p ? n : pdd_block_start(cells > 0 ? cells : n, p, r); }
   NSB_TRIDIAG_HD T& xj(int j) const { return x[(j - first) * sx]; }
   NSB_TRIDIAG_HD T& vj(int j) const { return v[(j - first) * ss]; }
   NSB_TRIDIAG_HD T& wj(int j) const { return w[(j - first) * ss]; }
@@ -173,7 +178,7 @@ struct SplitLine {
 // right-hand sides, as the paper's batched gtsv call), c' in cp.
 template <class T, class Rows>
 NSB_TRIDIAG_HD void split_local(const SplitLine<T, Rows>& l, int p, int r) {
-  const int j0 = pdd_block_start(l.n, p, r), j1 = pdd_block_start(l.n, p, r + 1);
+  const int j0 = l.block_start(p, r), j1 = l.block_start(p, r + 1);
   const T a_first = j0 > 0 ? T(l.row(j0).lower) : T(0), c_last = j1 < l.n ? T(l.row(j1 - 1).upper) : T(0);
   ThomasRow<T> rx{T(0), T(0)}, rv{T(0), T(0)}, rw{T(0), T(0)};
   for (int j = j0; j < j1; ++j) {
@@ -197,7 +202,7 @@ NSB_TRIDIAG_HD void split_local(const SplitLine<T, Rows>& l, int p, int r) {
 enum SplitBoundary : int { kSbX1 = 0, kSbV1, kSbW1, kSbXm, kSbVm, kSbWm, kSbCount };
 template <class T, class Rows>
 NSB_TRIDIAG_HD T split_boundary(const SplitLine<T, Rows>& l, int p, int r, int q) {
-  const int j = q < kSbXm ? pdd_block_start(l.n, p, r) : pdd_block_start(l.n, p, r + 1) - 1;
+  const int j = q < kSbXm ? l.block_start(p, r) : l.block_start(p, r + 1) - 1;
   const int which = q % 3;
   return which == 0 ? l.xj(j) : which == 1 ? l.vj(j) : l.wj(j);
 }
@@ -225,7 +230,7 @@ NSB_TRIDIAG_HD PddPair<T> ppt_rank_pair(const PptReduced<T>& z, int p, int r) {
 // Eq. (8) on rank r's block.
 template <class T, class Rows>
 NSB_TRIDIAG_HD void split_correct(const SplitLine<T, Rows>& l, int p, int r, T y_above, T y_below) {
-  for (int j = pdd_block_start(l.n, p, r); j < pdd_block_start(l.n, p, r + 1); ++j)
+  for (int j = l.block_start(p, r); j < l.block_start(p, r + 1); ++j)
     l.xj(j) = pdd_correct(l.xj(j), l.vj(j), l.wj(j), y_above, y_below);
 }
 
@@ -233,10 +238,11 @@ NSB_TRIDIAG_HD void split_correct(const SplitLine<T, Rows>& l, int p, int r, T y
 // (5)-(6), then the interfaces by PDD's 2x2 blocks (exact = false) or PPT's whole reduced system (exact =
 // true), then Eq. (8); the boundary values another rank would send are read in place. p = 1 is Thomas.
 // split_phases.hpp runs the same steps phase by phase over all lines, rank after rank. p <= kPptMaxRanks.
+// cells: SplitLine's (0: even blocks of the n rows).
 template <class T, class Rows>
 NSB_TRIDIAG_HD void split_line_solve(const Rows& row, int n, int p, bool exact, T* x, std::ptrdiff_t sx, T* v, T* w, T* cp,
-                                     std::ptrdiff_t ss) {
-  const SplitLine<T, Rows> l{row, n, x, sx, v, w, cp, ss, 0};
+                                     std::ptrdiff_t ss, int cells = 0) {
+  const SplitLine<T, Rows> l{row, n, x, sx, v, w, cp, ss, 0, cells};
   for (int r = 0; r < p; ++r) split_local(l, p, r);
   if (p == 1) return;
   T above[kPptMaxRanks], below[kPptMaxRanks];  // what multiplies v^(r) and w^(r) in Eq. (8)

@@ -47,7 +47,7 @@ struct BlockLines {
   NSB_TRIDIAG_HD SplitLine<T, BlockRows<T>> line(std::size_t s) const {
     const std::size_t f = mine.index(int(s), 0);
     const auto st = std::ptrdiff_t(mine.stride());
-    return {BlockRows<T>{a, b, c, f, mine.stride(), first}, n, x + f, st, v + f, w + f, cp + f, st, first};
+    return {BlockRows<T>{a, b, c, f, mine.stride(), first}, n, x + f, st, v + f, w + f, cp + f, st, first, 0};
   }
 };
 
