@@ -239,6 +239,25 @@ TEST(Fracstep, V2AccIsVisiblyWrong) {
 // V2 rank by rank (rank_phases=1, the default: split_phases.hpp) gives the one-pass split's numbers bit for
 // bit, PDD and PPT, ADI-Y and TDMA-C; and every rank's five phases of both are timed (PDD: the last
 // rank has no interface to solve), inside the adi_y and tdma_c sections.
+// A y-slab owns the v faces above its cells (the wall face excluded), so V2 cuts v's y lines (ny - 1
+// unknowns) where it cuts the cells (u's and w's lines), its last block a row shorter: what a real rank
+// holds (fracstep.md, "V2 on real ranks").
+TEST(Fracstep, V2CutsTheVLinesWhereTheCellsAre) {
+  const Grid g{4, 14, 3, 1, 1, 1};
+  FracstepCall<double> c;
+  c.grid = g, c.y_ranks = 4;
+  for (int comp = 0; comp < 3; ++comp) c.adi[1][comp].n = comp == 1 ? g.ny - 1 : g.ny;
+  const AdiYLines<double> lines = adi_y_lines(c);
+  const std::size_t per = lines.count() / 3;
+  for (int r = 0; r <= 4; ++r) {
+    const int cells = r < 4 ? pdd_block_start(g.ny, 4, r) : g.ny;
+    EXPECT_EQ(lines.line(0).block_start(4, r), cells) << "u, rank " << r;
+    EXPECT_EQ(lines.line(per).block_start(4, r), r < 4 ? cells : g.ny - 1) << "v, rank " << r;
+    EXPECT_EQ(lines.line(2 * per).block_start(4, r), cells) << "w, rank " << r;
+  }
+  EXPECT_NE(pdd_block_start(g.ny - 1, 4, 3), pdd_block_start(g.ny, 4, 3));  // the even cut of v's rows would differ
+}
+
 TEST(Fracstep, V2RankByRankEqualsOnePassAndTimesEachRank) {
   for (const auto& [variant, ranks] : {std::pair{"V2", 3}, std::pair{"V2-ppt", 4}, std::pair{"V2-acc", 4}}) {
     CaseOptions o = options("synthetic", 12, 24, 9);
@@ -292,9 +311,9 @@ TEST(Fracstep, RefusesWhatItCannotRun) {
   bad.params = {"stretch=1"};
   EXPECT_THROW(problem(bad), std::invalid_argument);
   for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V2"},
-                                            {"variant=V2", "y_ranks=9"}, {"variant=V2", "y_ranks=5"}, {"y_ranks=2"}}) {
+                                            {"variant=V2", "y_ranks=9"}, {"variant=V2", "y_ranks=3"}, {"y_ranks=2"}}) {
     bad.params = v;
-    EXPECT_THROW(problem(bad), std::invalid_argument) << v.front();  // 8 y cells: at most 4 ranks
+    EXPECT_THROW(problem(bad), std::invalid_argument) << v.front();  // 8 y cells: at most 2 ranks (3 cells a rank)
   }
 }
 

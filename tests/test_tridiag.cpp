@@ -6,11 +6,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <thread>
 
 #include "device.hpp"
 #include "stage_kind.hpp"
 #include "timer.hpp"
 #include "tridiag/pdd.hpp"
+#include "tridiag/split_comm.hpp"
 #include "tridiag/split_phases.hpp"
 #include "tridiag/stage_call.hpp"
 #include "tridiag/systems.hpp"
@@ -272,7 +275,7 @@ struct RandomLines {
   SplitLine<double, RowsOfArrays> line(std::size_t s) const {
     const std::size_t f = l.index(int(s), 0);
     const auto st = std::ptrdiff_t(l.stride());
-    return {RowsOfArrays{sys->a.data(), sys->b.data(), sys->c.data(), f, l.stride()}, l.n, x + f, st, v + f, w + f, cp + f, st};
+    return {RowsOfArrays{sys->a.data(), sys->b.data(), sys->c.data(), f, l.stride()}, l.n, x + f, st, v + f, w + f, cp + f, st, 0, 0};
   }
 };
 
@@ -305,6 +308,79 @@ TEST(TridiagPdd, ThePhasedSolveEqualsTheOneThreadSolveAndTimesEachRank) {
         EXPECT_EQ(calls[std::size_t(r * kSplitPhases + kSplitCorrect)], 1);
         EXPECT_EQ(calls[std::size_t(r * kSplitPhases + kSplitExchange)], exact ? 1 : 1 + inner) << "rank " << r;
         EXPECT_EQ(calls[std::size_t(r * kSplitPhases + kSplitReduced)], exact || r + 1 < p ? 1 : 0) << "rank " << r;
+      }
+    }
+}
+
+// Rank r's lines in a real run: its block of rows [j0, j1) of every system in arrays of its own (the
+// layout `mine` of j1 - j0 rows), the matrix rows read from the whole systems by their global index.
+struct RankLines {
+  TridiagLayout whole, mine;
+  int p, j0;
+  const RandomSystems<double>* sys;
+  double *x, *v, *w, *cp;
+  std::size_t count() const { return std::size_t(whole.batch); }
+  int ranks() const { return p; }
+  bool whole_line_steps() const { return false; }
+  void before(std::size_t) const {}
+  void after(std::size_t) const {}
+  SplitLine<double, RowsOfArrays> line(std::size_t s) const {
+    const std::size_t f = mine.index(int(s), 0);
+    const auto st = std::ptrdiff_t(mine.stride());
+    return {RowsOfArrays{sys->a.data(), sys->b.data(), sys->c.data(), whole.index(int(s), 0), whole.stride()},
+            whole.n, x + f, st, v + f, w + f, cp + f, st, j0, 0};
+  }
+};
+
+// One thread a rank (the threads driver's ThreadComm), each holding only its block of every line and its
+// own buffers, the messages through the Communicator (split_comm.hpp): split_solve_rank gives the
+// emulation's numbers bit for bit (PDD and PPT, even and uneven blocks), each rank timing its own phases
+// (PDD: two messages on every rank, each takes part in both; the last rank solves no interface).
+TEST(TridiagPdd, RealRanksEqualThePhasedEmulation) {
+  const TridiagLayout l{29, 12, 4};
+  const RandomSystems<double> sys = random_systems<double>(l, false, 5);
+  const std::size_t lines = std::size_t(l.batch);
+  for (int p : {2, 3, 4})
+    for (bool exact : {false, true}) {
+      std::vector<double> emulated = sys.d, v(l.points()), w(l.points()), cp(l.points());
+      std::vector<double> words(split_buffer_words(lines, p, exact));
+      split_solve_phased(RandomLines{l, p, &sys, emulated.data(), v.data(), w.data(), cp.data()},
+                         split_buffers(words.data(), lines, p, exact), exact, HostSplitLaunch{}, RankPhaseSections{});
+      std::vector<double> real(l.points(), std::nan(""));
+      std::vector<std::vector<int>> calls(std::size_t(p), std::vector<int>(std::size_t(p * kSplitPhases), 0));
+      const auto group = std::make_shared<ThreadGroup>(p);
+      std::vector<std::thread> ranks;
+      for (int r = 0; r < p; ++r)
+        ranks.emplace_back([&, r] {
+          ThreadComm comm(group, r);
+          CommSplitMessages<double> messages(comm);
+          const int j0 = pdd_block_start(l.n, p, r), j1 = pdd_block_start(l.n, p, r + 1);
+          const TridiagLayout mine{j1 - j0, l.batch, l.inner};
+          std::vector<double> x(mine.points()), rv(mine.points()), rw(mine.points()), rcp(mine.points());
+          for (int s = 0; s < l.batch; ++s)
+            for (int j = j0; j < j1; ++j) x[mine.index(s, j - j0)] = sys.d[l.index(s, j)];
+          std::vector<double> own(split_buffer_words(lines, p, exact, 1));
+          CpuTimer timer;
+          split_solve_rank(RankLines{l, mine, p, j0, &sys, x.data(), rv.data(), rw.data(), rcp.data()},
+                           split_buffers(own.data(), lines, p, exact, 1), exact, HostSplitLaunch{}, RankPhaseSections{&timer, 0}, r,
+                           messages);
+          for (int s = 0; s < l.batch; ++s)
+            for (int j = j0; j < j1; ++j) real[l.index(s, j)] = x[mine.index(s, j - j0)];  // the ranks' rows are disjoint
+          for (const Sample& smp : timer.samples()) ++calls[std::size_t(r)][std::size_t(smp.section)];
+        });
+      for (std::thread& t : ranks) t.join();
+      EXPECT_EQ(real, emulated) << "p " << p << (exact ? " PPT" : " PDD");
+      for (int r = 0; r < p; ++r) {
+        const std::vector<int>& c = calls[std::size_t(r)];
+        for (int other = 0; other < p * kSplitPhases; ++other)
+          if (other / kSplitPhases != r) {
+            EXPECT_EQ(c[std::size_t(other)], 0) << "rank " << r << " timed another rank's phase";
+          }
+        EXPECT_EQ(c[std::size_t(r * kSplitPhases + kSplitLocal)], 1);
+        EXPECT_EQ(c[std::size_t(r * kSplitPhases + kSplitPack)], 1);
+        EXPECT_EQ(c[std::size_t(r * kSplitPhases + kSplitCorrect)], 1);
+        EXPECT_EQ(c[std::size_t(r * kSplitPhases + kSplitExchange)], exact ? 1 : 2) << "rank " << r;
+        EXPECT_EQ(c[std::size_t(r * kSplitPhases + kSplitReduced)], exact || r + 1 < p ? 1 : 0) << "rank " << r;
       }
     }
 }

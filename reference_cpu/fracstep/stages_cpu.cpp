@@ -55,7 +55,8 @@ void adi(const FracstepCall<T>& c, int axis) {
       const std::size_t start = adi_line_start(g, axis, line);
       if (axis == 1 && c.y_ranks > 1) {
         T* const* s = c.y_scratch[comp];
-        adi_line_split(c.adi[1][comp], c.dvel[comp] + start, lines.stride, c.y_ranks, c.y_exact, s[0] + start, s[1] + start, s[2] + start);
+        adi_line_split(c.adi[1][comp], c.dvel[comp] + start, lines.stride, c.y_ranks, c.y_exact, s[0] + start, s[1] + start, s[2] + start,
+                       g.ny);
       } else {
         adi_line(c.adi[axis][comp], c.dvel[comp] + start, lines.stride);
       }

@@ -7,6 +7,8 @@
 // on; every line is computed alone, so the two agree bit for bit.
 #include <omp.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -93,9 +95,13 @@ void y_lines(const PoissonDirectCall<T>& c, std::vector<Cd>& w, const AxisTransf
                      axis_constant_mode(t[0], i) && axis_constant_mode(t[2], k) && lo == PoissonFace::neumann};
   };
   if (c.y_ranks > 1 && c.phases.rank_phases >= 0) {
-    std::vector<double> scratch(w.size() * kTdmaPhasedScratchPerPoint);
+    // The scratch (6 words a point) and the ranks' message buffers (p (9 + 6p) words a line) are kept
+    // between calls, as the GPU variant keeps its own: allocated afresh, their new pages cost as much as
+    // the solve (measured: fracstep.md, "tdma_c on the CPU"). Every word is written before it is read.
+    thread_local std::vector<double> scratch, words;
+    scratch.resize(std::max(scratch.size(), w.size() * kTdmaPhasedScratchPerPoint));
     const TdmaLines<double, decltype(rows), decltype(shift)> lines{w.data(), scratch.data(), g.nx, g.ny, g.nz, c.y_ranks, rows, shift};
-    std::vector<double> words(split_buffer_words(lines.count(), c.y_ranks, c.y_exact));
+    words.resize(std::max(words.size(), split_buffer_words(lines.count(), c.y_ranks, c.y_exact)));
     split_solve_phased(lines, split_buffers(words.data(), lines.count(), c.y_ranks, c.y_exact), c.y_exact,
                        HostSplitLaunch{threads, parallel}, RankPhaseSections{c.phases.timer, c.phases.rank_phases});
     return;

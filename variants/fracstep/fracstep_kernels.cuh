@@ -129,7 +129,8 @@ __global__ void fracstep_adi_kernel(FracstepArgs<T> a) {
   const std::size_t start = adi_line_start(a.g, Axis, line);
   if (Axis == 1 && a.y_ranks > 1) {
     T* const* s = a.y_scratch[comp];
-    adi_line_split(a.adi[comp], a.dvel[comp] + start, lines.stride, a.y_ranks, a.y_exact, s[0] + start, s[1] + start, s[2] + start);
+    adi_line_split(a.adi[comp], a.dvel[comp] + start, lines.stride, a.y_ranks, a.y_exact, s[0] + start, s[1] + start, s[2] + start,
+                   a.g.ny);
   } else {
     adi_line(a.adi[comp], a.dvel[comp] + start, lines.stride);
   }

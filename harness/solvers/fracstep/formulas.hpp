@@ -282,9 +282,10 @@ struct AdiRows {
   NSB_FS_HD AdiRow<T> operator()(int j) const { return {a[j], b[j], c[j]}; }
 };
 template <class T>
-NSB_FS_HD void adi_line_split(const AdiTable<T>& t, T* x, std::ptrdiff_t stride, int ranks, bool exact, T* v, T* w, T* cp) {
+NSB_FS_HD void adi_line_split(const AdiTable<T>& t, T* x, std::ptrdiff_t stride, int ranks, bool exact, T* v, T* w, T* cp,
+                              int cells) {
   if (ranks <= 1 || t.cyclic) return adi_line(t, x, stride);
-  split_line_solve(AdiRows<T>{t.a, t.b, t.c}, t.n, ranks, exact, x, stride, v, w, cp, stride);
+  split_line_solve(AdiRows<T>{t.a, t.b, t.c}, t.n, ranks, exact, x, stride, v, w, cp, stride, cells);
 }
 
 // The lines of an axis: how many, where line `line` of component comp starts, and its stride. x lines
@@ -326,7 +327,7 @@ struct AdiYLines {
     const std::size_t start = adi_line_start(g, 1, int(l % per));
     const AdiTable<T>& tc = t[comp];
     return {AdiRows<T>{tc.a, tc.b, tc.c}, tc.n, x[comp] + start, g.sy(), scratch[comp][0] + start, scratch[comp][1] + start,
-            scratch[comp][2] + start, g.sy()};
+            scratch[comp][2] + start, g.sy(), 0, g.ny};
   }
 };
 

@@ -156,8 +156,8 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
     }
     if (v != "V2" && v != "V2-acc" && v != "V2-ppt")
       throw std::invalid_argument("fracstep: variant=" + v + " is not one of V0, V2, V2-acc, V2-ppt (V1, V2-async: not built)");
-    if (ranks < 2 || ranks > kPptMaxRanks || ny < 2 * ranks)
-      throw std::invalid_argument("fracstep: " + v + " needs y_ranks=P, 2 <= P <= 8, with 2 y cells a rank at least");
+    if (ranks < 2 || ranks > kPptMaxRanks || ny < 3 * ranks)  // v's last block, below the wall face, is a row shorter
+      throw std::invalid_argument("fracstep: " + v + " needs y_ranks=P, 2 <= P <= 8, with 3 y cells a rank at least");
     prm_.y_ranks = ranks;
     prm_.momentum_exact = v == "V2-ppt";
     prm_.poisson_exact = v != "V2-acc";

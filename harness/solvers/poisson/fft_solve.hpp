@@ -263,7 +263,7 @@ struct TdmaLines {
     const LineShift s = shift(l);
     T* sc = scratch + 3 * part * points + f;
     return {ShiftedRows<Rows>{row, s.shift, s.singular}, ny, &W[f].re + part, 2 * std::ptrdiff_t(nx),
-            sc, sc + points, sc + 2 * points, std::ptrdiff_t(nx)};
+            sc, sc + points, sc + 2 * points, std::ptrdiff_t(nx), 0, 0};
   }
 };
 inline constexpr int kTdmaPhasedScratchPerPoint = 6;

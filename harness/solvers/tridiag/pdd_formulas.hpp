@@ -147,9 +147,14 @@ NSB_TRIDIAG_HD void ppt_build_reduced(PptReduced<T>& r, const TridiagLayout& l, 
   }
 }
 
-// One strided line cut over p virtual y-ranks (rank r holds rows [pdd_block_start(n, p, r), ..(r+1))):
+// One strided line cut over p y-ranks (rank r holds rows [pdd_block_start(n, p, r), ..(r+1))):
 // `row(j)` gives row j (.lower, .diag, .upper: any type with those members, e.g. the Poisson family's
-// TridiagonalRow); x[j * sx] holds d in and the solution out; v, w, cp are scratch at stride ss.
+// TridiagonalRow); x[(j - first) * sx] holds d in and the solution out; v, w, cp are scratch at stride
+// ss. first = 0 where the whole line is in memory (one device, virtual ranks); a real rank holds its
+// block only, from its first row (first = block_start(p, r)), and touches no other row. cells > 0: the
+// line's rows are the faces above `cells` cells, the wall face excluded (n = cells - 1: v's y lines), and
+// the blocks are cut where the cells' are (a y-slab owns the faces above its cells), the last block one
+// row shorter; cells = 0: the n rows are cut evenly (pdd_block_start).
 template <class T, class Rows>
 struct SplitLine {
   Rows row;
@@ -160,28 +165,35 @@ struct SplitLine {
   T* w;
   T* cp;
   std::ptrdiff_t ss;
+  int first = 0;
+  int cells = 0;
+  NSB_TRIDIAG_HD int block_start(int p, int r) const { return r >= p ? n : pdd_block_start(cells > 0 ? cells : n, p, r); }
+  NSB_TRIDIAG_HD T& xj(int j) const { return x[(j - first) * sx]; }
+  NSB_TRIDIAG_HD T& vj(int j) const { return v[(j - first) * ss]; }
+  NSB_TRIDIAG_HD T& wj(int j) const { return w[(j - first) * ss]; }
+  NSB_TRIDIAG_HD T& cpj(int j) const { return cp[(j - first) * ss]; }
 };
 
 // Eqs. (5)-(6) on rank r's block of the line: x~ over x, v and w (one forward sweep for the three
 // right-hand sides, as the paper's batched gtsv call), c' in cp.
 template <class T, class Rows>
 NSB_TRIDIAG_HD void split_local(const SplitLine<T, Rows>& l, int p, int r) {
-  const int j0 = pdd_block_start(l.n, p, r), j1 = pdd_block_start(l.n, p, r + 1);
+  const int j0 = l.block_start(p, r), j1 = l.block_start(p, r + 1);
   const T a_first = j0 > 0 ? T(l.row(j0).lower) : T(0), c_last = j1 < l.n ? T(l.row(j1 - 1).upper) : T(0);
   ThomasRow<T> rx{T(0), T(0)}, rv{T(0), T(0)}, rw{T(0), T(0)};
   for (int j = j0; j < j1; ++j) {
     const auto rr = l.row(j);
     const T aj = j == j0 ? T(0) : T(rr.lower), bj = T(rr.diag), cj = j == j1 - 1 ? T(0) : T(rr.upper);
-    rx = thomas_forward(aj, bj, cj, l.x[j * l.sx], rx);
+    rx = thomas_forward(aj, bj, cj, l.xj(j), rx);
     rv = thomas_forward(aj, bj, cj, j == j0 ? a_first : T(0), rv);
     rw = thomas_forward(aj, bj, cj, j == j1 - 1 ? c_last : T(0), rw);
-    l.cp[j * l.ss] = rx.cp, l.x[j * l.sx] = rx.dp, l.v[j * l.ss] = rv.dp, l.w[j * l.ss] = rw.dp;
+    l.cpj(j) = rx.cp, l.xj(j) = rx.dp, l.vj(j) = rv.dp, l.wj(j) = rw.dp;
   }
-  T nx = l.x[(j1 - 1) * l.sx], nv = l.v[(j1 - 1) * l.ss], nw = l.w[(j1 - 1) * l.ss];
+  T nx = l.xj(j1 - 1), nv = l.vj(j1 - 1), nw = l.wj(j1 - 1);
   for (int j = j1 - 2; j >= j0; --j) {
-    nx = l.x[j * l.sx] = thomas_back(ThomasRow<T>{l.cp[j * l.ss], l.x[j * l.sx]}, nx);
-    nv = l.v[j * l.ss] = thomas_back(ThomasRow<T>{l.cp[j * l.ss], l.v[j * l.ss]}, nv);
-    nw = l.w[j * l.ss] = thomas_back(ThomasRow<T>{l.cp[j * l.ss], l.w[j * l.ss]}, nw);
+    nx = l.xj(j) = thomas_back(ThomasRow<T>{l.cpj(j), l.xj(j)}, nx);
+    nv = l.vj(j) = thomas_back(ThomasRow<T>{l.cpj(j), l.vj(j)}, nv);
+    nw = l.wj(j) = thomas_back(ThomasRow<T>{l.cpj(j), l.wj(j)}, nw);
   }
 }
 
@@ -190,9 +202,9 @@ NSB_TRIDIAG_HD void split_local(const SplitLine<T, Rows>& l, int p, int r) {
 enum SplitBoundary : int { kSbX1 = 0, kSbV1, kSbW1, kSbXm, kSbVm, kSbWm, kSbCount };
 template <class T, class Rows>
 NSB_TRIDIAG_HD T split_boundary(const SplitLine<T, Rows>& l, int p, int r, int q) {
-  const int j = q < kSbXm ? pdd_block_start(l.n, p, r) : pdd_block_start(l.n, p, r + 1) - 1;
+  const int j = q < kSbXm ? l.block_start(p, r) : l.block_start(p, r + 1) - 1;
   const int which = q % 3;
-  return which == 0 ? l.x[j * l.sx] : which == 1 ? l.v[j * l.ss] : l.w[j * l.ss];
+  return which == 0 ? l.xj(j) : which == 1 ? l.vj(j) : l.wj(j);
 }
 
 // PPT: the whole reduced system from every rank's boundary values (bound(i, q): rank i's value q), what
@@ -218,18 +230,19 @@ NSB_TRIDIAG_HD PddPair<T> ppt_rank_pair(const PptReduced<T>& z, int p, int r) {
 // Eq. (8) on rank r's block.
 template <class T, class Rows>
 NSB_TRIDIAG_HD void split_correct(const SplitLine<T, Rows>& l, int p, int r, T y_above, T y_below) {
-  for (int j = pdd_block_start(l.n, p, r); j < pdd_block_start(l.n, p, r + 1); ++j)
-    l.x[j * l.sx] = pdd_correct(l.x[j * l.sx], l.v[j * l.ss], l.w[j * l.ss], y_above, y_below);
+  for (int j = l.block_start(p, r); j < l.block_start(p, r + 1); ++j)
+    l.xj(j) = pdd_correct(l.xj(j), l.vj(j), l.wj(j), y_above, y_below);
 }
 
 // The whole split solve of one line in one thread, as the ranks would do it: every block's Eqs.
 // (5)-(6), then the interfaces by PDD's 2x2 blocks (exact = false) or PPT's whole reduced system (exact =
 // true), then Eq. (8); the boundary values another rank would send are read in place. p = 1 is Thomas.
 // split_phases.hpp runs the same steps phase by phase over all lines, rank after rank. p <= kPptMaxRanks.
+// cells: SplitLine's (0: even blocks of the n rows).
 template <class T, class Rows>
 NSB_TRIDIAG_HD void split_line_solve(const Rows& row, int n, int p, bool exact, T* x, std::ptrdiff_t sx, T* v, T* w, T* cp,
-                                     std::ptrdiff_t ss) {
-  const SplitLine<T, Rows> l{row, n, x, sx, v, w, cp, ss};
+                                     std::ptrdiff_t ss, int cells = 0) {
+  const SplitLine<T, Rows> l{row, n, x, sx, v, w, cp, ss, 0, cells};
   for (int r = 0; r < p; ++r) split_local(l, p, r);
   if (p == 1) return;
   T above[kPptMaxRanks], below[kPptMaxRanks];  // what multiplies v^(r) and w^(r) in Eq. (8)

@@ -26,7 +26,8 @@ enum SplitPhase : int { kSplitLocal = 0, kSplitPack, kSplitExchange, kSplitReduc
 inline const char* const kSplitPhaseNames[kSplitPhases] = {"local", "pack", "exchange", "reduced", "correct"};
 
 // The scratch of a phased solve of `lines` lines over p ranks (the caller's memory, on the solve's
-// backend), as a rank would hold it: [rank][value][line] so that a rank's message is contiguous.
+// backend), as a rank would hold it: [slot][value][line] so that a rank's message is contiguous. The
+// emulation holds a slot for every rank (slots = p); a real rank its own (slots = 1, split_solve_rank).
 template <class T>
 struct SplitBuffers {
   T* send = nullptr;   // p * kSbCount * lines: each rank's boundary values
@@ -35,23 +36,24 @@ struct SplitBuffers {
   T* below = nullptr;  // p * lines: y_{2r+2}, what multiplies w^(r)
   T* y_send = nullptr; // p * lines: PDD's y_{2r+1}, sent to rank r+1 (Step 6)
 };
-inline std::size_t split_buffer_words(std::size_t lines, int p, bool exact) {
-  const std::size_t pp = std::size_t(p);
-  return lines * pp * (kSbCount + (exact ? pp * kSbCount : 2) + 3);
+inline std::size_t split_buffer_words(std::size_t lines, int p, bool exact, int slots = -1) {
+  const std::size_t pp = std::size_t(p), ss = std::size_t(slots < 0 ? p : slots);
+  return lines * ss * (kSbCount + (exact ? pp * kSbCount : 2) + 3);
 }
 template <class T>
-SplitBuffers<T> split_buffers(T* words, std::size_t lines, int p, bool exact) {
-  const std::size_t pp = std::size_t(p);
+SplitBuffers<T> split_buffers(T* words, std::size_t lines, int p, bool exact, int slots = -1) {
+  const std::size_t pp = std::size_t(p), ss = std::size_t(slots < 0 ? p : slots);
   SplitBuffers<T> b;
   b.send = words;
-  b.recv = b.send + pp * kSbCount * lines;
-  b.above = b.recv + pp * (exact ? pp * kSbCount : 2) * lines;
-  b.below = b.above + pp * lines;
-  b.y_send = b.below + pp * lines;
+  b.recv = b.send + ss * kSbCount * lines;
+  b.above = b.recv + ss * (exact ? pp * kSbCount : 2) * lines;
+  b.below = b.above + ss * lines;
+  b.y_send = b.below + ss * lines;
   return b;
 }
 
-// The phases as functors over a line index (a kernel's or a loop's body). Lines: count(), ranks(),
+// The phases as functors over a line index (a kernel's or a loop's body), for rank r's block with its
+// values in buffer slot `slot` (r in the emulation, 0 on a real rank). Lines: count(), ranks(),
 // line(l) (a SplitLine), and where whole_line_steps(), before(l) and after(l): work on the whole line
 // before and after it is split (the Poisson null-space line's mean and level: in a real run a reduction
 // over the ranks of one line; here not timed per rank).
@@ -75,11 +77,11 @@ template <class T, class Lines>
 struct SplitPackOp {
   Lines lines;
   SplitBuffers<T> b;
-  int r;
+  int r, slot;
   NSB_TRIDIAG_HD void operator()(std::size_t l) const {
     const std::size_t n = lines.count();
     const auto line = lines.line(l);
-    for (int q = 0; q < kSbCount; ++q) b.send[(std::size_t(r) * kSbCount + q) * n + l] = split_boundary(line, lines.ranks(), r, q);
+    for (int q = 0; q < kSbCount; ++q) b.send[(std::size_t(slot) * kSbCount + q) * n + l] = split_boundary(line, lines.ranks(), r, q);
   }
 };
 // PDD Step 5 on rank r < p-1: its x~_m, w_m and the received x~_1, v_1 of rank r+1.
@@ -87,14 +89,14 @@ template <class T, class Lines>
 struct SplitPddOp {
   Lines lines;
   SplitBuffers<T> b;
-  int r;
+  int r, slot;
   NSB_TRIDIAG_HD void operator()(std::size_t l) const {
     const std::size_t n = lines.count();
     const auto line = lines.line(l);
-    const T* in = b.recv + std::size_t(r) * 2 * n;
+    const T* in = b.recv + std::size_t(slot) * 2 * n;
     const PddPair<T> y = pdd_interface(split_boundary(line, lines.ranks(), r, kSbXm), split_boundary(line, lines.ranks(), r, kSbWm),
                                        in[l], in[n + l]);
-    b.below[std::size_t(r) * n + l] = y.hi, b.y_send[std::size_t(r) * n + l] = y.lo;
+    b.below[std::size_t(slot) * n + l] = y.hi, b.y_send[std::size_t(slot) * n + l] = y.lo;
   }
 };
 // PPT Eq. (10) on rank r: the whole reduced system from its copy of the all-gather.
@@ -102,28 +104,28 @@ template <class T, class Lines>
 struct SplitPptOp {
   Lines lines;
   SplitBuffers<T> b;
-  int r;
+  int r, slot;
   NSB_TRIDIAG_HD void operator()(std::size_t l) const {
     const std::size_t n = lines.count();
     const int p = lines.ranks();
-    const T* all = b.recv + std::size_t(r) * std::size_t(p) * kSbCount * n;
+    const T* all = b.recv + std::size_t(slot) * std::size_t(p) * kSbCount * n;
     const auto bound = [&](int i, int q) { return all[(std::size_t(i) * kSbCount + q) * n + l]; };
     PptReduced<T> z{};
     ppt_reduced_solve(z, bound, p);
     const PddPair<T> y = ppt_rank_pair(z, p, r);
-    b.above[std::size_t(r) * n + l] = y.lo, b.below[std::size_t(r) * n + l] = y.hi;
+    b.above[std::size_t(slot) * n + l] = y.lo, b.below[std::size_t(slot) * n + l] = y.hi;
   }
 };
 template <class T, class Lines>
 struct SplitCorrectOp {
   Lines lines;
   SplitBuffers<T> b;
-  int r;
+  int r, slot;
   NSB_TRIDIAG_HD void operator()(std::size_t l) const {
     const std::size_t n = lines.count();
     const int p = lines.ranks();
-    split_correct(lines.line(l), p, r, r > 0 ? b.above[std::size_t(r) * n + l] : T(0),
-                  r + 1 < p ? b.below[std::size_t(r) * n + l] : T(0));
+    split_correct(lines.line(l), p, r, r > 0 ? b.above[std::size_t(slot) * n + l] : T(0),
+                  r + 1 < p ? b.below[std::size_t(slot) * n + l] : T(0));
   }
 };
 
@@ -158,18 +160,66 @@ void split_solve_phased(const Lines& lines, const SplitBuffers<T>& b, bool exact
   };
   if (lines.whole_line_steps()) launch.each(n, SplitBeforeOp<T, Lines>{lines});
   for (int r = 0; r < p; ++r) phase(r, kSplitLocal, SplitLocalOp<T, Lines>{lines, r});
-  for (int r = 0; r < p; ++r) phase(r, kSplitPack, SplitPackOp<T, Lines>{lines, b, r});
+  for (int r = 0; r < p; ++r) phase(r, kSplitPack, SplitPackOp<T, Lines>{lines, b, r, r});
   const std::size_t rank_words = std::size_t(kSbCount) * n;
   if (exact) {  // the all-gather: every rank receives all p contributions
     for (int r = 0; r < p; ++r) message(r, b.recv + std::size_t(r) * p * rank_words, b.send, std::size_t(p) * rank_words);
-    for (int r = 0; r < p; ++r) phase(r, kSplitReduced, SplitPptOp<T, Lines>{lines, b, r});
+    for (int r = 0; r < p; ++r) phase(r, kSplitReduced, SplitPptOp<T, Lines>{lines, b, r, r});
   } else {  // Step 4: x~_1, v_1 (contiguous in the send buffer) from rank r+1; Step 6: y from rank r-1
     for (int r = 0; r + 1 < p; ++r) message(r, b.recv + std::size_t(r) * 2 * n, b.send + std::size_t(r + 1) * rank_words, 2 * n);
-    for (int r = 0; r + 1 < p; ++r) phase(r, kSplitReduced, SplitPddOp<T, Lines>{lines, b, r});
+    for (int r = 0; r + 1 < p; ++r) phase(r, kSplitReduced, SplitPddOp<T, Lines>{lines, b, r, r});
     for (int r = 1; r < p; ++r) message(r, b.above + std::size_t(r) * n, b.y_send + std::size_t(r - 1) * n, n);
   }
-  for (int r = 0; r < p; ++r) phase(r, kSplitCorrect, SplitCorrectOp<T, Lines>{lines, b, r});
+  for (int r = 0; r < p; ++r) phase(r, kSplitCorrect, SplitCorrectOp<T, Lines>{lines, b, r, r});
   if (lines.whole_line_steps()) launch.each(n, SplitAfterOp<T, Lines>{lines});
+}
+
+// The messages of a real rank's split solve (split_solve_rank), between arrays of the solve's backend.
+// Every rank makes every call, in the same order; a call returns when recv holds its words (in the
+// stream order of the rank's Launch on a GPU).
+template <class T>
+struct SplitMessages {
+  virtual ~SplitMessages() = default;
+  // recv = every rank's `words` words of send, in rank order (PPT's all-gather).
+  virtual void allgather(const T* send, T* recv, std::size_t words) = 0;
+  // recv = rank r + 1's `words` words of send (PDD Step 4); the last rank receives nothing.
+  virtual void from_next(const T* send, T* recv, std::size_t words) = 0;
+  // recv = rank r - 1's (PDD Step 6); the first rank receives nothing.
+  virtual void from_prev(const T* send, T* recv, std::size_t words) = 0;
+};
+
+// Rank r's own part of the split solve, as a rank of a real y-slab run does it: the phases above on its
+// block of every line (Lines hand out lines that hold its rows only: SplitLine::first), its values in
+// buffer slot 0 (split_buffers(.., slots = 1)), the messages through m. The numbers are the emulation's
+// (split_solve_phased) bit for bit. Each message is timed as the rank's exchange: it includes the wait
+// for the other ranks. Lines with whole-line steps (the Poisson null-space line) are the caller's: a
+// sum over the ranks, not a rank's loop.
+template <class T, class Lines, class Launch>
+void split_solve_rank(const Lines& lines, const SplitBuffers<T>& b, bool exact, const Launch& launch,
+                      const RankPhaseSections& sec, int r, SplitMessages<T>& m) {
+  const std::size_t n = lines.count();
+  const int p = lines.ranks();
+  const auto phase = [&](int q, const auto& op) {
+    sec.begin(r, q);
+    launch.each(n, op);
+    sec.end(r, q);
+  };
+  const auto message = [&](const auto& send) {
+    sec.begin(r, kSplitExchange);
+    send();
+    sec.end(r, kSplitExchange);
+  };
+  phase(kSplitLocal, SplitLocalOp<T, Lines>{lines, r});
+  phase(kSplitPack, SplitPackOp<T, Lines>{lines, b, r, 0});
+  if (exact) {
+    message([&] { m.allgather(b.send, b.recv, std::size_t(kSbCount) * n); });
+    phase(kSplitReduced, SplitPptOp<T, Lines>{lines, b, r, 0});
+  } else {  // x~_1, v_1 lead the send buffer (kSbX1, kSbV1)
+    message([&] { m.from_next(b.send, b.recv, 2 * n); });
+    if (r + 1 < p) phase(kSplitReduced, SplitPddOp<T, Lines>{lines, b, r, 0});
+    message([&] { m.from_prev(b.y_send, b.above, n); });
+  }
+  phase(kSplitCorrect, SplitCorrectOp<T, Lines>{lines, b, r, 0});
 }
 
 // The host's Launch: loops (OpenMP where asked) and copies.

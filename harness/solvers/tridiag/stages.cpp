@@ -89,7 +89,8 @@ StageKind tridiag_kind(const std::string& name, const std::string& summary, cons
   k.tuning_axes = {"b"};
   k.tag_vocabulary = {{"memory", {"global", "shared", "library"}},
                       {"method", {"thomas", "pcr", "pcr_thomas", "cr_pcr", "lu_pivoting", "sherman_morrison", "pdd", "ppt"}},
-                      {"mapping", {"thread_per_system", "thread_per_block_of_rows", "block_per_system", "library"}}};
+                      {"mapping", {"thread_per_system", "thread_per_block_of_rows", "block_per_system", "library",
+                                   "rank_per_gpu"}}};  // ranks_peer: the split solve on real ranks, a GPU each
   // A solve's rounding error grows with the condition number and the length of the recurrences; the
   // fixture's matrices are dominant by at least 0.5 a row (condition number below ~10), so the methods
   // (Thomas, PCR, cuSPARSE's CR+PCR) agree to well within this bound and a wrong coupling does not.
