@@ -169,6 +169,9 @@ def parse_args(argv):
     ap.add_argument("--groups", default=None,
                     help="run only these groups of the study, comma-separated (e.g. mg_settings,solve_double); "
                          "the others' results are left as they are")
+    ap.add_argument("--match", default=None,
+                    help="run only the runs whose id holds one of these texts, comma-separated (e.g. ranks3: the runs "
+                         "a study gained, without redoing the others; --dry-run lists the ids)")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     again = ap.add_mutually_exclusive_group()
     again.add_argument("--again", action="store_true", help="run even where a result exists (kept beside it)")
@@ -214,6 +217,12 @@ def main(argv=None):
             raise SystemExit(f"run-study: no group {', '.join(sorted(unknown))} in {a.name} ({a.mode}; groups: "
                              f"{', '.join(sorted({r['group'] for _, r in plan}))})")
         plan = [(s, r) for s, r in plan if r["group"] in wanted]
+    if a.match:
+        texts = [t for t in a.match.split(",") if t]
+        plan = [(s, r) for s, r in plan if any(t in r["id"] for t in texts)]
+        if not plan:
+            raise SystemExit(f"run-study: no run of {a.name} ({a.mode}) has an id holding {' or '.join(texts)} "
+                             f"(--dry-run lists the ids)")
     print(f"run-study: {len(plan)} runs in {len(studies)} studies ({a.mode}), machine {machine}, {gpus} GPU(s), "
           f"results under {a.results}/", flush=True)
     t0 = time.time()

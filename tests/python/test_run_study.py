@@ -122,3 +122,12 @@ def test_groups_runs_only_the_named_groups_and_names_the_known_ones(tmp_path):
     assert listed and all("-mpi-" in line or "-weak-" in line for line in listed)
     bad = run_study(tmp_path, "fig4_8_scaling", "--quick", "--groups", "nope")
     assert bad.returncode != 0 and "no group nope" in bad.stderr and "large_planes" in bad.stderr
+
+
+def test_match_runs_only_the_runs_whose_id_holds_the_text(tmp_path):
+    r = run_study(tmp_path, "fig25_34_ranks", "--full", "--gpus", "2", "--match", "ranks3", "--dry-run")
+    assert r.returncode == 0, r.stdout + r.stderr
+    listed = [line for line in r.stdout.splitlines() if line.startswith("[")]
+    assert len(listed) == 6 and all("ranks3-" in line for line in listed), listed
+    bad = run_study(tmp_path, "fig25_34_ranks", "--full", "--match", "ranks99")
+    assert bad.returncode != 0 and "ranks99" in bad.stderr
