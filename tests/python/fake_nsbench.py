@@ -54,7 +54,7 @@ POISSON_METHODS = ["jacobi", "rbsor", "cg", "pcg", "mg", "fft", "fft2_tridiag", 
 # the "poisson" section in timing.sections: every one of its 7 sections takes 1/8 of the step.
 FRACSTEP = {"name": "fracstep", "description": "fake", "cases": ["poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"],
             "stages": ["rhs", "adi_z", "adi_y", "adi_x", "divergence", "correct"],
-            "recipes": ["cpu-serial", "cpu-omp", "global"]}
+            "recipes": ["cpu-serial", "cpu-omp", "global", "tiled"]}
 # The IMLE solver (Liu et al.), listed only (studies/liu2019's whole-solver runs name its recipes).
 IMLE = {"name": "imle", "description": "fake", "cases": ["cavity", "taylor_green"],
         "stages": ["ccd", "predict", "move", "mls", "ppe_rhs", "correct"], "recipes": ["cpu-serial", "cpu-omp", "paper", "fused"]}

@@ -253,19 +253,40 @@ inline AdiTableValues adi_table_values(int n, double r, AdiEnds ends) {
   return adi_table_values(std::vector<double>(std::size_t(n), r), std::vector<double>(std::size_t(n), r), ends);
 }
 
+// A line's solve in three passes over row ranges [j0, j1), so that a kernel can run them chunk by chunk
+// (x points at row j0; rows of the table are global): Thomas forward (d -> d', the last row carried), back
+// substitution from row j1 - 1 down (x_{j1} carried in `next`), and the cyclic rank-one correction.
+template <class T>
+NSB_FS_HD ThomasRow<T> adi_forward(const AdiTable<T>& t, T* x, std::ptrdiff_t stride, int j0, int j1, ThomasRow<T> row) {
+  for (int j = j0; j < j1; ++j) {
+    row = thomas_forward(t.a[j], t.b[j], t.c[j], x[(j - j0) * stride], row);
+    x[(j - j0) * stride] = row.dp;
+  }
+  return row;
+}
+template <class T>
+NSB_FS_HD T adi_back(const AdiTable<T>& t, T* x, std::ptrdiff_t stride, int j0, int j1, T next) {
+  for (int j = j1 - 1; j >= j0; --j)
+    next = x[(j - j0) * stride] = thomas_back(ThomasRow<T>{t.cp[j], x[(j - j0) * stride]}, next);
+  return next;
+}
+// The factor f of x -= f z, from the solved x_0 and x_{n-1} of the tridiagonal part (cyclic tables only).
+template <class T>
+NSB_FS_HD T adi_cyclic_factor(const AdiTable<T>& t, T x_first, T x_last) {
+  return cyclic_factor(x_first, x_last, t.z[0], t.z[t.n - 1], t.a0, t.gamma);
+}
+template <class T>
+NSB_FS_HD void adi_cyclic_correct(const AdiTable<T>& t, T* x, std::ptrdiff_t stride, int j0, int j1, T f) {
+  for (int j = j0; j < j1; ++j) x[(j - j0) * stride] -= f * t.z[j];
+}
+
 // Solves line x[0], x[stride], ..., x[(n-1) stride] in place (x holds d on entry).
 template <class T>
 NSB_FS_HD void adi_line(const AdiTable<T>& t, T* x, std::ptrdiff_t stride) {
-  ThomasRow<T> row{T(0), T(0)};
-  for (int j = 0; j < t.n; ++j) {
-    row = thomas_forward(t.a[j], t.b[j], t.c[j], x[j * stride], row);
-    x[j * stride] = row.dp;
-  }
-  T next = x[(t.n - 1) * stride];
-  for (int j = t.n - 2; j >= 0; --j) next = x[j * stride] = thomas_back(ThomasRow<T>{t.cp[j], x[j * stride]}, next);
-  if (!t.cyclic) return;
-  const T f = cyclic_factor(x[0], x[(t.n - 1) * stride], t.z[0], t.z[t.n - 1], t.a0, t.gamma);
-  for (int j = 0; j < t.n; ++j) x[j * stride] -= f * t.z[j];
+  adi_forward(t, x, stride, 0, t.n, ThomasRow<T>{T(0), T(0)});
+  const T last = x[(t.n - 1) * stride];
+  const T first = adi_back(t, x, stride, 0, t.n - 1, last);
+  if (t.cyclic) adi_cyclic_correct(t, x, stride, 0, t.n, adi_cyclic_factor(t, first, last));
 }
 
 // The y sweep of V2 (y-slabs over `ranks` virtual ranks, notes Sec. 6.1): the same rows, each line cut
