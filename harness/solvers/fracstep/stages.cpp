@@ -96,7 +96,7 @@ StageKind kind(const char* name, const char* summary, std::vector<std::string> r
   k.writes = std::move(writes);
   const bool adi = std::string(name).rfind("adi", 0) == 0;
   k.tuning_axes = adi ? std::vector<std::string>{"b"} : std::vector<std::string>{"bx", "by"};  // b: threads a block
-  k.tag_vocabulary = {{"memory", {"global"}}, {"mapping", {"thread_per_point", "thread_per_line"}}};
+  k.tag_vocabulary = {{"memory", {"global", "shared"}}, {"mapping", {"thread_per_point", "thread_per_line", "warp_per_32_lines"}}};
   k.default_gpu_variant = adi ? "thread_per_line" : "global_2d";
   k.tolerance_ulps = tolerance_ulps;
   const std::string stage = name;
