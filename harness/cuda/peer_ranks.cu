@@ -1,7 +1,11 @@
-// PeerRanks (peer_ranks.hpp) on CUDA: one event a rank, recorded on its compute stream at each
+// PeerRanks (peer_ranks.hpp) on CUDA: an event a rank, recorded on its compute stream at each
 // wait_for_all, the others' streams waiting on it after a host barrier (the ordering of the peer halo
 // variants' NeighboursReady, variants/halo/peer_common.cuh, here over every rank rather than the two
 // neighbours); peer copies by cudaMemcpyPeerAsync; the sum a one-thread kernel reading the ranks' memory.
+// Two events a rank, alternate rounds: a rank past round n's barrier may record round n + 1 before a slower
+// rank has issued its waits of round n; with one event that slower rank would wait on round n + 1's record,
+// after work (an NCCL halo's kernels) that may need a launch the slower rank has yet to make: a deadlock. It
+// records round n + 2 (the same event again) only after round n + 1's barrier, past every wait of round n.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -33,8 +37,9 @@ struct PeerRanks::Impl {
   Communicator* comm = nullptr;
   int device = -1;
   cudaStream_t stream = nullptr;
-  cudaEvent_t ready = nullptr;
-  std::vector<cudaEvent_t> of_rank;
+  cudaEvent_t ready[2] = {nullptr, nullptr};
+  std::vector<cudaEvent_t> of_rank[2];
+  int round = 0;  // the same on every rank: every rank calls wait_for_all in the same order
   std::vector<int> devices;
 };
 
@@ -57,22 +62,27 @@ PeerRanks::PeerRanks(Communicator& comm, int device, void* stream) : impl_(std::
     if (!enable_peer_access(device, peer))
       throw std::runtime_error("PeerRanks: GPU " + std::to_string(device) + " cannot access GPU " +
                                std::to_string(peer) + " directly");
-  NSB_CUDA(cudaEventCreateWithFlags(&m.ready, cudaEventDisableTiming));
-  m.of_rank = comm.allgather_value(m.ready);
+  for (int e = 0; e < 2; ++e) {
+    NSB_CUDA(cudaEventCreateWithFlags(&m.ready[e], cudaEventDisableTiming));
+    m.of_rank[e] = comm.allgather_value(m.ready[e]);
+  }
 }
 
 PeerRanks::~PeerRanks() {
-  if (impl_ && impl_->ready) cudaEventDestroy(impl_->ready);
+  if (impl_)
+    for (cudaEvent_t e : impl_->ready)
+      if (e) cudaEventDestroy(e);
 }
 
 std::vector<const void*> PeerRanks::wait_for_all(const void* mine) {
   Impl& m = *impl_;
-  NSB_CUDA(cudaEventRecord(m.ready, m.stream));
-  // The gather is the barrier: every rank has recorded this round's event before any rank waits on it (a
-  // rank already past it may have recorded a later round: waiting on that is later, never too early).
+  const int e = m.round;
+  m.round ^= 1;
+  NSB_CUDA(cudaEventRecord(m.ready[e], m.stream));
+  // The gather is the barrier: every rank has recorded this round's event before any rank waits on it.
   std::vector<const void*> addresses = m.comm->allgather_value(mine);
-  for (std::size_t r = 0; r < m.of_rank.size(); ++r)
-    if (int(r) != m.comm->rank()) NSB_CUDA(cudaStreamWaitEvent(m.stream, m.of_rank[r], 0));
+  for (std::size_t r = 0; r < m.of_rank[e].size(); ++r)
+    if (int(r) != m.comm->rank()) NSB_CUDA(cudaStreamWaitEvent(m.stream, m.of_rank[e][r], 0));
   return addresses;
 }
 
