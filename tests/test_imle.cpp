@@ -663,6 +663,8 @@ TEST(ImleGpu, SolverMatchesTheCpuReferenceAndItsCgHistory) {
 // MLS of the inner planes; the others exchange first. p2p_* gave NaN here (one H100, 7b4dec2) until their
 // pushes waited for the receiver's stream (NeighboursReady, peer_common.cuh): CG writes a cut face's ghosts
 // as a periodic wrap just before exchanging them. nccl needs a GPU a rank (skipped on one GPU or without NCCL).
+// The paths between ranks are the default's (auto: the z-line gather and CG's sums by PeerRanks, on the GPU;
+// TwoRanksWithPeerPathsMatchOneRankAsTheHostPathsDo below forces each).
 TEST(ImleGpu, TwoRanksMatchOneRankWithEachHaloVariant) {
   NSB_NEEDS_GPU();
   for (const char* halo : {"host_staged_async", "host_staged_sync", "p2p_sync", "p2p_async_overlap", "nccl"}) {
