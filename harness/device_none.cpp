@@ -46,3 +46,17 @@ bool peer_access_possible(int, int) { return false; }
 std::vector<double> time_transfer(Transfer, std::size_t, int, int) { no_cuda(); }
 
 }  // namespace nsb::device
+
+// PeerRanks (peer_ranks.hpp): never possible without CUDA; the ranks take the host's paths.
+#include "peer_ranks.hpp"
+
+namespace nsb {
+struct PeerRanks::Impl {};
+bool PeerRanks::possible(Communicator&, int) { return false; }
+PeerRanks::PeerRanks(Communicator&, int, void*) { device::no_cuda(); }
+PeerRanks::~PeerRanks() = default;
+std::vector<const void*> PeerRanks::wait_for_all(const void*) { device::no_cuda(); }
+int PeerRanks::device_of(int) const { device::no_cuda(); }
+void PeerRanks::pull(void*, const void*, int, std::size_t) { device::no_cuda(); }
+void PeerRanks::sum_in_rank_order(double*, const std::vector<const double*>&, int) { device::no_cuda(); }
+}  // namespace nsb

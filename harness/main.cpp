@@ -82,7 +82,7 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
   run->add_option("--dt", ro.case_options.dt, "time step (default: --safety x the stable explicit step)");
   run->add_option("--safety", ro.case_options.safety, "fraction of the stable time step")->capture_default_str();
   run->add_option("--case-param", ro.case_options.params,
-                  "a case's own setting KEY=VALUE, repeatable (urban: seed, city, profile, z0, cs, turbulence, outflow; cube: cs, turbulence, outflow)");
+                  "a case's own setting KEY=VALUE, repeatable (urban: seed, city, profile, z0, cs, turbulence, outflow; cube: cs, turbulence, outflow; imle on ranks: ccd_z, rank_sums = auto|host|peer)");
   run->add_option("--gamma", ro.case_options.gamma, "upwind blend weight of advection (thesis GAMMA)")
       ->capture_default_str();
   run->add_option("--scheme", c.scheme, "euler | ab2 (Adams-Bashforth 2)")->capture_default_str();

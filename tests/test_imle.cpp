@@ -530,6 +530,40 @@ TEST(ImleSolver, OverlappedExchangeEqualsOneRank) {
   }
 }
 
+// The paths between ranks (imle_ranks.hpp, --case-param ccd_z / rank_sums): the CPU's ranks take the host's
+// under auto (the run records which), are exact as before with host forced, and refuse peer (GPU ranks only)
+// and an unknown value by name.
+TEST(ImleSolver, RankPathsOnTheCpuAreTheHostsAndPeerIsRefused) {
+  const auto options = [](std::vector<std::string> params) {
+    RunOptions o;
+    o.solver_name = "imle";
+    o.case_options.name = "cavity";
+    o.case_options.nx = 8, o.case_options.ny = 7, o.case_options.nz = 9;
+    o.case_options.params = std::move(params);
+    o.backend = "cpu_serial", o.steps = 2, o.warmup = 1, o.ranks = 2, o.progress = false;
+    o.solver.jacobi_tol = 1e-10, o.solver.jacobi_iterations = 500;
+    return o;
+  };
+  for (const auto& params : {std::vector<std::string>{}, std::vector<std::string>{"ccd_z=host", "rank_sums=host"}}) {
+    const nlohmann::json r = run(options(params));
+    const nlohmann::json& details = r["run"]["decomposition"]["halo"]["details"];
+    EXPECT_EQ(details["imle_ccd_z_lines"], "host_gather");
+    EXPECT_EQ(details["imle_rank_sums"], "host");
+    const nlohmann::json& ref = r["checks"]["reference"];
+    EXPECT_TRUE(ref["pass"].get<bool>()) << ref.dump();
+    for (const auto& [name, d] : ref["fields"].items()) EXPECT_LT(d["max_rel_diff"].get<double>(), 1e-12) << name;
+  }
+  for (const char* param : {"ccd_z=peer", "rank_sums=peer"}) {
+    try {
+      run(options({param}));
+      ADD_FAILURE() << param << " ran on the CPU";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("peer access"), std::string::npos) << param << ": " << e.what();
+    }
+  }
+  EXPECT_THROW(run(options({"ccd_z=gpu"})), std::invalid_argument);
+}
+
 TEST(ImleSolver, CaseNamesReachImleOnlyByName) {
   EXPECT_EQ(SolverRegistry::instance().of_case("cavity").name, "projection");
   EXPECT_EQ(SolverRegistry::instance().of_run("imle", "cavity").name, "imle");
@@ -629,6 +663,8 @@ TEST(ImleGpu, SolverMatchesTheCpuReferenceAndItsCgHistory) {
 // MLS of the inner planes; the others exchange first. p2p_* gave NaN here (one H100, 7b4dec2) until their
 // pushes waited for the receiver's stream (NeighboursReady, peer_common.cuh): CG writes a cut face's ghosts
 // as a periodic wrap just before exchanging them. nccl needs a GPU a rank (skipped on one GPU or without NCCL).
+// The paths between ranks are the default's (auto: the z-line gather and CG's sums by PeerRanks, on the GPU;
+// TwoRanksWithPeerPathsMatchOneRankAsTheHostPathsDo below forces each).
 TEST(ImleGpu, TwoRanksMatchOneRankWithEachHaloVariant) {
   NSB_NEEDS_GPU();
   for (const char* halo : {"host_staged_async", "host_staged_sync", "p2p_sync", "p2p_async_overlap", "nccl"}) {
@@ -652,6 +688,39 @@ TEST(ImleGpu, TwoRanksMatchOneRankWithEachHaloVariant) {
       for (const auto& [name, d] : ref["fields"].items()) worst = std::max(worst, d["max_rel_diff"].get<double>());
       std::printf("%s %s: worst max relative difference from one rank %.3g\n", halo, recipe, worst);
     }
+  }
+}
+
+// The paths between GPU ranks without the host (imle_ranks.hpp): the z-line gather by peer copies and CG's
+// sums over the ranks on the GPU, against the host's paths forced, 2 ranks (one GPU or two), paper recipe,
+// the blocking and the overlapping peer halo and the host-staged one. Each run passes the executor's check
+// against one rank (Krylov tolerance 1e-8 in double, as TwoRanksMatchOneRankWithEachHaloVariant) and records
+// its paths; the peer paths copy and add the same values in the same order as the host's, so their
+// differences from one rank are printed side by side (equal where the recipe's kernels are deterministic).
+TEST(ImleGpu, TwoRanksWithPeerPathsMatchOneRankAsTheHostPathsDo) {
+  NSB_NEEDS_GPU();
+  for (const char* halo : {"host_staged_sync", "p2p_sync", "p2p_async_overlap"}) {
+    double worst[2] = {0, 0};
+    for (int peer = 0; peer < 2; ++peer) {
+      RunOptions o;
+      o.solver_name = "imle";
+      o.case_options.name = "cavity";
+      o.case_options.nx = o.case_options.ny = 32, o.case_options.nz = 33;
+      o.case_options.params = peer ? std::vector<std::string>{"ccd_z=peer", "rank_sums=peer"}
+                                   : std::vector<std::string>{"ccd_z=host", "rank_sums=host"};
+      o.backend = "cuda", o.recipe = "paper", o.halo = halo;
+      o.steps = 6, o.warmup = 2, o.ranks = 2, o.progress = false;
+      o.solver.jacobi_tol = 1e-8, o.solver.jacobi_iterations = 1000;
+      const nlohmann::json r = run(o);
+      const nlohmann::json& details = r["run"]["decomposition"]["halo"]["details"];
+      EXPECT_EQ(details["imle_ccd_z_lines"], peer ? "peer_gather" : "host_gather") << halo;
+      EXPECT_EQ(details["imle_rank_sums"], peer ? "peer" : "host") << halo;
+      const nlohmann::json& ref = r["checks"]["reference"];
+      EXPECT_TRUE(ref["performed"].get<bool>() && ref["pass"].get<bool>()) << halo << " peer " << peer << ": " << ref.dump();
+      for (const auto& [name, d] : ref["fields"].items()) worst[peer] = std::max(worst[peer], d["max_rel_diff"].get<double>());
+    }
+    std::printf("%s paper: worst max relative difference from one rank, host paths %.3g, peer paths %.3g\n", halo,
+                worst[0], worst[1]);
   }
 }
 

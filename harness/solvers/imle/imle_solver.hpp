@@ -50,7 +50,7 @@ class ImleSolver final : public Solver<T> {
 
   // g: the whole grid; rank: this rank of a decomposed run (null: one rank).
   ImleSolver(const Grid& g, const ImleParameters& prm, const ResolvedRecipe& r, const SolverOptions& o,
-             ImleWallFunction walls, const RankContext* rank = nullptr)
+             ImleWallFunction walls, const RankContext* rank = nullptr, ImleRankPaths paths = {})
       : layout_(rank && rank->decomposed() ? ImleLayout::of(g, rank->slab()) : ImleLayout::whole(g)),
         grid_(layout_.own), prm_(prm), walls_(std::move(walls)), method_(imle_poisson_method(o)),
         fields_(layout_.store.padded_points(), r.backend == Backend::cuda),
@@ -69,7 +69,7 @@ class ImleSolver final : public Solver<T> {
     variant_ids_.push_back(rank && rank->halo ? rank->halo->id() : "halo/none");
     const Exec exec{r.backend, o.threads, stream_, nullptr, 0};
     if (layout_.decomposed()) {
-      ranks_ = std::make_unique<ImleRanks<T>>(*rank, layout_, exec);
+      ranks_ = std::make_unique<ImleRanks<T>>(*rank, layout_, exec, paths);
       ranks_->attach_velocity(
           {own_view("u_star"), own_view("v_star"), own_view("w_star"), own_view("w_interp")});
     }

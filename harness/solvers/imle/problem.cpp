@@ -60,7 +60,10 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
     if (o.nx < 3 || o.ny < 3 || o.nz < 3) throw std::invalid_argument("imle: the grid needs at least 3 cells an axis");
     if (!(o.re > 0)) throw std::invalid_argument("imle: --re must be positive");
     if (o.gamma != 0) throw std::invalid_argument("imle: --gamma (upwinding) has no meaning here");
-    if (!o.params.empty()) throw std::invalid_argument("imle: its cases take no --case-param");
+    // The paths between the ranks of a decomposed run (imle_ranks.hpp); one rank has none to choose.
+    const auto params = case_params(o, {"ccd_z", "rank_sums"});
+    if (params.count("ccd_z")) paths_.ccd_z = ImleRankPaths::parse("ccd_z", params.at("ccd_z"));
+    if (params.count("rank_sums")) paths_.sums = ImleRankPaths::parse("rank_sums", params.at("rank_sums"));
     grid_.nx = o.nx, grid_.ny = o.ny, grid_.nz = o.nz;
     if (case_ == ImleCase::cavity) {
       grid_.lx = grid_.ly = grid_.lz = 1.0;
@@ -110,7 +113,7 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
     ImleWallFunction walls;
     if (case_ == ImleCase::taylor_green)
       walls = [nu = prm_.nu](int c, double x, double, double z, double t) { return taylor_green_u(c, x, z, t, nu); };
-    return std::make_unique<ImleSolver<T>>(grid_, prm_, r, o, walls, ctx);
+    return std::make_unique<ImleSolver<T>>(grid_, prm_, r, o, walls, ctx, paths_);
   }
   template <class T>
   nlohmann::json check(const HostState<T>& s, bool) const {
@@ -194,6 +197,7 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
   double re_;
   Grid grid_;
   ImleParameters prm_;
+  ImleRankPaths paths_;
 };
 
 const SolverRegistrar reg{SolverDef{

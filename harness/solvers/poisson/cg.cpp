@@ -16,8 +16,9 @@
 //                                       check_every (the iterations past the stop still run, as no-ops).
 // Signs: stage_call.hpp.
 //
-// On a rank's slab (PoissonEquation::ranks) every sum is summed over the ranks on the host before it is
-// read (iterative.hpp: two host round trips an iteration, as the paper's per-GPU cuBLAS dots), and p's cut
+// On a rank's slab (PoissonEquation::ranks) every sum is summed over the ranks before it is read
+// (iterative.hpp: on the host, two round trips an iteration, as the paper's per-GPU cuBLAS dots; or on the
+// GPU, stream-ordered, where the solver's ranks offer PoissonRanks::sum_on_device), and p's cut
 // ghost planes are exchanged after every direction (the paper's one halo exchange an iteration).
 //
 // On a uniform grid D is constant away from the faces, so pcg's iterates differ from cg's only through

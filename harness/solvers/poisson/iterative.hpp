@@ -8,7 +8,7 @@
 // RMS(rhs_scale (rhs - rhs_shift)), interior points.
 //
 // Ranks (cg, pcg on a rank's slab: PoissonEquation::ranks): every sum a stage writes is summed over the
-// ranks by sum() before anything reads it (so the scalars on the device are the whole grid's), means
+// ranks by sum() (on the GPU where the ranks can, else through the host) before anything reads it (so the scalars on the device are the whole grid's), means
 // and RMS divide by the whole grid's points, and the solution's cut ghost planes are exchanged.
 #pragma once
 
@@ -108,10 +108,12 @@ class PoissonStages {
     }
     return out;
   }
-  // Slots i .. i+n-1, written by the last stage on this rank, summed over the ranks in place (the
-  // paper's host-side reduction of per-GPU dots; synchronises). One rank: nothing to do.
+  // Slots i .. i+n-1, written by the last stage on this rank, summed over the ranks in place: on the GPU
+  // where the solver's ranks can (PoissonRanks::sum_on_device, no host wait), else the paper's host-side
+  // reduction of per-GPU dots (synchronises). One rank: nothing to do.
   void sum(int i, int n, const Exec& exec) {
     if (!ranks_) return;
+    if (gpu() && ranks_->sum_on_device(scalars_ + i, n)) return;
     double v[kScalars];
     if (gpu()) device::stream_sync(exec.stream), device::copy_to_host(v, scalars_ + i, std::size_t(n) * sizeof(double));
     else std::copy(scalars_ + i, scalars_ + i + n, v);

@@ -84,6 +84,14 @@ class PoissonRanks {
   virtual void attach(const std::vector<T*>& vectors) = 0;
   virtual void exchange(T* vector) = 0;   // its cut ghost planes from the neighbours' edge planes
   virtual double sum(double x) = 0;       // over the ranks, in rank order
+  // The sums over the ranks of slots[0..n) (GPU memory, written by work queued on the equation's stream),
+  // in place, on the GPU and ordered on that stream, with no host wait, added as sum() adds; false where
+  // this solver's ranks cannot (a CPU run, the MPI driver, no peer access, or the host path forced): the
+  // method then reads the slots back and calls sum().
+  virtual bool sum_on_device(double* slots, int n) {
+    (void)slots, (void)n;
+    return false;
+  }
   virtual double global_points() const = 0;  // interior cells of the whole grid
 };
 
