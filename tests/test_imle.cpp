@@ -1,6 +1,7 @@
 // The IMLE solver's stages (Liu, Wu, Kao & Sheu 2019): CC-CCD exact for quadratics with either
 // boundary rule and sixth order inside, MLS exact for quadratics, serial = OpenMP, the paper's batch
-// counts; on a GPU (skipped without one), every imle/ccd and imle/mls variant against the CPU reference.
+// counts, the GPU variants' chunked CC-CCD line solves on the host; on a GPU (skipped without one), every
+// imle/ccd and imle/mls variant against the CPU reference.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "fields.hpp"
 #include "halo.hpp"
 #include "imle/ccd_call.hpp"
+#include "imle/ccd_chunked.hpp"
 #include "imle/imle_step.hpp"
 #include "imle/mls_call.hpp"
 #include "imle/point_call.hpp"
@@ -109,6 +111,53 @@ TEST(ImleCcd, StageSerialEqualsOpenMpOnEveryAxis) {
     b->run(omp, omp.tunings.front());
     EXPECT_EQ(a->arrays(), b->arrays()) << w;
   }
+}
+
+// The chunked line solves of the GPU variants line_thread_shared_y and line_thread_recompute
+// (ccd_chunked.hpp) on the host: the same rows in the same order as ccd_solve_line, so the same numbers,
+// for lines shorter than a chunk, of whole chunks and with a short last chunk; a line's cells `stride`
+// apart and its store interleaved with others (stride 3) as in a block: nothing but the line's interior
+// cells of d1, d2 and its own column of the store is written.
+template <class T>
+void expect_chunked_solves_equal_the_line_solve() {
+  const int stride = 2, store_stride = 3;
+  for (CcdBc bc : {CcdBc::dirichlet, CcdBc::neumann})
+    for (int n : {3, 5, kCcdChunk - 1, kCcdChunk, kCcdChunk + 1, 2 * kCcdChunk + 7, 201}) {
+      std::vector<T> phi(std::size_t(n + 2) * stride, T(0.25));
+      for (int p = 0; p < n + 2; ++p) phi[std::size_t(p) * stride] = T(std::sin(0.37 * p * p + 0.2) + 0.1 * p);
+      const std::vector<double> f = ccd_factor(n, bc);
+      const std::vector<T> factor(f.begin(), f.end());
+      const T h = T(1.0 / n);
+      const auto solve = [&](int which, std::vector<T>& d1, std::vector<T>& d2, std::vector<T>& store) {
+        d1.assign(phi.size(), T(7)), d2.assign(phi.size(), T(-7));
+        store.assign(std::size_t(2 * n) * store_stride, T(5));
+        if (which == 0) ccd_solve_line(phi.data(), d1.data(), d2.data(), stride, n, bc, factor.data(), h);
+        if (which == 1)
+          ccd_solve_line_shared_y(phi.data(), d1.data(), d2.data(), stride, n, bc, factor.data(), h, store.data(), store_stride);
+        if (which == 2)
+          ccd_solve_line_recompute(phi.data(), d1.data(), d2.data(), stride, n, bc, factor.data(), h, store.data(), store_stride);
+      };
+      std::vector<T> r1, r2, rs;
+      solve(0, r1, r2, rs);
+      for (int which : {1, 2}) {
+        std::vector<T> d1, d2, store;
+        solve(which, d1, d2, store);
+        const char* name = which == 1 ? "shared_y" : "recompute";
+        EXPECT_EQ(d1, r1) << name << " " << ccd_bc_name(bc) << " n=" << n;
+        EXPECT_EQ(d2, r2) << name << " " << ccd_bc_name(bc) << " n=" << n;
+        const std::size_t used = std::size_t(2) * (which == 1 ? n : ccd_chunks(n));
+        for (std::size_t w = 0; w < store.size(); ++w) {
+          if (w % store_stride != 0 || w / store_stride >= used) {
+            ASSERT_EQ(store[w], T(5)) << name << " wrote another column of its store, word " << w << " n=" << n;
+          }
+        }
+      }
+    }
+}
+
+TEST(ImleCcd, ChunkedLineSolvesEqualTheLineSolve) {
+  expect_chunked_solves_equal_the_line_solve<double>();
+  expect_chunked_solves_equal_the_line_solve<float>();
 }
 
 // ---------------------------------------------------------------------------------------------- MLS

@@ -32,19 +32,7 @@
 #include <cstddef>
 
 #include "grid.hpp"
-
-// Full unrolling of the fixed-size loops below, so that a register store is indexed by constants
-// (device) and the CPU reference's loops are flattened alike (g++; nvcc's host pass knows neither
-// pragma in host-device code, and its host code runs no MLS).
-#if defined(__CUDA_ARCH__)
-#define NSB_UNROLL _Pragma("unroll")
-#elif defined(__CUDACC__)
-#define NSB_UNROLL
-#elif defined(__GNUC__) && !defined(__clang__)
-#define NSB_UNROLL _Pragma("GCC unroll 16")
-#else
-#define NSB_UNROLL
-#endif
+#include "unroll.hpp"  // NSB_UNROLL: the fixed-size loops below fully unrolled (nvcc's host pass runs no MLS)
 
 namespace nsb {
 

@@ -93,9 +93,12 @@ StageKind ccd_kind() {
   k.writes = {"d1", "d2"};
   k.workloads = kCcdWorkloads;
   k.tuning_axes = {"bx", "by"};
-  k.tag_vocabulary = {{"memory", {"global", "shared"}},
+  // y_kept: where the forward sweep's y waits for the backward sweep (global: in d1, d2; shared; recomputed
+  // from a checkpoint a chunk).
+  k.tag_vocabulary = {{"memory", {"global", "shared", "register"}},
                       {"cta", {"1d", "2d"}},
-                      {"traversal", {"thread_per_line", "transposed"}}};
+                      {"traversal", {"thread_per_line", "transposed"}},
+                      {"y_kept", {"global", "shared", "recomputed"}}};
   k.default_gpu_variant = "line_thread_1d";
   // Rounding of a recurrence: the GPU contracts multiply-adds, which the substitution carries along the
   // line (a contracting one, so the differences stay small). Measured with the CPU reference built with

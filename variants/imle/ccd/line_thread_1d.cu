@@ -16,7 +16,7 @@ const Registrar reg{Variant{
     .stage = "imle/ccd",
     .name = "line_thread_1d",
     .backend = Backend::cuda,
-    .tags = {{"memory", "global"}, {"cta", "1d"}, {"traversal", "thread_per_line"}},
+    .tags = {{"memory", "global"}, {"cta", "1d"}, {"traversal", "thread_per_line"}, {"y_kept", "global"}},
     .tunings = {parse_tuning("bx128"), parse_tuning("bx64"), parse_tuning("bx256"), parse_tuning("bx32")},
     .status = "paper baseline (Liu 2019 Sec. 3.2: one thread per line)",
     .run_float = &run<float>,

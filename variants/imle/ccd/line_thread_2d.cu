@@ -15,7 +15,7 @@ const Registrar reg{Variant{
     .stage = "imle/ccd",
     .name = "line_thread_2d",
     .backend = Backend::cuda,
-    .tags = {{"memory", "global"}, {"cta", "2d"}, {"traversal", "thread_per_line"}},
+    .tags = {{"memory", "global"}, {"cta", "2d"}, {"traversal", "thread_per_line"}, {"y_kept", "global"}},
     .tunings = tunings_2d({{32, 4}, {16, 8}, {64, 2}, {32, 8}}, 0),
     .status = "study axis: 2D blocks over the lines",
     .run_float = &run<float>,

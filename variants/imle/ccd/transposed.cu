@@ -72,7 +72,7 @@ const Registrar reg{Variant{
     .stage = "imle/ccd",
     .name = "transposed",
     .backend = Backend::cuda,
-    .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "transposed"}},
+    .tags = {{"memory", "shared"}, {"cta", "2d"}, {"traversal", "transposed"}, {"y_kept", "global"}},
     .tunings = tunings_2d({{32, 4}, {64, 2}, {128, 1}}, 0),
     .status = "study axis: x lines through a transposed copy (coalesced), y and z lines as line_thread_2d",
     .run_float = &run<float>,
