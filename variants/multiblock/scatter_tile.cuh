@@ -8,8 +8,8 @@
 //                  blocks, are added with global atomics.
 //
 // Why (docs/solvers/kemal.md, "Streaming at G4"): atomic_fp64 makes 4 global read-modify-writes of every res
-// word (one from each cell around a node) where the byte model counts one; here a 32 x 8 block makes 80
-// global atomics a value for its 256 cells instead of 1024. The sum's order varies with the shared-memory
+// word (one from each cell around a node) where the byte model counts one; here a 32 x 4 block makes 72
+// global atomics a value for its 128 cells instead of 512. The sum's order varies with the shared-memory
 // atomics' order: order-dependent, as atomic_fp64.
 #pragma once
 
@@ -76,8 +76,9 @@ Variant mb_scatter_tile_variant(const char* stage, const char* status) {
   v.name = "shared_atomic";
   v.backend = Backend::cuda;
   v.tags = {{"memory", "shared"}, {"cta", "2d"}, {"scatter", "shared_atomic"}};
-  // Taller blocks first: fewer of a block's nodes lie on its edge (global atomics).
-  v.tunings = tunings_2d({{32, 8}, {32, 4}, {64, 4}, {32, 16}, {64, 2}}, 0);
+  // ni_cell's registers (double: 136, ptxas -v) fit 3 blocks of 128 threads an SM but one of 256, so 32 x 4
+  // first; no block of 512 (136 x 512 registers exceed an SM's 65536: the launch would fail).
+  v.tunings = tunings_2d({{32, 4}, {64, 2}, {16, 8}, {32, 8}, {64, 4}}, 0);
   v.status = status;
   v.determinism = Determinism::order_dependent;
   v.run_float = StageFn(&mb_scatter_tile<Phys, float>);
