@@ -513,7 +513,9 @@ TEST(MultiblockGpu, NcclBandsAreOneRank) {
   EXPECT_EQ(checks["exchange"]["messages_per_iteration"], p2p["messages_per_iteration"]);
   std::printf("2 GPU ranks, NCCL: %.0f bytes received an iteration\n", checks["exchange"]["bytes_per_iteration"].get<double>());
   EXPECT_ANY_THROW(run_over_ranks(2, "cuda", "kemal-p2p", {}, nccl));
-  if (device::count() < 4) EXPECT_ANY_THROW(run_over_ranks(4, "cuda", "kemal-p2p", {"exchange=neighbours"}, nccl));  // ranks share GPUs
+  if (device::count() < 4) {  // 4 ranks share the GPUs
+    EXPECT_ANY_THROW(run_over_ranks(4, "cuda", "kemal-p2p", {"exchange=neighbours"}, nccl));
+  }
 }
 
 }  // namespace
