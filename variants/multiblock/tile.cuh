@@ -3,7 +3,7 @@
 //
 // A thread block of bx x by threads first fills a tile in shared memory: for each node of its bx x by nodes
 // and the kReach nodes around them, the quantities the routine's stencil reads, each computed once a node
-// (Stencil::value: stressp's u, v, h, three divisions a node where the global variant makes fifteen;
+// (Stencil::value: stressp's u, v, h, four divisions a node where the global variant makes sixteen;
 // smthp's rho..E and the pressure, once a node where the global variant computes it six times). After one
 // barrier each thread runs the routine's formula on the tile (the `_with` forms of formulas.hpp take an
 // accessor, so the numbers are the global variant's). Why (docs/solvers/kemal.md, "Streaming at G4"): the
