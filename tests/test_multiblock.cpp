@@ -321,8 +321,9 @@ TEST(Multiblock, GridMustBeThirteenSquareBlocks) {
 
 // A run of the cylinder over `ranks` ranks of the threads driver (the run checks itself against one rank).
 nlohmann::json run_over_ranks(int ranks, const std::string& backend, const std::string& recipe,
-                              const std::vector<std::string>& params = {}) {
+                              const std::vector<std::string>& params = {}, const std::vector<std::string>& stages = {}) {
   RunOptions o;
+  o.stage_overrides = stages;
   o.case_options.name = "conjugate_cylinder";
   o.case_options.params = params;
   o.case_options.nx = o.case_options.ny = kN, o.case_options.nz = kMbBlocks;
@@ -492,6 +493,29 @@ TEST(MultiblockGpu, PeerBandsAreOneRank) {
                 checks["exchange"]["bytes_per_iteration"].get<double>(), host["bytes_per_iteration"].get<double>());
   }
   EXPECT_ANY_THROW(run_over_ranks(2, "cuda", "kemal-p2p"));
+}
+
+// The NCCL variants (not in the paper; built only with NCCL): 2 ranks, one GPU each, against one rank; they
+// receive what the P2P variants pull (each neighbour's whole band: the same bytes, as many messages).
+// Refused with the allgather, and on ranks sharing a GPU (NCCL takes one GPU a rank).
+TEST(MultiblockGpu, NcclBandsAreOneRank) {
+  NSB_NEEDS_GPU();
+  if (!Registry::instance().find("multiblock/ifsum", "boundary_band_nccl"))
+    GTEST_SKIP() << "SKIPPED: built without NCCL (no multiblock/ifsum/boundary_band_nccl)";
+  if (device::count() < 2) GTEST_SKIP() << "SKIPPED: needs 2 GPUs, one a rank (" << device::count() << " usable)";
+  const std::vector<std::string> nccl = {"ifsum=boundary_band_nccl", "bc=boundary_band_nccl"};
+  const nlohmann::json checks = run_over_ranks(2, "cuda", "kemal-p2p", {"exchange=neighbours"}, nccl)["checks"];
+  const nlohmann::json p2p = run_over_ranks(2, "cuda", "kemal-p2p", {"exchange=neighbours"})["checks"]["exchange"];
+  const nlohmann::json& ref = checks["reference"];
+  ASSERT_TRUE(ref["performed"].get<bool>()) << ref.dump();
+  EXPECT_TRUE(ref["pass"].get<bool>()) << ref.dump();
+  EXPECT_EQ(checks["exchange"]["bytes_per_iteration"], p2p["bytes_per_iteration"]);
+  EXPECT_EQ(checks["exchange"]["messages_per_iteration"], p2p["messages_per_iteration"]);
+  std::printf("2 GPU ranks, NCCL: %.0f bytes received an iteration\n", checks["exchange"]["bytes_per_iteration"].get<double>());
+  EXPECT_ANY_THROW(run_over_ranks(2, "cuda", "kemal-p2p", {}, nccl));
+  if (device::count() < 4) {  // 4 ranks share the GPUs
+    EXPECT_ANY_THROW(run_over_ranks(4, "cuda", "kemal-p2p", {"exchange=neighbours"}, nccl));
+  }
 }
 
 }  // namespace

@@ -201,9 +201,14 @@ void mb_pull_from_peers(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<
   if (h.count_peer) h.count_peer(S, at.back() * sizeof(T), int(hear.size()));
 }
 
+// How the other ranks' nodes reach the host mirror in place of the host exchange (peer: mb_pull_from_peers;
+// nccl: nccl_bands.cuh); null: the host exchange (or one rank).
+template <class T>
+using MbPull = void (*)(const MbCall<T>&, MbHostSide<T>&, const std::vector<int>&);
+
 template <MbStage S, class T>
 void mb_band(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& fields, T* staging, bool wait_at_end,
-             bool from_peers = false) {
+             MbPull<T> pull = nullptr) {
   const MbBand<S, T> band(h);
   const std::size_t nb = band.host.size(), total = nb * fields.size();
   if (h.staging_elems < total) throw std::logic_error("multiblock host routine: staging buffer too small");
@@ -212,8 +217,8 @@ void mb_band(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int>& field
   NSB_CUDA(cudaMemcpyAsync(staging, h.staging_device, total * sizeof(T), cudaMemcpyDeviceToHost, stream));
   NSB_CUDA(cudaStreamSynchronize(stream));
   for (std::size_t f = 0; f < fields.size(); ++f) band.to_arrays(h, fields[f], staging + f * nb);
-  if (from_peers) {
-    mb_pull_from_peers<S>(c, h, fields);
+  if (pull) {
+    pull(c, h, fields);
     mb_host_routine_on(S, *h.mesh, h.arrays);
   } else {
     mb_run_host_routine(S, h);
@@ -269,7 +274,7 @@ void mb_host_routine(const MbCall<T>& c) {
     if (h.exchange && !h.peers)
       throw std::invalid_argument(std::string("multiblock/") + kMbStageNames[int(S)] + "/boundary_band_p2p over ranks needs GPU ranks "
                                   "of the threads driver (--ranks P) and --case-param exchange=neighbours");
-    mb_band<S>(c, h, fields, h.staging_pageable->data(), true, h.peers != nullptr);
+    mb_band<S>(c, h, fields, h.staging_pageable->data(), true, h.peers ? &mb_pull_from_peers<S, T> : nullptr);
   } else {
     mb_band<S>(c, h, fields, h.staging_pageable->data(), true);
   }

@@ -9,6 +9,8 @@
 //                more kernels add one corner type each. Deterministic. 4 launches, 3 x NV buffers.
 //   gather       node-centric (NOT in the paper, a modern alternative): one thread a node recomputes the
 //                cells around it and adds their share once: no atomics, no buffers, four times the flops.
+// A fifth, shared_atomic (NOT in the paper: a block's corners summed in shared memory first), is in
+// scatter_tile.cuh.
 #pragma once
 
 #include <type_traits>

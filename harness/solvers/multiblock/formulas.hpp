@@ -121,22 +121,36 @@ NSB_HD inline MbGrad<T> mb_grad(const MbArrays<T>& a, std::size_t n, T east, T w
   const T d_xi = T(0.5) * (east - west), d_eta = T(0.5) * (north - south);
   return {d_xi * a.f[kXix][n] + d_eta * a.f[kEtx][n], d_xi * a.f[kXiy][n] + d_eta * a.f[kEty][n]};
 }
-// Gradient of field ratio num / den (a velocity, k, omega, or h = gamma/(gamma-1) p / rho when num is null).
+// The quantity a gradient is taken of, at node m: field num / rho (a velocity, k, omega), or h =
+// gamma/(gamma-1) p / rho when num < 0. Written once: the shared-memory tiles (variants/multiblock/
+// tile.cuh) store it per node, the global variants compute it at each neighbour.
+template <class T>
+NSB_HD inline T mb_ratio_at(const MbArrays<T>& a, std::size_t m, int num) {
+  if (num < 0) return T(mbc::gamma / (mbc::gamma - 1)) * mb_pressure_at(a, m) / a.f[kRho][m];
+  return a.f[num][m] / a.f[kRho][m];
+}
+// Gradient of quantity q at node n, where `at(q, di, dj)` gives it at node (i + di, j + dj): from the
+// arrays (mb_grad_ratio) or a shared-memory tile (variants/multiblock/tile.cuh).
+template <class T, class At>
+NSB_HD inline MbGrad<T> mb_grad_of(const MbArrays<T>& a, std::size_t n, const At& at, int q) {
+  return mb_grad(a, n, at(q, 1, 0), at(q, -1, 0), at(q, 0, 1), at(q, 0, -1));
+}
+// Gradient of mb_ratio_at(num) from its values at the node's four neighbours in the arrays.
 template <class T>
 NSB_HD inline MbGrad<T> mb_grad_ratio(const MbArrays<T>& a, std::size_t n, std::ptrdiff_t sj, int num) {
-  const auto at = [&](std::size_t m) {
-    if (num < 0) return T(mbc::gamma / (mbc::gamma - 1)) * mb_pressure_at(a, m) / a.f[kRho][m];
-    return a.f[num][m] / a.f[kRho][m];
-  };
-  return mb_grad(a, n, at(n + 1), at(n - 1), at(n + sj), at(n - sj));
+  const auto at = [&](int, int di, int dj) { return mb_ratio_at(a, n + std::size_t(di + dj * sj), num); };
+  return mb_grad_of(a, n, at, 0);
 }
 
 // stressp: viscous stresses of the mean flow and the heat flux, at nodes:
 //   tau_xx = mu_e (2 u_x - 2/3 div), tau_yy = mu_e (2 v_y - 2/3 div), tau_xy = mu_e (u_y + v_x), mu_e = mu + mu_t
 //   q = (mu / Pr + mu_t / Pr_t) grad h   (Eq. 3's diffusion term; h = gamma/(gamma-1) T)
+// The quantities stressp takes gradients of (mb_ratio_at's num), q = 0..2: u, v, h.
+NSB_HD constexpr int mb_stressp_ratio(int q) { return q == 0 ? kRu : q == 1 ? kRv : -1; }
+// stressp from the gradients of u, v, h at node n (the tile variant's entry; stressp_point below takes them
+// from the arrays).
 template <class T>
-NSB_HD inline void stressp_point(const MbArrays<T>& a, std::size_t n, std::ptrdiff_t sj) {
-  const MbGrad<T> gu = mb_grad_ratio(a, n, sj, kRu), gv = mb_grad_ratio(a, n, sj, kRv), gh = mb_grad_ratio(a, n, sj, -1);
+NSB_HD inline void stressp_with(const MbArrays<T>& a, std::size_t n, MbGrad<T> gu, MbGrad<T> gv, MbGrad<T> gh) {
   const T mu = a.f[kMu][n], mut = a.f[kMut][n], mu_e = mu + mut;
   const T div = gu.x + gv.y;
   a.f[kTxx][n] = mu_e * (T(2) * gu.x - T(2.0 / 3) * div);
@@ -146,15 +160,20 @@ NSB_HD inline void stressp_point(const MbArrays<T>& a, std::size_t n, std::ptrdi
   a.f[kQx][n] = kappa * gh.x;
   a.f[kQy][n] = kappa * gh.y;
 }
+template <class T>
+NSB_HD inline void stressp_point(const MbArrays<T>& a, std::size_t n, std::ptrdiff_t sj) {
+  stressp_with(a, n, mb_grad_ratio(a, n, sj, mb_stressp_ratio(0)), mb_grad_ratio(a, n, sj, mb_stressp_ratio(1)),
+               mb_grad_ratio(a, n, sj, mb_stressp_ratio(2)));
+}
 
 // stresstrb: diffusion fluxes (mu + sigma* mu_t) grad k, grad omega and the sources of Eqs. 5-6 with the
 // DES-limited dissipation (Eq. 9): production P = tau_ij du_i/dx_j (limited to 20 beta* rho k omega),
 //   S_k = P - beta* rho k max(omega, sqrt(k) / (beta* C_des Delta)),
 //   S_w = alpha (omega / k) P - beta rho omega^2 + sigma_d (rho / omega) max(grad k . grad omega, 0).
+// The quantities stresstrb takes gradients of, q = 0..3: u, v, k, omega.
+NSB_HD constexpr int mb_stresstrb_ratio(int q) { return q == 0 ? kRu : q == 1 ? kRv : q == 2 ? kRk : kRw; }
 template <class T>
-NSB_HD inline void stresstrb_point(const MbArrays<T>& a, std::size_t n, std::ptrdiff_t sj) {
-  const MbGrad<T> gu = mb_grad_ratio(a, n, sj, kRu), gv = mb_grad_ratio(a, n, sj, kRv);
-  const MbGrad<T> gk = mb_grad_ratio(a, n, sj, kRk), gw = mb_grad_ratio(a, n, sj, kRw);
+NSB_HD inline void stresstrb_with(const MbArrays<T>& a, std::size_t n, MbGrad<T> gu, MbGrad<T> gv, MbGrad<T> gk, MbGrad<T> gw) {
   const T rho = a.f[kRho][n];
   const T k = mb_max(a.f[kRk][n] / rho, T(mbc::k_floor)), omega = mb_max(a.f[kRw][n] / rho, T(mbc::omega_floor));
   const T diffusivity = a.f[kMu][n] + T(mbc::sigma_star) * a.f[kMut][n];
@@ -167,6 +186,11 @@ NSB_HD inline void stresstrb_point(const MbArrays<T>& a, std::size_t n, std::ptr
   const T cross = gk.x * gw.x + gk.y * gw.y;
   a.f[kSw][n] = T(mbc::alpha) * omega / k * production - T(mbc::beta) * rho * omega * omega +
                 T(mbc::sigma_d) * rho / omega * mb_max(cross, T(0));
+}
+template <class T>
+NSB_HD inline void stresstrb_point(const MbArrays<T>& a, std::size_t n, std::ptrdiff_t sj) {
+  stresstrb_with(a, n, mb_grad_ratio(a, n, sj, mb_stresstrb_ratio(0)), mb_grad_ratio(a, n, sj, mb_stresstrb_ratio(1)),
+                 mb_grad_ratio(a, n, sj, mb_stresstrb_ratio(2)), mb_grad_ratio(a, n, sj, mb_stresstrb_ratio(3)));
 }
 
 // ---- flux and fluxtrb: one cell's Ni (1982) Lax-Wendroff change, distributed to its four corners.
@@ -281,43 +305,67 @@ NSB_HD inline T mb_smooth_1d(const T* q, T eps2, T eps4, bool fourth) {
   if (fourth) d = d - eps4 * (q[4] - T(4) * q[3] + T(6) * q[2] - T(4) * q[1] + q[0]);
   return d;
 }
-// smthp: rho, rho u, rho v, E at node (i, j) of a block of n nodes a side.
+// smthp's quantities at a node: rho, rho u, rho v, E (q = 0..3) and the pressure (q = 4).
+inline constexpr int kMbSmthpValues = 5;
 template <class T>
-NSB_HD inline void smthp_point(const MbArrays<T>& a, std::size_t node, std::ptrdiff_t sj, int i, int j, int n) {
+NSB_HD inline T mb_smthp_value(const MbArrays<T>& a, std::size_t m, int q) {
+  return q < 4 ? a.f[kRho + q][m] : mb_pressure_at(a, m);
+}
+// smthp: rho, rho u, rho v, E at node (i, j) of a block of n nodes a side. `at(q, di, dj)` is
+// mb_smthp_value(q) at node (i + di, j + dj): from the arrays (smthp_point) or a shared-memory tile
+// (variants/multiblock/tile.cuh), the same numbers either way.
+template <class T, class At>
+NSB_HD inline void smthp_with(const MbArrays<T>& a, std::size_t node, const At& at, int i, int j, int n) {
   T change[4] = {0, 0, 0, 0};
   for (int dir = 0; dir < 2; ++dir) {
-    const std::ptrdiff_t s = dir == 0 ? 1 : sj;
+    const int di = dir == 0 ? 1 : 0, dj = 1 - di;
     const int pos = dir == 0 ? i : j;
     const bool fourth = pos >= 2 && pos <= n - 1;
-    const T pm = mb_pressure_at(a, node - s), p0 = mb_pressure_at(a, node), pp = mb_pressure_at(a, node + s);
+    const T pm = at(4, -di, -dj), p0 = at(4, 0, 0), pp = at(4, di, dj);
     const T nu = mb_abs(pp - T(2) * p0 + pm) / (pp + T(2) * p0 + pm);
     const T eps2 = T(mbc::kappa2) * mb_min(nu, T(1));
     const T eps4 = mb_max(T(0), T(mbc::kappa4) - eps2);
     for (int v = 0; v < 4; ++v) {
-      const T* f = a.f[kRho + v];
-      const T q[5] = {fourth ? f[node - 2 * s] : T(0), f[node - s], f[node], f[node + s], fourth ? f[node + 2 * s] : T(0)};
+      const T q[5] = {fourth ? at(v, -2 * di, -2 * dj) : T(0), at(v, -di, -dj), at(v, 0, 0), at(v, di, dj),
+                      fourth ? at(v, 2 * di, 2 * dj) : T(0)};
       change[v] = change[v] + mb_smooth_1d(q, eps2, eps4, fourth);
     }
   }
   const T vol = a.f[kVol][node];
   for (int v = 0; v < 4; ++v) a.f[kRes0 + v][node] = a.f[kRes0 + v][node] + vol * change[v];
 }
-// smthtrb: rho k, rho omega, fourth differences of constant weight (second at block edges).
 template <class T>
-NSB_HD inline void smthtrb_point(const MbArrays<T>& a, std::size_t node, std::ptrdiff_t sj, int i, int j, int n) {
+NSB_HD inline void smthp_point(const MbArrays<T>& a, std::size_t node, std::ptrdiff_t sj, int i, int j, int n) {
+  const auto at = [&](int q, int di, int dj) { return mb_smthp_value(a, node + std::size_t(di + dj * sj), q); };
+  smthp_with(a, node, at, i, j, n);
+}
+// smthtrb's quantities at a node: rho k, rho omega (q = 0, 1).
+inline constexpr int kMbSmthtrbValues = 2;
+template <class T>
+NSB_HD inline T mb_smthtrb_value(const MbArrays<T>& a, std::size_t m, int q) {
+  return a.f[kRk + q][m];
+}
+// smthtrb: rho k, rho omega, fourth differences of constant weight (second at block edges); `at` as smthp's.
+template <class T, class At>
+NSB_HD inline void smthtrb_with(const MbArrays<T>& a, std::size_t node, const At& at, int i, int j, int n) {
   T change[2] = {0, 0};
   for (int dir = 0; dir < 2; ++dir) {
-    const std::ptrdiff_t s = dir == 0 ? 1 : sj;
+    const int di = dir == 0 ? 1 : 0, dj = 1 - di;
     const int pos = dir == 0 ? i : j;
     const bool fourth = pos >= 2 && pos <= n - 1;
     for (int v = 0; v < 2; ++v) {
-      const T* f = a.f[kRk + v];
-      const T q[5] = {fourth ? f[node - 2 * s] : T(0), f[node - s], f[node], f[node + s], fourth ? f[node + 2 * s] : T(0)};
+      const T q[5] = {fourth ? at(v, -2 * di, -2 * dj) : T(0), at(v, -di, -dj), at(v, 0, 0), at(v, di, dj),
+                      fourth ? at(v, 2 * di, 2 * dj) : T(0)};
       change[v] = change[v] + mb_smooth_1d(q, fourth ? T(0) : T(mbc::kappa_trb), T(mbc::kappa_trb), fourth);
     }
   }
   const T vol = a.f[kVol][node];
   for (int v = 0; v < 2; ++v) a.f[kRes4 + v][node] = a.f[kRes4 + v][node] + vol * change[v];
+}
+template <class T>
+NSB_HD inline void smthtrb_point(const MbArrays<T>& a, std::size_t node, std::ptrdiff_t sj, int i, int j, int n) {
+  const auto at = [&](int q, int di, int dj) { return mb_smthtrb_value(a, node + std::size_t(di + dj * sj), q); };
+  smthtrb_with(a, node, at, i, j, n);
 }
 
 // conjugatep: explicit heat conduction in the solid (Eq. 10), the metric Laplacian without its cross

@@ -158,7 +158,7 @@ StageKind kind(MbStage s, const char* summary, const char* default_gpu, double u
   k.tuning_axes = {"bx", "by"};
   k.tag_vocabulary = {{"memory", {"global", "shared"}},
                       {"cta", {"2d", "1d"}},
-                      {"scatter", {"atomic_fp64", "atomic_cas", "buffered", "gather"}},
+                      {"scatter", {"atomic_fp64", "atomic_cas", "buffered", "gather", "shared_atomic"}},
                       {"reduce", {"tree", "host_search"}},
                       {"copy", {"whole_arrays", "boundary_band"}},
                       {"host_memory", {"pageable", "registered", "pinned"}},
