@@ -65,7 +65,7 @@ __global__ void fracstep_rhs_kernel(FracstepArgs<T> a) {
   const std::size_t n = a.g.idx(i, j, k);
   const T* const* vel = a.vel;
   for (int comp = 0; comp < 3; ++comp) {
-    if (!is_unknown_row(a.g, comp, j)) {
+    if (!is_unknown_row(a.g, comp, j, a.s.walls)) {
       a.dvel[comp][n] = T(0), a.conv[comp][n] = T(0);
       continue;
     }
@@ -91,7 +91,7 @@ __global__ void fracstep_correct_kernel(FracstepArgs<T> a) {
   if (!fracstep_cell(a.g, i, j, k)) return;
   const std::size_t n = a.g.idx(i, j, k);
   for (int comp = 0; comp < 3; ++comp)
-    if (is_unknown_row(a.g, comp, j))
+    if (is_unknown_row(a.g, comp, j, a.s.walls))
       a.vel[comp][n] = corrected_velocity(a.vel[comp][n], a.dvel[comp][n],
                                           pressure_gradient(a.phi, a.g, a.s, comp, i, j, k), a.coef);
   a.p[n] += a.phi[n];
