@@ -400,11 +400,12 @@ TEST(Fracstep, RefusesWhatItCannotRun) {
   EXPECT_THROW(problem(bad), std::invalid_argument);
   bad.params = {"stretch=1"};
   EXPECT_THROW(problem(bad), std::invalid_argument);
-  for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V2"},
+  for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V2", "y_ranks=1"},
                                             {"variant=V2", "y_ranks=9"}, {"variant=V2", "y_ranks=3"}, {"y_ranks=2"}}) {
     bad.params = v;
     EXPECT_THROW(problem(bad), std::invalid_argument) << v.front();  // 8 y cells: at most 2 ranks (3 cells a rank)
   }
+  // variant=V2 alone is --ranks P's (real ranks): its one-rank solver is refused (RealRanksRefuseV0AndAnotherYRanks)
 }
 
 // ---------------------------------------------------------------------------------------------- GPU
