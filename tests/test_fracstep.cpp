@@ -300,8 +300,10 @@ struct RealRanks {
   std::vector<std::map<std::string, int>> calls;
   double max_divergence = -1;
 };
-RealRanks run_real_ranks(const Problem& p, int ranks, int steps) {
-  const ResolvedRecipe recipe = resolve(find_recipe("fracstep", "cpu-serial"), {});
+RealRanks run_real_ranks(const Problem& p, int ranks, int steps, const std::string& recipe_name = "cpu-serial", int omp_threads = 0) {
+  const ResolvedRecipe recipe = resolve(find_recipe("fracstep", recipe_name), {});
+  SolverOptions so;
+  so.threads = omp_threads;
   const HostState<double> start = p.initial_state(Precision<double>{});
   const std::vector<Slab> slabs = dynamic_cast<const SlabAssigner&>(p).assign_slabs(ranks);
   auto group = std::make_shared<ThreadGroup>(ranks);
@@ -319,7 +321,7 @@ RealRanks run_real_ranks(const Problem& p, int ranks, int steps) {
         const Slab& slab = slabs[std::size_t(r)];
         HostState<double> mine{slab_grid(p.grid(), slab), {}, start.step, start.time};
         for (const auto& [name, values] : start.fields) mine.fields.emplace_back(name, scatter_slab(values, start.grid, slab));
-        const std::unique_ptr<Solver<double>> s = p.make_solver(Precision<double>{}, recipe, SolverOptions{}, &ctx);
+        const std::unique_ptr<Solver<double>> s = p.make_solver(Precision<double>{}, recipe, so, &ctx);
         CpuTimer timer;
         s->set_timer(&timer);
         s->load(mine);
@@ -363,6 +365,12 @@ TEST(Fracstep, V2OnRealRanksEqualsTheEmulation) {
       EXPECT_EQ(got.calls[std::size_t(r)].count("adi_y/r" + std::to_string((r + 1) % ranks) + "/local"), 0u) << "not another rank's";
     }
   }
+  CaseOptions o = options("synthetic", 12, 20, 9);  // cpu_omp ranks, 2 threads each: the same numbers
+  o.params = {"variant=V2"};
+  const RealRanks omp = run_real_ranks(*problem(o), 2, 2, "cpu-omp", 2);
+  o.params.push_back("y_ranks=2");
+  const Ran<double> emulated = run<double>(*problem(o), "cpu-serial", 2);
+  for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(omp.state.field(f), emulated.state.field(f)) << "cpu_omp ranks " << f;
 }
 
 TEST(Fracstep, RealRanksRefuseV0AndAnotherYRanks) {

@@ -13,7 +13,8 @@
 // which puts u = w = 0 on the wall. The unknowns of u and w are j = 1..ny, of v j = 1..ny-1.
 // The formulas read neighbours through these rules (velocity_at, pressure_at), so no stage writes a
 // ghost layer: every stage reads only interior storage (phi's ghosts, which the Poisson method sets, are
-// never read either).
+// never read either), except on a y-slab rank of a real V2 run, whose formulas read the ghost row of a
+// cut face (YWalls), which the solver fills from the neighbour before the stage.
 #pragma once
 
 #include <cstddef>

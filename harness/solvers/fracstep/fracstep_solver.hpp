@@ -1,5 +1,6 @@
 // The fractional-step solver of Ha, Park & You (notes seed_002 Sec. 1.4), V0: one GPU (or the CPU),
-// the whole grid. A time step is three RK3 sub-steps (formulas.hpp), each:
+// the whole grid; V2 on y-slabs: emulated on virtual ranks of one device, or one of P real host ranks
+// (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves). A time step is three RK3 sub-steps (formulas.hpp), each:
 //
 //   rhs          explicit right-hand side (RK3 convection, CN viscous, pressure, force)   fracstep/rhs
 //   adi_z        (1 - beta Lz)^-1 on du dv dw, cyclic (Sherman-Morrison)                    fracstep/adi_z

@@ -255,7 +255,8 @@ const SolverRegistrar reg{SolverDef{
     .name = "fracstep",
     .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
                    "tridiagonal Poisson), staggered, x/z periodic, y walls stretched; V0 (one GPU), V2 / V2-acc / V2-ppt "
-                   "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P)",
+                   "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P) or on real host y-slab ranks "
+                   "(--ranks P --case-param variant=V2)",
     .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),
     .stages = std::vector<std::string>(std::begin(kFracstepStages), std::end(kFracstepStages)),

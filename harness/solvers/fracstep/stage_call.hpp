@@ -10,7 +10,8 @@
 //   fracstep/divergence  reads u v w, du dv dw -> writes div = div(u + du) at the cells
 //   fracstep/correct     reads du dv dw, phi -> u v w += du - 2 alpha dt G phi; p += phi
 //
-// Every kind works on the whole interior (this slice is one GPU, undecomposed: no z range).
+// Every kind works on the whole interior of its grid (no z range): the whole channel, or a y-slab rank's
+// rows (V2 on real ranks: spacing.walls says which y faces are walls).
 #pragma once
 
 #include <string>
