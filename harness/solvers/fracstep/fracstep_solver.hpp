@@ -20,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -222,8 +223,7 @@ class FracstepSolver final : public Solver<T> {
   // A y-slab rank: over its own cells (its ghost rows first taken from the neighbours), then the
   // largest over the ranks.
   nlohmann::json final_checks() override {
-    const T* fresh[3] = {call_.vel[0], call_.vel[1], call_.vel[2]};
-    exchange_ghost_rows(fresh);
+    exchange_ghost_rows({call_.vel[0], call_.vel[1], call_.vel[2]});
     const HostState<T> s = save();
     const T* vel[3] = {s.field("u").data(), s.field("v").data(), s.field("w").data()};
     const std::vector<T> zero(grid_.padded_points(), T(0));
@@ -318,15 +318,15 @@ class FracstepSolver final : public Solver<T> {
   // A y-slab rank's ghost rows of these fields from its neighbours' edge rows (row 1 goes down, row ny
   // up), host arrays through the Communicator: a row of a field is its nz + 2 padded planes' runs of
   // NX values. A global wall's ghost row is never read (the formulas' wall rules). One rank: nothing.
-  void exchange_ghost_rows(std::initializer_list<const T*> fields) {
+  void exchange_ghost_rows(std::initializer_list<T*> fields) {
     if (!rank_.comm) return;
     const std::size_t run = std::size_t(grid_.NX()), runs = std::size_t(grid_.NZ()) * fields.size();
     const auto copy_rows = [&](int j, std::vector<T>& buffer, bool pack) {
       buffer.resize(run * runs);
       std::size_t at = 0;
-      for (const T* f : fields)
+      for (T* f : fields)
         for (int k = 0; k < grid_.NZ(); ++k, at += run) {
-          T* row = const_cast<T*>(f) + grid_.idx(0, j, k);
+          T* row = f + grid_.idx(0, j, k);
           if (pack) std::copy(row, row + run, buffer.begin() + std::ptrdiff_t(at));
           else std::copy(buffer.begin() + std::ptrdiff_t(at), buffer.begin() + std::ptrdiff_t(at + run), row);
         }
@@ -344,7 +344,6 @@ class FracstepSolver final : public Solver<T> {
     if (below) copy_rows(0, recv_[0], false);
     if (above) copy_rows(grid_.ny + 1, recv_[1], false);
   }
-  void exchange_ghost_rows(const T* const (&fields)[3]) { exchange_ghost_rows({fields[0], fields[1], fields[2]}); }
 
   void begin(int section) {
     if (timer_) timer_->begin(section);
