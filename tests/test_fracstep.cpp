@@ -11,11 +11,15 @@
 #include <string>
 #include <memory>
 #include <numbers>
+#include <thread>
 
 #include "device.hpp"
 #include "fracstep/adi_tables.hpp"
 #include "fracstep/stage_call.hpp"
+#include "comm.hpp"
+#include "decomposition.hpp"
 #include "recipe.hpp"
+#include "slab_assigner.hpp"
 #include "solver.hpp"
 #include "stage_kind.hpp"
 #include "timer.hpp"
@@ -288,6 +292,100 @@ TEST(Fracstep, V2RankByRankEqualsOnePassAndTimesEachRank) {
   }
 }
 
+// V2 on `ranks` real y-slab ranks (the problem's own slabs), one host thread each (ThreadComm, as the
+// threads driver), `steps` steps of cpu-serial; the slabs gathered back into the whole grid. `calls`:
+// how many samples each rank's timer took of each section.
+struct RealRanks {
+  HostState<double> state;
+  std::vector<std::map<std::string, int>> calls;
+  double max_divergence = -1;
+};
+RealRanks run_real_ranks(const Problem& p, int ranks, int steps, const std::string& recipe_name = "cpu-serial", int omp_threads = 0) {
+  const ResolvedRecipe recipe = resolve(find_recipe("fracstep", recipe_name), {});
+  SolverOptions so;
+  so.threads = omp_threads;
+  const HostState<double> start = p.initial_state(Precision<double>{});
+  const std::vector<Slab> slabs = dynamic_cast<const SlabAssigner&>(p).assign_slabs(ranks);
+  auto group = std::make_shared<ThreadGroup>(ranks);
+  std::vector<HostState<double>> ends(static_cast<std::size_t>(ranks));
+  std::vector<std::string> errors(static_cast<std::size_t>(ranks));
+  RealRanks out{start, std::vector<std::map<std::string, int>>(std::size_t(ranks)), -1};
+  const SolverDef& def = SolverRegistry::instance().get("fracstep");
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        ThreadComm comm(group, r);
+        RankContext ctx;
+        ctx.comm = &comm, ctx.slabs = slabs, ctx.rank = r;
+        const Slab& slab = slabs[std::size_t(r)];
+        HostState<double> mine{slab_grid(p.grid(), slab), {}, start.step, start.time};
+        for (const auto& [name, values] : start.fields) mine.fields.emplace_back(name, scatter_slab(values, start.grid, slab));
+        const std::unique_ptr<Solver<double>> s = p.make_solver(Precision<double>{}, recipe, so, &ctx);
+        CpuTimer timer;
+        s->set_timer(&timer);
+        s->load(mine);
+        for (int i = 0; i < steps; ++i) s->step();
+        for (const Sample& smp : timer.samples()) ++out.calls[std::size_t(r)][def.section_name(smp.section)];
+        s->set_timer(nullptr);
+        const double div = s->final_checks()["max_divergence"].get<double>();
+        if (r == 0) out.max_divergence = div;
+        ends[std::size_t(r)] = s->save();
+      } catch (const std::exception& e) {
+        errors[std::size_t(r)] = e.what();
+        group->abort(e.what());
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  out.state.step = ends[0].step, out.state.time = ends[0].time;
+  for (auto& [name, values] : out.state.fields)
+    for (int r = 0; r < ranks; ++r) gather_slab(values, start.grid, slabs[std::size_t(r)], ends[std::size_t(r)].field(name));
+  return out;
+}
+
+// The whole V2 solver on 2 and 3 real ranks equals its emulation with y_ranks = P (the one-rank run of
+// the same variant) bit for bit: the same formulas on the same values in the same order (the y metric
+// a slice of the whole one, the split y solves' phases the emulation's, the null-space line's sums over
+// its gathered rows). ny = 20: 3 ranks hold 6, 7 and 7 rows.
+TEST(Fracstep, V2OnRealRanksEqualsTheEmulation) {
+  for (const auto& [variant, ranks] : {std::pair{"V2", 2}, std::pair{"V2", 3}, std::pair{"V2-ppt", 3}, std::pair{"V2-acc", 3}}) {
+    CaseOptions o = options("synthetic", 12, 20, 9);
+    o.params = {std::string("variant=") + variant};
+    const auto real = problem(o);
+    const RealRanks got = run_real_ranks(*real, ranks, 3);
+    o.params.push_back("y_ranks=" + std::to_string(ranks));
+    const Ran<double> emulated = run<double>(*problem(o), "cpu-serial", 3);
+    for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(got.state.field(f), emulated.state.field(f)) << variant << " p = " << ranks << " " << f;
+    EXPECT_EQ(got.max_divergence, emulated.checks["max_divergence"].get<double>()) << "final checks: the largest over the ranks";
+    for (int r = 0; r < ranks; ++r) {  // each rank times its own phases, in its own sections
+      const std::string me = "/r" + std::to_string(r) + "/";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("adi_y" + me + "local"), 9) << variant << " a call a sub-step";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("tdma_c" + me + "correct"), 9) << variant;
+      EXPECT_EQ(got.calls[std::size_t(r)].count("adi_y/r" + std::to_string((r + 1) % ranks) + "/local"), 0u) << "not another rank's";
+    }
+  }
+  CaseOptions o = options("synthetic", 12, 20, 9);  // cpu_omp ranks, 2 threads each: the same numbers
+  o.params = {"variant=V2"};
+  const RealRanks omp = run_real_ranks(*problem(o), 2, 2, "cpu-omp", 2);
+  o.params.push_back("y_ranks=2");
+  const Ran<double> emulated = run<double>(*problem(o), "cpu-serial", 2);
+  for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(omp.state.field(f), emulated.state.field(f)) << "cpu_omp ranks " << f;
+}
+
+TEST(Fracstep, RealRanksRefuseV0AndAnotherYRanks) {
+  const auto v0 = problem(options("synthetic", 12, 20, 9));
+  EXPECT_THROW(dynamic_cast<const SlabAssigner&>(*v0).assign_slabs(2), std::invalid_argument);
+  EXPECT_EQ(dynamic_cast<const SlabAssigner&>(*v0).assign_slabs(1).size(), 1u);
+  CaseOptions o = options("synthetic", 12, 20, 9);
+  o.params = {"variant=V2", "y_ranks=4"};
+  EXPECT_THROW(dynamic_cast<const SlabAssigner&>(*problem(o)).assign_slabs(2), std::invalid_argument);
+  o.params = {"variant=V2"};
+  EXPECT_THROW(dynamic_cast<const SlabAssigner&>(*problem(o)).assign_slabs(7), std::invalid_argument);  // 3 rows a rank at least
+  EXPECT_THROW(problem(o)->make_solver(Precision<double>{}, resolve(find_recipe("fracstep", "cpu-serial"), {}), SolverOptions{}, nullptr),
+               std::invalid_argument);  // V2 on one rank needs y_ranks
+}
+
 TEST(Fracstep, SerialAndOpenMpAgreeBitForBit) {
   const auto p = problem(options("synthetic", 12, 10, 9));
   const HostState<double> a = run<double>(*p, "cpu-serial", 2).state, b = run<double>(*p, "cpu-omp", 2, 2).state;
@@ -310,11 +408,12 @@ TEST(Fracstep, RefusesWhatItCannotRun) {
   EXPECT_THROW(problem(bad), std::invalid_argument);
   bad.params = {"stretch=1"};
   EXPECT_THROW(problem(bad), std::invalid_argument);
-  for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V2"},
+  for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V2", "y_ranks=1"},
                                             {"variant=V2", "y_ranks=9"}, {"variant=V2", "y_ranks=3"}, {"y_ranks=2"}}) {
     bad.params = v;
     EXPECT_THROW(problem(bad), std::invalid_argument) << v.front();  // 8 y cells: at most 2 ranks (3 cells a rank)
   }
+  // variant=V2 alone is --ranks P's (real ranks): its one-rank solver is refused (RealRanksRefuseV0AndAnotherYRanks)
 }
 
 // ---------------------------------------------------------------------------------------------- GPU

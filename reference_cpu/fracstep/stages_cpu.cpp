@@ -28,7 +28,7 @@ void rhs(const FracstepCall<T>& c) {
       for (int i = 1; i <= g.nx; ++i)
         for (int comp = 0; comp < 3; ++comp) {
           const std::size_t n = g.idx(i, j, k);
-          if (!is_unknown_row(g, comp, j)) {
+          if (!is_unknown_row(g, comp, j, c.spacing.walls)) {
             c.dvel[comp][n] = T(0), c.conv[comp][n] = T(0);
             continue;
           }
@@ -42,6 +42,12 @@ void rhs(const FracstepCall<T>& c) {
 template <class T>
 void adi(const FracstepCall<T>& c, int axis) {
   const Grid g = c.grid;
+  if (axis == 1 && c.y_messages) {  // a real y-slab rank: its own part, the messages to its neighbours
+    const AdiYLines<T> lines = adi_y_lines(c);
+    split_solve_rank(lines, split_buffers(c.split_words, lines.count(), c.y_ranks, c.y_exact, 1), c.y_exact,
+                     HostSplitLaunch{threads_of(c), parallel(c)}, RankPhaseSections{c.timer, c.rank_phases}, c.y_rank, *c.y_messages);
+    return;
+  }
   if (axis == 1 && c.y_ranks > 1 && c.rank_phases >= 0) {
     const AdiYLines<T> lines = adi_y_lines(c);
     split_solve_phased(lines, split_buffers(c.split_words, lines.count(), c.y_ranks, c.y_exact), c.y_exact,
@@ -95,7 +101,7 @@ void correct(const FracstepCall<T>& c) {
       for (int i = 1; i <= g.nx; ++i) {
         const std::size_t n = g.idx(i, j, k);
         for (int comp = 0; comp < 3; ++comp)
-          if (is_unknown_row(g, comp, j))
+          if (is_unknown_row(g, comp, j, c.spacing.walls))
             c.vel[comp][n] = corrected_velocity(c.vel[comp][n], c.dvel[comp][n],
                                                 pressure_gradient(c.phi, g, c.spacing, comp, i, j, k), c.coef);
         c.p[n] += c.phi[n];

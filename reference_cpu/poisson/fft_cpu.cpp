@@ -10,11 +10,13 @@
 #include <algorithm>
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
 #include "poisson/fft_solve.hpp"
 #include "poisson/host_ops.hpp"
+#include "tridiag/split_comm.hpp"
 #include "registry.hpp"
 
 namespace nsb {
@@ -82,6 +84,29 @@ void transform_axis(std::vector<Cd>& w, const int len[3], int axis, const std::v
   }
 }
 
+// The null-space line (kx, kz) = (0, 0) of a real y-slab rank, before (`before`) or after its split
+// solve: its whole line's rows gathered from every rank (each sends the largest block's count, its own
+// rows first), singular_line_before / _after run on the whole line as the emulation runs them (the same
+// sums in the same order: bit for bit), and the rank's rows taken back.
+template <class T, class Rows>
+void null_space_line_on_rank(const PoissonDirectCall<T>& c, std::vector<Cd>& w, int n, const Rows& rows, bool before) {
+  const Grid g = c.grid;
+  const int p = c.y_ranks;
+  int most = 0;
+  for (int r = 0; r < p; ++r) most = std::max(most, pdd_block_start(n, p, r + 1) - pdd_block_start(n, p, r));
+  std::vector<Cd> mine(std::size_t(most), Cd{0, 0});
+  for (int j = 0; j < g.ny; ++j) mine[std::size_t(j)] = w[std::size_t(g.nx) * j];  // line (0, 0): x = 0, z = 0
+  const std::vector<std::vector<char>> all = c.y_slab.comm->allgather(mine.data(), mine.size() * sizeof(Cd));
+  std::vector<Cd> line(static_cast<std::size_t>(n));
+  for (int r = 0; r < p; ++r) {
+    const int j0 = pdd_block_start(n, p, r), m = pdd_block_start(n, p, r + 1) - j0;
+    std::memcpy(line.data() + j0, all[std::size_t(r)].data(), std::size_t(m) * sizeof(Cd));
+  }
+  if (before) singular_line_before(line.data(), 1, n, rows);
+  else singular_line_after(line.data(), 1, n);
+  for (int j = 0; j < g.ny; ++j) w[std::size_t(g.nx) * j] = line[std::size_t(c.y_slab.first_row + j)];
+}
+
 // The (kx, kz) lines' tridiagonal solves in y: one pass a line (thomas_line, split or not), or split
 // over virtual ranks rank by rank and phase by phase (split_phases.hpp: fracstep V2's timed TDMA-C).
 template <class T>
@@ -89,11 +114,29 @@ void y_lines(const PoissonDirectCall<T>& c, std::vector<Cd>& w, const AxisTransf
              bool parallel) {
   const Grid g = c.grid;
   const PoissonFace lo = c.faces.face[1][0], hi = c.faces.face[1][1];
-  const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi, c.y_faces); };
+  const bool on_rank = c.y_slab.comm != nullptr;  // a real y-slab rank: the whole y's rows
+  const int n = on_rank ? c.y_slab.rows : g.ny;
+  const double hy = on_rank ? c.y_slab.h : h[1];
+  const auto rows = [&](int j) { return tridiagonal_row(j, n, hy, lo, hi, c.y_faces); };
   const auto shift = [&](int i, int k) {
     return LineShift{axis_eigenvalue(t[0], i, g.nx, h[0]) + axis_eigenvalue(t[2], k, g.nz, h[2]),
                      axis_constant_mode(t[0], i) && axis_constant_mode(t[2], k) && lo == PoissonFace::neumann};
   };
+  if (on_rank) {
+    thread_local std::vector<double> scratch, words;  // a rank's thread's own, kept as below
+    scratch.resize(std::max(scratch.size(), w.size() * kTdmaPhasedScratchPerPoint));
+    const TdmaLines<double, decltype(rows), decltype(shift)> lines{w.data(), scratch.data(), g.nx, g.ny, g.nz, c.y_ranks, rows,
+                                                                 shift, n, c.y_slab.first_row};
+    words.resize(std::max(words.size(), split_buffer_words(lines.count(), c.y_ranks, c.y_exact, 1)));
+    const bool singular = shift(0, 0).singular;
+    if (singular) null_space_line_on_rank(c, w, n, rows, true);
+    CommSplitMessages<double> messages(*c.y_slab.comm);
+    split_solve_rank(lines, split_buffers(words.data(), lines.count(), c.y_ranks, c.y_exact, 1), c.y_exact,
+                     HostSplitLaunch{threads, parallel}, RankPhaseSections{c.phases.timer, c.phases.rank_phases}, c.y_slab.rank,
+                     messages);
+    if (singular) null_space_line_on_rank(c, w, n, rows, false);
+    return;
+  }
   if (c.y_ranks > 1 && c.phases.rank_phases >= 0) {
     // The scratch (6 words a point) and the ranks' message buffers (p (9 + 6p) words a line) are kept
     // between calls, as the GPU variant keeps its own: allocated afresh, their new pages cost as much as

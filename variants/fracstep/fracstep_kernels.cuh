@@ -65,7 +65,7 @@ __global__ void fracstep_rhs_kernel(FracstepArgs<T> a) {
   const std::size_t n = a.g.idx(i, j, k);
   const T* const* vel = a.vel;
   for (int comp = 0; comp < 3; ++comp) {
-    if (!is_unknown_row(a.g, comp, j)) {
+    if (!is_unknown_row(a.g, comp, j, a.s.walls)) {
       a.dvel[comp][n] = T(0), a.conv[comp][n] = T(0);
       continue;
     }
@@ -91,7 +91,7 @@ __global__ void fracstep_correct_kernel(FracstepArgs<T> a) {
   if (!fracstep_cell(a.g, i, j, k)) return;
   const std::size_t n = a.g.idx(i, j, k);
   for (int comp = 0; comp < 3; ++comp)
-    if (is_unknown_row(a.g, comp, j))
+    if (is_unknown_row(a.g, comp, j, a.s.walls))
       a.vel[comp][n] = corrected_velocity(a.vel[comp][n], a.dvel[comp][n],
                                           pressure_gradient(a.phi, a.g, a.s, comp, i, j, k), a.coef);
   a.p[n] += a.phi[n];
@@ -139,6 +139,12 @@ __global__ void fracstep_adi_kernel(FracstepArgs<T> a) {
 template <class T, int Axis>
 void run_adi(const FracstepCall<T>& c) {
   const int threads = c.tuning.bx > 0 ? c.tuning.bx : 128;
+  if (Axis == 1 && c.y_messages) {  // a real y-slab rank: its own part, its messages (peer copies) to its neighbours
+    const AdiYLines<T> lines = adi_y_lines(c);
+    split_solve_rank(lines, split_buffers(c.split_words, lines.count(), c.y_ranks, c.y_exact, 1), c.y_exact,
+                     DeviceSplitLaunch{stream_of(c.exec), threads}, RankPhaseSections{c.timer, c.rank_phases}, c.y_rank, *c.y_messages);
+    return;
+  }
   if (Axis == 1 && c.y_ranks > 1 && c.rank_phases >= 0) {  // V2 rank by rank, phase by phase, each timed
     const AdiYLines<T> lines = adi_y_lines(c);
     split_solve_phased(lines, split_buffers(c.split_words, lines.count(), c.y_ranks, c.y_exact), c.y_exact,

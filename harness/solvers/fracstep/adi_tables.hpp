@@ -10,13 +10,23 @@
 
 namespace nsb {
 
-// The y metric (formulas.hpp Spacing) of the face positions, in the backend's memory and on the host
-// (the host checks of a run read it there).
+// The rows [first, first + ny] of a packed y metric (y_metric_values) of a y axis of `whole` cells: the
+// metric of a y-slab rank of ny rows from row `first` + 1 (its ghost rows included: at a cut face the
+// neighbour's cell, at a wall the mirrored ghost cell), bit for bit the whole axis's values.
+inline std::vector<double> y_metric_rows(const std::vector<double>& whole_metric, int whole, int first, int ny) {
+  const auto cell = whole_metric.begin() + first, gap = whole_metric.begin() + (whole + 2) + first;
+  std::vector<double> m(cell, cell + (ny + 2));
+  m.insert(m.end(), gap, gap + (ny + 1));
+  return m;
+}
+
+// The y metric (formulas.hpp Spacing) of a grid, packed (y_metric_values, or a rank's y_metric_rows), in
+// the backend's memory and on the host (the host checks of a run read it there).
 template <class T>
 class YMetric {
  public:
-  YMetric(const std::vector<double>& faces, bool on_device)
-      : values_(y_metric_values(faces)), host_(values_.begin(), values_.end()),
+  YMetric(const std::vector<double>& packed, bool on_device)
+      : values_(packed), host_(values_.begin(), values_.end()),
         buffer_(host_.size(), on_device, "fracstep y metric") {
     buffer_.upload(host_);
   }

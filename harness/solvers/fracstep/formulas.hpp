@@ -13,7 +13,8 @@
 // which puts u = w = 0 on the wall. The unknowns of u and w are j = 1..ny, of v j = 1..ny-1.
 // The formulas read neighbours through these rules (velocity_at, pressure_at), so no stage writes a
 // ghost layer: every stage reads only interior storage (phi's ghosts, which the Poisson method sets, are
-// never read either).
+// never read either), except on a y-slab rank of a real V2 run, whose formulas read the ghost row of a
+// cut face (YWalls), which the solver fills from the neighbour before the stage.
 #pragma once
 
 #include <cstddef>
@@ -55,26 +56,36 @@ NSB_FS_HD int wrap_periodic(int i, int n) { return i < 1 ? i + n : i > n ? i - n
 
 // Component `comp` (0 u, 1 v, 2 w) of a velocity-like field at any (i, j, k) a stencil reaches: x and z
 // wrapped, y by the wall rules above. Also right for a velocity increment du (walls homogeneous too).
+// Which of a grid's y faces are walls: both on one rank; a y-slab rank of a real V2 run (fracstep.md,
+// "V2 on real ranks") has a wall only where its slab meets the channel's, and reads its ghost row (the
+// neighbour's edge row, exchanged before the stage) across a cut face.
+struct YWalls {
+  bool lo = true, hi = true;
+};
+
 template <class T>
-NSB_FS_HD T velocity_at(const T* q, const Grid& g, int comp, int i, int j, int k) {
+NSB_FS_HD T velocity_at(const T* q, const Grid& g, int comp, int i, int j, int k, YWalls w = {}) {
   i = wrap_periodic(i, g.nx), k = wrap_periodic(k, g.nz);
-  if (comp == 1) return (j <= 0 || j >= g.ny) ? T(0) : q[g.idx(i, j, k)];
-  if (j < 1) return -q[g.idx(i, 1, k)];
-  if (j > g.ny) return -q[g.idx(i, g.ny, k)];
+  if (comp == 1) return ((w.lo && j <= 0) || (w.hi && j >= g.ny)) ? T(0) : q[g.idx(i, j, k)];
+  if (w.lo && j < 1) return -q[g.idx(i, 1, k)];
+  if (w.hi && j > g.ny) return -q[g.idx(i, g.ny, k)];
   return q[g.idx(i, j, k)];
 }
 
 // A cell-centred scalar (p, phi): x and z wrapped, y mirrored (d/dy = 0 at the walls: the Poisson
 // family's neumann faces).
 template <class T>
-NSB_FS_HD T pressure_at(const T* p, const Grid& g, int i, int j, int k) {
+NSB_FS_HD T pressure_at(const T* p, const Grid& g, int i, int j, int k, YWalls w = {}) {
   i = wrap_periodic(i, g.nx), k = wrap_periodic(k, g.nz);
-  j = j < 1 ? 1 : j > g.ny ? g.ny : j;
+  j = w.lo && j < 1 ? 1 : w.hi && j > g.ny ? g.ny : j;
   return p[g.idx(i, j, k)];
 }
 
-// Whether (j) is an unknown of component comp (v: the walls' faces are not).
-NSB_FS_HD bool is_unknown_row(const Grid& g, int comp, int j) { return comp == 1 ? j >= 1 && j < g.ny : j >= 1 && j <= g.ny; }
+// Whether (j) is an unknown of component comp (v: the walls' faces are not; a y-slab rank's top face
+// under a cut is its own unknown, its bottom face the rank below's).
+NSB_FS_HD bool is_unknown_row(const Grid& g, int comp, int j, YWalls w = {}) {
+  return comp == 1 ? j >= 1 && (w.hi ? j < g.ny : j <= g.ny) : j >= 1 && j <= g.ny;
+}
 
 struct Offset {
   int i, j, k;
@@ -94,6 +105,7 @@ struct Spacing {
   T inv_h2[3];  // 1 / dx^2, -, 1 / dz^2
   const T* inv_cell = nullptr;
   const T* inv_gap = nullptr;
+  YWalls walls;  // the grid's y faces that are walls (a y-slab rank: see YWalls)
 };
 template <class T>
 Spacing<T> spacing_of(const Grid& g, const T* y_metric) {
@@ -125,18 +137,18 @@ NSB_FS_HD T convection(const T* const* vel, const Grid& g, const Spacing<T>& s, 
   T sum = T(0);
   for (int d = 0; d < 3; ++d) {
     const Offset e = unit(d), ec = unit(comp);
-    const T here = velocity_at(qc, g, comp, i, j, k);
+    const T here = velocity_at(qc, g, comp, i, j, k, s.walls);
     if (d == comp) {
-      const T hi = half * (here + velocity_at(qc, g, comp, i + e.i, j + e.j, k + e.k));
-      const T lo = half * (velocity_at(qc, g, comp, i - e.i, j - e.j, k - e.k) + here);
+      const T hi = half * (here + velocity_at(qc, g, comp, i + e.i, j + e.j, k + e.k, s.walls));
+      const T lo = half * (velocity_at(qc, g, comp, i - e.i, j - e.j, k - e.k, s.walls) + here);
       sum += (hi * hi - lo * lo) * inv_step(s, d, comp, j);
     } else {
       const T* qd = vel[d];
-      const T c_hi = half * (here + velocity_at(qc, g, comp, i + e.i, j + e.j, k + e.k));
-      const T d_hi = half * (velocity_at(qd, g, d, i, j, k) + velocity_at(qd, g, d, i + ec.i, j + ec.j, k + ec.k));
-      const T c_lo = half * (velocity_at(qc, g, comp, i - e.i, j - e.j, k - e.k) + here);
-      const T d_lo = half * (velocity_at(qd, g, d, i - e.i, j - e.j, k - e.k) +
-                             velocity_at(qd, g, d, i - e.i + ec.i, j - e.j + ec.j, k - e.k + ec.k));
+      const T c_hi = half * (here + velocity_at(qc, g, comp, i + e.i, j + e.j, k + e.k, s.walls));
+      const T d_hi = half * (velocity_at(qd, g, d, i, j, k, s.walls) + velocity_at(qd, g, d, i + ec.i, j + ec.j, k + ec.k, s.walls));
+      const T c_lo = half * (velocity_at(qc, g, comp, i - e.i, j - e.j, k - e.k, s.walls) + here);
+      const T d_lo = half * (velocity_at(qd, g, d, i - e.i, j - e.j, k - e.k, s.walls) +
+                             velocity_at(qd, g, d, i - e.i + ec.i, j - e.j + ec.j, k - e.k + ec.k, s.walls));
       sum += (c_hi * d_hi - c_lo * d_lo) * inv_step(s, d, comp, j);
     }
   }
@@ -148,15 +160,15 @@ NSB_FS_HD T convection(const T* const* vel, const Grid& g, const Spacing<T>& s, 
 // around v's face) over this point's own step.
 template <class T>
 NSB_FS_HD T laplacian(const T* q, const Grid& g, const Spacing<T>& s, int comp, int i, int j, int k) {
-  const T here = velocity_at(q, g, comp, i, j, k);
+  const T here = velocity_at(q, g, comp, i, j, k, s.walls);
   T sum = T(0);
   for (int d = 0; d < 3; d += 2) {
     const Offset e = unit(d);
-    sum += (velocity_at(q, g, comp, i + e.i, j + e.j, k + e.k) - T(2) * here +
-            velocity_at(q, g, comp, i - e.i, j - e.j, k - e.k)) * s.inv_h2[d];
+    sum += (velocity_at(q, g, comp, i + e.i, j + e.j, k + e.k, s.walls) - T(2) * here +
+            velocity_at(q, g, comp, i - e.i, j - e.j, k - e.k, s.walls)) * s.inv_h2[d];
   }
   const T up = comp == 1 ? s.inv_cell[j + 1] : s.inv_gap[j], down = comp == 1 ? s.inv_cell[j] : s.inv_gap[j - 1];
-  return sum + ((velocity_at(q, g, comp, i, j + 1, k) - here) * up - (here - velocity_at(q, g, comp, i, j - 1, k)) * down) *
+  return sum + ((velocity_at(q, g, comp, i, j + 1, k, s.walls) - here) * up - (here - velocity_at(q, g, comp, i, j - 1, k, s.walls)) * down) *
                    inv_step(s, 1, comp, j);
 }
 
@@ -188,7 +200,7 @@ NSB_FS_HD T rhs_point(T n, T n_old, T grad_p, T lap_u, T force, const SubstepCoe
 template <class T>
 NSB_FS_HD T pressure_gradient(const T* p, const Grid& g, const Spacing<T>& s, int comp, int i, int j, int k) {
   const Offset e = unit(comp);
-  return (pressure_at(p, g, i + e.i, j + e.j, k + e.k) - pressure_at(p, g, i, j, k)) * inv_step(s, comp, comp, j);
+  return (pressure_at(p, g, i + e.i, j + e.j, k + e.k, s.walls) - pressure_at(p, g, i, j, k, s.walls)) * inv_step(s, comp, comp, j);
 }
 
 // div(u + du) at cell (i, j, k).
@@ -198,9 +210,9 @@ NSB_FS_HD T divergence_point(const T* const* vel, const T* const* dvel, const Gr
   T sum = T(0);
   for (int c = 0; c < 3; ++c) {
     const Offset e = unit(c);
-    const T hi = velocity_at(vel[c], g, c, i, j, k) + velocity_at(dvel[c], g, c, i, j, k);
-    const T lo = velocity_at(vel[c], g, c, i - e.i, j - e.j, k - e.k) +
-                 velocity_at(dvel[c], g, c, i - e.i, j - e.j, k - e.k);
+    const T hi = velocity_at(vel[c], g, c, i, j, k, s.walls) + velocity_at(dvel[c], g, c, i, j, k, s.walls);
+    const T lo = velocity_at(vel[c], g, c, i - e.i, j - e.j, k - e.k, s.walls) +
+                 velocity_at(dvel[c], g, c, i - e.i, j - e.j, k - e.k, s.walls);
     sum += (hi - lo) * inv_step(s, c, 0, j);
   }
   return sum;
@@ -329,7 +341,9 @@ NSB_FS_HD std::size_t adi_line_start(const Grid& g, int axis, int line) {
 
 // The y lines of du, dv, dw as the phased split solve sees them (tridiag/split_phases.hpp: V2's ADI-Y
 // rank by rank): line l is component l / (nx nz), line l % (nx nz) of adi_line_start, scratch v, w, c'
-// of its component (the y_scratch fields).
+// of its component (the y_scratch fields). On a real y-slab rank (split_solve_rank) g is the rank's
+// grid: its lines hold rows first .. of the whole lines (first: the rank's first row of the channel,
+// 0-based), whose rows (the tables t) stay the whole channel's, cut at the blocks of `cells` rows.
 template <class T>
 struct AdiYLines {
   Grid g;
@@ -337,6 +351,8 @@ struct AdiYLines {
   AdiTable<T> t[3];
   T* x[3];
   T* scratch[3][3];
+  int first = 0;  // a real rank's first row; 0: the whole line is here (the emulation)
+  int cells = 0;  // the channel's cell rows (0: g.ny, the emulation)
   NSB_FS_HD std::size_t count() const { return 3 * std::size_t(g.nx) * std::size_t(g.nz); }
   NSB_FS_HD int ranks() const { return p; }
   bool whole_line_steps() const { return false; }
@@ -348,7 +364,7 @@ struct AdiYLines {
     const std::size_t start = adi_line_start(g, 1, int(l % per));
     const AdiTable<T>& tc = t[comp];
     return {AdiRows<T>{tc.a, tc.b, tc.c}, tc.n, x[comp] + start, g.sy(), scratch[comp][0] + start, scratch[comp][1] + start,
-            scratch[comp][2] + start, g.sy(), 0, g.ny};
+            scratch[comp][2] + start, g.sy(), first, cells > 0 ? cells : g.ny};
   }
 };
 

@@ -1,5 +1,6 @@
 // The fractional-step solver of Ha, Park & You (notes seed_002 Sec. 1.4), V0: one GPU (or the CPU),
-// the whole grid. A time step is three RK3 sub-steps (formulas.hpp), each:
+// the whole grid; V2 on y-slabs: emulated on virtual ranks of one device, or one of P real host ranks
+// (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves). A time step is three RK3 sub-steps (formulas.hpp), each:
 //
 //   rhs          explicit right-hand side (RK3 convection, CN viscous, pressure, force)   fracstep/rhs
 //   adi_z        (1 - beta Lz)^-1 on du dv dw, cyclic (Sherman-Morrison)                    fracstep/adi_z
@@ -19,12 +20,14 @@
 #pragma once
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "comm.hpp"
 #include "device.hpp"
 #include "fields.hpp"
 #include "fracstep/adi_tables.hpp"
@@ -33,6 +36,7 @@
 #include "poisson/fft_solve.hpp"
 #include "poisson/poisson.hpp"
 #include "solver.hpp"
+#include "tridiag/split_comm.hpp"
 
 namespace nsb {
 
@@ -107,6 +111,16 @@ inline PoissonFaces fracstep_faces() {
   return f;  // y: neumann
 }
 
+// A y-slab rank of a real V2 run (fracstep.md, "V2 on real ranks"; --ranks P, host arrays): the solver's
+// grid is its slab (its rows and a ghost row each side), `first` its first cell row of the channel
+// (0-based), `whole` the channel's grid. comm null: one rank (V0, or V2 emulated on virtual ranks).
+struct FracstepRank {
+  Communicator* comm = nullptr;
+  int rank = 0, ranks = 1;
+  int first = 0;
+  Grid whole;
+};
+
 template <class T>
 class FracstepSolver final : public Solver<T> {
  public:
@@ -115,19 +129,31 @@ class FracstepSolver final : public Solver<T> {
   }
   static std::vector<std::string> state_names() { return {"u", "v", "w", "p"}; }
 
-  FracstepSolver(const Grid& g, const FracstepParameters& prm, const ResolvedRecipe& r, const SolverOptions& o)
-      : grid_(g), prm_(prm), recipe_(r), fields_(g.padded_points(), r.backend == Backend::cuda),
-        metric_(prm.y_faces, r.backend == Backend::cuda),
-        tables_(g, prm.dt, prm.nu, metric_.values(), r.backend == Backend::cuda),
+  // g: the grid (a y-slab rank's own, with `rank`); the ADI tables and the Poisson rows are the
+  // channel's whole lines (a rank reads them by the channel's row index).
+  FracstepSolver(const Grid& g, const FracstepParameters& prm, const ResolvedRecipe& r, const SolverOptions& o,
+                 const FracstepRank& rank = {})
+      : grid_(g), prm_(prm), recipe_(r), rank_(rank), fields_(g.padded_points(), r.backend == Backend::cuda),
+        metric_(rank.comm ? y_metric_rows(y_metric_values(prm.y_faces), rank.whole.ny, rank.first, g.ny) : y_metric_values(prm.y_faces),
+                r.backend == Backend::cuda),
+        tables_(rank.comm ? rank.whole : g, prm.dt, prm.nu, y_metric_values(prm.y_faces), r.backend == Backend::cuda),
         poisson_(make_poisson_method<T>(fracstep_poisson_method(o), {})) {
     check_fracstep_options(o, prm.y_stretch > 0);
+    if (rank.comm && r.backend == Backend::cuda)
+      throw std::runtime_error("fracstep: V2 on real GPU ranks is not built yet (host ranks: --backend cpu_serial or cpu_omp; "
+                               "one GPU: --case-param y_ranks=P emulates them)");
     method_name_ = fracstep_poisson_method(o);
     for (const std::string& name : field_names()) fields_.add(name);
     if (prm.y_ranks > 1)  // V2's split y sweeps: v, w and c' of each component
       for (int c = 0; c < 3; ++c)
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
-    if (prm.y_ranks > 1 && prm.rank_phases) {  // the ranks' message buffers of the phased ADI-Y
+    if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages through the Communicator
+      messages_ = std::make_unique<CommSplitMessages<T>>(*rank.comm);
+      split_words_ = Buffer<T>(adi_split_words(g, prm.y_ranks, prm.momentum_exact, 1), false, "fracstep: a rank's split buffers");
+      call_.split_words = split_words_.get(), call_.rank_phases = kFsAdiYRanks;
+      call_.y_messages = messages_.get(), call_.y_rank = rank.rank, call_.y_first = rank.first, call_.y_cells = rank.whole.ny;
+    } else if (prm.y_ranks > 1 && prm.rank_phases) {  // the ranks' message buffers of the phased ADI-Y
       split_words_ = Buffer<T>(adi_split_words(g, prm.y_ranks, prm.momentum_exact), r.backend == Backend::cuda, "fracstep: split buffers");
       call_.split_words = split_words_.get(), call_.rank_phases = kFsAdiYRanks;
     }
@@ -136,6 +162,7 @@ class FracstepSolver final : public Solver<T> {
     exec_ = Exec{r.backend, o.threads, stream_, nullptr, 0};
     call_.grid = g;
     call_.spacing = metric_.spacing(g);
+    call_.spacing.walls = walls();
     call_.p = fields_["p"], call_.phi = fields_["phi"], call_.div = fields_["div"];
     const char* vel[3] = {"u", "v", "w"};
     const char* dvel[3] = {"du", "dv", "dw"};
@@ -158,8 +185,8 @@ class FracstepSolver final : public Solver<T> {
   // V2 (y_ranks > 1): the 9 scratch fields of the split y sweeps and 2 more words a cell of Poisson scratch.
   // Timed rank by rank (rank_phases), the ranks' message buffers too (split_buffer_words): of the ADI-Y
   // and, in the Poisson solve, of TDMA-C with 3 more scratch words a point (PPT's size, the larger).
-  static std::size_t adi_split_words(const Grid& g, int y_ranks, bool exact) {
-    return split_buffer_words(3 * std::size_t(g.nx) * g.nz, y_ranks, exact);
+  static std::size_t adi_split_words(const Grid& g, int y_ranks, bool exact, int slots = -1) {
+    return split_buffer_words(3 * std::size_t(g.nx) * g.nz, y_ranks, exact, slots);
   }
   static std::size_t device_bytes(const Grid& g, int y_ranks, bool momentum_exact = false) {
     if (y_ranks <= 1) return 24 * g.padded_points() * sizeof(T);
@@ -193,12 +220,16 @@ class FracstepSolver final : public Solver<T> {
 
   // The divergence of the saved velocity (after the last projection): its largest |div| times the cell
   // size over the largest |velocity| is round-off when the projection works.
+  // A y-slab rank: over its own cells (its ghost rows first taken from the neighbours), then the
+  // largest over the ranks.
   nlohmann::json final_checks() override {
+    exchange_ghost_rows({call_.vel[0], call_.vel[1], call_.vel[2]});
     const HostState<T> s = save();
     const T* vel[3] = {s.field("u").data(), s.field("v").data(), s.field("w").data()};
     const std::vector<T> zero(grid_.padded_points(), T(0));
     const T* none[3] = {zero.data(), zero.data(), zero.data()};
-    const Spacing<T> sp = metric_.host_spacing(grid_);
+    Spacing<T> sp = metric_.host_spacing(grid_);
+    sp.walls = walls();
     double max_div = 0, max_vel = 0;
     for (int k = 1; k <= grid_.nz; ++k)
       for (int j = 1; j <= grid_.ny; ++j)
@@ -206,8 +237,9 @@ class FracstepSolver final : public Solver<T> {
           max_div = std::max(max_div, std::abs(double(divergence_point(vel, none, grid_, sp, i, j, k))));
           for (int c = 0; c < 3; ++c) max_vel = std::max(max_vel, std::abs(double(vel[c][grid_.idx(i, j, k)])));
         }
+    if (rank_.comm) max_div = rank_.comm->allreduce_max(max_div), max_vel = rank_.comm->allreduce_max(max_vel);
     double h = std::min(grid_.dx(), grid_.dz());
-    for (int j = 0; j < grid_.ny; ++j) h = std::min(h, prm_.y_faces[std::size_t(j) + 1] - prm_.y_faces[std::size_t(j)]);
+    for (int j = 0; j < int(prm_.y_faces.size()) - 1; ++j) h = std::min(h, prm_.y_faces[std::size_t(j) + 1] - prm_.y_faces[std::size_t(j)]);
     return {{"max_divergence", max_div},
             {"relative_divergence", max_vel > 0 ? max_div * h / max_vel : max_div},
             {"max_velocity", max_vel},
@@ -240,12 +272,15 @@ class FracstepSolver final : public Solver<T> {
     for (int a = 0; a < 3; ++a)
       for (int c = 0; c < 3; ++c) call_.adi[a][c] = tables_.of_substep(k)[a][c];
     for (int c = 0; c < 3; ++c) call_.conv[c] = conv_[k % 2][c], call_.conv_old[c] = conv_[(k + 1) % 2][c];
+    exchange_ghost_rows({call_.vel[0], call_.vel[1], call_.vel[2], call_.p});  // convection, viscous term, G p
     run(kFsRhs);
     run(kFsAdiZ);
     run(kFsAdiY);
     run(kFsAdiX);
+    exchange_ghost_rows({call_.dvel[0], call_.dvel[1], call_.dvel[2]});  // div(u + du): v + dv at the face below
     run(kFsDivergence);
     solve_pressure(k);
+    exchange_ghost_rows({fields_["phi"]});  // G phi at the face above
     run(kFsCorrect);
   }
 
@@ -270,11 +305,44 @@ class FracstepSolver final : public Solver<T> {
     e.rhs_scale = T(1.0 / (2 * Rk3::alpha(k) * prm_.dt));
     e.y_faces = prm_.y_stretch > 0 ? prm_.y_faces.data() : nullptr;
     e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact;
-    e.phases = {timer_, kFsFft, kFsTdmaC, prm_.y_ranks > 1 && prm_.rank_phases ? int(kFsTdmaCRanks) : -1};
+    e.phases = {timer_, kFsFft, kFsTdmaC, rank_.comm || (prm_.y_ranks > 1 && prm_.rank_phases) ? int(kFsTdmaCRanks) : -1};
+    if (rank_.comm) e.y_slab = {rank_.comm, rank_.rank, rank_.first, rank_.whole.ny, rank_.whole.dy()};
     e.exec = exec_;
     FracstepPressureSystem<T> system(e);
     poisson_->solve(system);
     end(kFsPoisson);
+  }
+
+  YWalls walls() const { return {rank_.rank == 0, rank_.rank == rank_.ranks - 1}; }
+
+  // A y-slab rank's ghost rows of these fields from its neighbours' edge rows (row 1 goes down, row ny
+  // up), host arrays through the Communicator: a row of a field is its nz + 2 padded planes' runs of
+  // NX values. A global wall's ghost row is never read (the formulas' wall rules). One rank: nothing.
+  void exchange_ghost_rows(std::initializer_list<T*> fields) {
+    if (!rank_.comm) return;
+    const std::size_t run = std::size_t(grid_.NX()), runs = std::size_t(grid_.NZ()) * fields.size();
+    const auto copy_rows = [&](int j, std::vector<T>& buffer, bool pack) {
+      buffer.resize(run * runs);
+      std::size_t at = 0;
+      for (T* f : fields)
+        for (int k = 0; k < grid_.NZ(); ++k, at += run) {
+          T* row = f + grid_.idx(0, j, k);
+          if (pack) std::copy(row, row + run, buffer.begin() + std::ptrdiff_t(at));
+          else std::copy(buffer.begin() + std::ptrdiff_t(at), buffer.begin() + std::ptrdiff_t(at + run), row);
+        }
+    };
+    std::vector<Communicator::Send> sends;
+    std::vector<Communicator::Recv> recvs;
+    const std::size_t bytes = run * runs * sizeof(T);
+    const bool below = rank_.rank > 0, above = rank_.rank + 1 < rank_.ranks;
+    if (below) copy_rows(1, send_[0], true), sends.push_back({rank_.rank - 1, send_[0].data(), bytes});
+    if (above) copy_rows(grid_.ny, send_[1], true), sends.push_back({rank_.rank + 1, send_[1].data(), bytes});
+    recv_[0].resize(run * runs), recv_[1].resize(run * runs);
+    if (below) recvs.push_back({rank_.rank - 1, recv_[0].data(), bytes});
+    if (above) recvs.push_back({rank_.rank + 1, recv_[1].data(), bytes});
+    rank_.comm->neighbour_exchange(sends, recvs);
+    if (below) copy_rows(0, recv_[0], false);
+    if (above) copy_rows(grid_.ny + 1, recv_[1], false);
   }
 
   void begin(int section) {
@@ -287,6 +355,9 @@ class FracstepSolver final : public Solver<T> {
   Grid grid_;
   FracstepParameters prm_;
   ResolvedRecipe recipe_;
+  FracstepRank rank_;
+  std::unique_ptr<SplitMessages<T>> messages_;  // a real rank's ADI-Y messages
+  std::vector<T> send_[2], recv_[2];             // its ghost rows' messages (below, above)
   const ResolvedStage* stage_[6] = {};
   FieldSet<T> fields_;
   Buffer<T> split_words_;

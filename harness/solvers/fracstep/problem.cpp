@@ -26,6 +26,7 @@
 #include <stdexcept>
 
 #include "fracstep/fracstep_solver.hpp"
+#include "slab_assigner.hpp"
 
 namespace nsb {
 namespace {
@@ -58,13 +59,13 @@ double hashed_unit(unsigned field, std::size_t n) {
   return 2.0 * double(z >> 11) * (1.0 / 9007199254740992.0) - 1.0;
 }
 
-class FracstepProblem final : public ProblemImpl<FracstepProblem> {
+class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAssigner {
  public:
   explicit FracstepProblem(const CaseOptions& o) : case_(parse_case(o.name)), re_(o.re) {
     const auto params = case_params(o, {"y_stretch", "variant", "y_ranks", "rank_phases"});
     stretch_ = number_param(params, "y_stretch", kDefaultStretch);
     if (stretch_ < 0) throw std::invalid_argument("fracstep: y_stretch must be >= 0 (0: uniform)");
-    set_variant(params.count("variant") ? params.at("variant") : "V0", int(number_param(params, "y_ranks", 1)), o.ny);
+    set_variant(params.count("variant") ? params.at("variant") : "V0", int(number_param(params, "y_ranks", 0)), o.ny);
     prm_.rank_phases = number_param(params, "rank_phases", 1) != 0;
     if (o.nx < 3 || o.nz < 3 || o.ny < 2)
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
@@ -85,10 +86,11 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
   double dt() const override { return prm_.dt; }
   nlohmann::json describe() const override {
     return {{"case", case_name(case_)}, {"re", re_}, {"nu", prm_.nu}, {"dt", prm_.dt}, {"y_stretch", stretch_},
-            {"variant", prm_.variant}, {"y_ranks", prm_.y_ranks}, {"emulated", prm_.y_ranks > 1},
-            {"adi_y", prm_.y_ranks == 1 ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
-            {"tdma_c", prm_.y_ranks == 1 ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
-            {"rank_phases", prm_.y_ranks > 1 && prm_.rank_phases},
+            {"variant", prm_.variant}, {"y_ranks", y_ranks()}, {"emulated", y_ranks() > 1 && real_ranks_ <= 1},
+            {"real_ranks", real_ranks_},
+            {"adi_y", prm_.variant == "V0" ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
+            {"tdma_c", prm_.variant == "V0" ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
+            {"rank_phases", y_ranks() > 1 && (prm_.rank_phases || real_ranks_ > 1)},
             {"min_dy", prm_.y_faces[1]},
             {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
             {"time_scheme", "RK3 (Spalart-Moser-Rogers) + Crank-Nicolson, ADI z-y-x, 3 sub-steps a step"}};
@@ -110,11 +112,32 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
     }
     return s;
   }
+  // --ranks P (P > 1): V2 on P y-slab ranks (decompose_y: the split y solves' blocks); one rank: V0, or V2
+  // emulated with y_ranks virtual ranks (the reference of a real P-rank run: y_ranks = P).
+  std::vector<Slab> assign_slabs(int ranks) const override {
+    if (ranks == 1) return decompose_z(grid_, 1, true);
+    if (prm_.variant == "V0")
+      throw std::invalid_argument("fracstep: V0 runs on one rank; --ranks P runs V2 on P y-slab ranks: add --case-param "
+                                  "variant=V2 (or V2-acc, V2-ppt)");
+    if (prm_.y_ranks != 0 && prm_.y_ranks != ranks)
+      throw std::invalid_argument("fracstep: y_ranks=" + std::to_string(prm_.y_ranks) + " but --ranks " + std::to_string(ranks) +
+                                  ": on real ranks y_ranks is the rank count (leave it out)");
+    check_y_ranks(ranks);
+    real_ranks_ = ranks;
+    return decompose_y(grid_, ranks, 3);
+  }
+
   template <class T>
   std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
-    if (ctx && ctx->decomposed())
-      throw std::runtime_error("fracstep: V0 runs on one rank (the y-slab PDD/PPT drivers are not built yet)");
-    return std::make_unique<FracstepSolver<T>>(grid_, prm_, r, o);
+    FracstepParameters prm = prm_;
+    prm.y_ranks = y_ranks();
+    if (prm.variant != "V0" && prm.y_ranks < 2)
+      throw std::invalid_argument("fracstep: " + prm.variant + " needs y_ranks=P (P virtual ranks on one device) or --ranks P "
+                                  "(P real y-slab ranks)");
+    if (!ctx || !ctx->decomposed()) return std::make_unique<FracstepSolver<T>>(grid_, prm, r, o);
+    const Slab& slab = ctx->slab();
+    const FracstepRank rank{ctx->comm, ctx->rank, int(ctx->slabs.size()), slab.y_begin - 1, grid_};
+    return std::make_unique<FracstepSolver<T>>(slab_grid(grid_, slab), prm, r, o, rank);
   }
   template <class T>
   nlohmann::json check(const HostState<T>& s, bool) const {
@@ -139,7 +162,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions&) const {
-    return FracstepSolver<T>::device_bytes(g, prm_.y_ranks, prm_.momentum_exact);
+    return FracstepSolver<T>::device_bytes(g, y_ranks(), prm_.momentum_exact);
   }
 
  private:
@@ -148,20 +171,28 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
   // the ranks' blocks with their interfaces solved as PDD or PPT would). rank_phases=1 (default): ADI-Y
   // and TDMA-C run rank after rank, phase after phase, each timed (tridiag/split_phases.hpp), the
   // messages device copies; rank_phases=0: each line in one pass, the other blocks' rows read in place.
+  // ranks: y_ranks as given, 0 where it is not (V2: the run's --ranks, assign_slabs).
   void set_variant(const std::string& v, int ranks, int ny) {
     prm_.variant = v;
+    ny_ = ny;
     if (v == "V0") {
-      if (ranks != 1) throw std::invalid_argument("fracstep: V0 is one rank (y_ranks=1); V2 splits y");
+      if (ranks > 1) throw std::invalid_argument("fracstep: V0 is one rank (y_ranks=1); V2 splits y");
+      prm_.y_ranks = 1;
       return;
     }
     if (v != "V2" && v != "V2-acc" && v != "V2-ppt")
       throw std::invalid_argument("fracstep: variant=" + v + " is not one of V0, V2, V2-acc, V2-ppt (V1, V2-async: not built)");
-    if (ranks < 2 || ranks > kPptMaxRanks || ny < 3 * ranks)  // v's last block, below the wall face, is a row shorter
-      throw std::invalid_argument("fracstep: " + v + " needs y_ranks=P, 2 <= P <= 8, with 3 y cells a rank at least");
+    if (ranks != 0) check_y_ranks(ranks);
     prm_.y_ranks = ranks;
     prm_.momentum_exact = v == "V2-ppt";
     prm_.poisson_exact = v != "V2-acc";
   }
+  void check_y_ranks(int ranks) const {
+    if (ranks < 2 || ranks > kPptMaxRanks || ny_ < 3 * ranks)  // v's last block, below the wall face, is a row shorter
+      throw std::invalid_argument("fracstep: " + prm_.variant + " needs y_ranks=P (or --ranks P), 2 <= P <= 8, with 3 y cells a rank at least");
+  }
+  // V2's ranks: y_ranks as given, else the run's --ranks (0 before the drivers asked for slabs).
+  int y_ranks() const { return prm_.y_ranks != 0 ? prm_.y_ranks : real_ranks_ > 1 ? real_ranks_ : 0; }
 
   // The channel's discrete steady profile at the centres j = 1..ny: nu L_y u = -f with L_y the solver's
   // y Laplacian (formulas.hpp laplacian: flux form, ghost = - inner at the walls), by Thomas in double.
@@ -214,13 +245,18 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem> {
   std::vector<double> channel_;
   Grid grid_;
   FracstepParameters prm_;
+  int ny_ = 0;
+  // The run's --ranks when V2 runs on real ranks, learnt when the drivers ask for the slabs (before any
+  // solver, the one-rank reference's included, is made): 0 otherwise.
+  mutable int real_ranks_ = 0;
 };
 
 const SolverRegistrar reg{SolverDef{
     .name = "fracstep",
     .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
                    "tridiagonal Poisson), staggered, x/z periodic, y walls stretched; V0 (one GPU), V2 / V2-acc / V2-ppt "
-                   "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P)",
+                   "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P) or on real host y-slab ranks "
+                   "(--ranks P --case-param variant=V2)",
     .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),
     .stages = std::vector<std::string>(std::begin(kFracstepStages), std::end(kFracstepStages)),

@@ -10,7 +10,8 @@
 //   fracstep/divergence  reads u v w, du dv dw -> writes div = div(u + du) at the cells
 //   fracstep/correct     reads du dv dw, phi -> u v w += du - 2 alpha dt G phi; p += phi
 //
-// Every kind works on the whole interior (this slice is one GPU, undecomposed: no z range).
+// Every kind works on the whole interior of its grid (no z range): the whole channel, or a y-slab rank's
+// rows (V2 on real ranks: spacing.walls says which y faces are walls).
 #pragma once
 
 #include <string>
@@ -47,6 +48,11 @@ struct FracstepCall {
   int rank_phases = -1;
   SectionTimer* timer = nullptr;
   T* split_words = nullptr;
+  // V2 on a real y-slab rank (y_messages set): adi_y is this rank's split_solve_rank (rank y_rank of
+  // y_ranks; its rows start at the channel's row y_first, of y_cells), the messages through y_messages
+  // and split_words its own (split_buffer_words(.., slots = 1)); grid and spacing are the rank's.
+  SplitMessages<T>* y_messages = nullptr;
+  int y_rank = 0, y_first = 0, y_cells = 0;
   Tuning tuning;
   Exec exec;
 };
@@ -54,7 +60,7 @@ struct FracstepCall {
 // V2's y lines of a call, for the phased split solve (adi_y rank by rank: tridiag/split_phases.hpp).
 template <class T>
 AdiYLines<T> adi_y_lines(const FracstepCall<T>& c) {
-  AdiYLines<T> l{c.grid, c.y_ranks, {}, {}, {}};
+  AdiYLines<T> l{c.grid, c.y_ranks, {}, {}, {}, c.y_first, c.y_cells};
   for (int comp = 0; comp < 3; ++comp) {
     l.t[comp] = c.adi[1][comp], l.x[comp] = c.dvel[comp];
     for (int m = 0; m < 3; ++m) l.scratch[comp][m] = c.y_scratch[comp][m];

@@ -25,7 +25,7 @@ class FracstepFixture final : public StageFixture<T> {
  public:
   explicit FracstepFixture(const FixtureSpec& s)
       : stage_(s.stage), fields_(s.grid.padded_points(), gpu(s)),
-        metric_(tanh_wall_faces(s.grid.ny, s.grid.ly, kFixtureStretch), gpu(s)),
+        metric_(y_metric_values(tanh_wall_faces(s.grid.ny, s.grid.ly, kFixtureStretch)), gpu(s)),
         tables_(s.grid, fixture_dt(s.grid), 1 / kFixtureRe, metric_.values(), gpu(s)) {
     for (const char* name : {"u", "v", "w", "du", "dv", "dw", "n_u", "n_v", "n_w", "n_old_u", "n_old_v", "n_old_w", "p",
                              "phi", "div"})

@@ -34,6 +34,7 @@ class DirectSolve final : public PoissonMethod<T> {
     c.y_faces = e.y_faces;
     c.y_ranks = e.y_ranks, c.y_exact = e.y_exact;
     c.phases = e.phases;
+    c.y_slab = e.y_slab;
     c.workspace = &workspace_;
     c.tuning = stage_.tuning;
     c.exec = e.exec;
@@ -54,12 +55,15 @@ class DirectSolve final : public PoissonMethod<T> {
   // The first solve: the equation is checked and the stage's kernel chosen (plans are built by the
   // variant on its first call, in workspace_).
   void prepare(const PoissonEquation<T>& e) {
-    if (e.decomposed)
+    if (e.decomposed && !e.y_slab.comm)
       throw std::invalid_argument("Poisson method " + name_ + " cannot solve a decomposed equation (a rank's slab): " +
                                   "its transforms need whole lines; run it on one rank");
     if (const std::string why = direct_solve_refusal(e.faces, tridiagonal_, e.y_faces != nullptr); !why.empty())
       throw std::invalid_argument("Poisson method " + name_ + " refuses " + why);
-    if (e.y_ranks > 1 && (!tridiagonal_ || e.y_ranks > kPptMaxRanks || e.grid.ny < 2 * e.y_ranks))
+    if (e.y_slab.comm && (!tridiagonal_ || e.exec.backend == Backend::cuda))
+      throw std::invalid_argument("Poisson method " + name_ + " on a real y-slab rank: fft2_tridiag on host arrays only "
+                                  "(its GPU variant's rank path is not built)");
+    if (e.y_ranks > 1 && (!tridiagonal_ || e.y_ranks > kPptMaxRanks || (e.y_slab.comm ? e.y_slab.rows : e.grid.ny) < 2 * e.y_ranks))
       throw std::invalid_argument("Poisson method " + name_ + " cannot split y over " + std::to_string(e.y_ranks) +
                                   " virtual ranks (fft2_tridiag only, at most 8, 2 rows a rank)");
     const auto choice = s_.kernels.find(stage_id_);

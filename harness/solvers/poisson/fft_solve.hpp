@@ -69,6 +69,7 @@ struct PoissonDirectCall {
   int y_ranks = 1;                  // fft2_tridiag: the y lines split over this many virtual ranks (LineSplit)
   bool y_exact = true;              // ... their interfaces by PPT (true) or PDD
   SolvePhases phases;               // sections the caller times inside the solve
+  PoissonYSlab y_slab;              // fft2_tridiag on a real y-slab rank (PoissonEquation::y_slab)
   DirectSolveWorkspace* workspace = nullptr;  // never null: the variant's plans live there
   Tuning tuning;
   Exec exec;
@@ -229,7 +230,9 @@ NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, cons
 // The (kx, kz) lines of the compact spectral array W (nx x ny x nz, x fastest) as the phased split
 // solve sees them (tridiag/split_phases.hpp, fracstep V2's TDMA-C rank by rank): a line is the real or
 // the imaginary part of one (i, k) line (part-major), each with its own v, w, c' (scratch: 6 values a
-// point, [part][v, w, cp][point]), rows from `row` shifted by shift(i, k) (a LineShift).
+// point, [part][v, w, cp][point]), rows from `row` shifted by shift(i, k) (a LineShift). On a real
+// y-slab rank (split_solve_rank) W holds the rank's ny rows of lines of n rows, from row first_row: the
+// rows are read by the whole line's index; the null-space line's whole-line steps are then the caller's.
 struct LineShift {
   double shift;
   bool singular;
@@ -241,6 +244,8 @@ struct TdmaLines {
   int nx, ny, nz, p;
   Rows row;
   ShiftOf shift_of;
+  int n = 0;          // the lines' rows (0: ny, the emulation)
+  int first_row = 0;  // this rank's first row of them
   NSB_HD std::size_t count() const { return 2 * std::size_t(nx) * std::size_t(nz); }
   NSB_HD int ranks() const { return p; }
   bool whole_line_steps() const { return true; }
@@ -262,8 +267,8 @@ struct TdmaLines {
     const std::size_t f = first(l), part = l / (std::size_t(nx) * nz), points = std::size_t(nx) * ny * nz;
     const LineShift s = shift(l);
     T* sc = scratch + 3 * part * points + f;
-    return {ShiftedRows<Rows>{row, s.shift, s.singular}, ny, &W[f].re + part, 2 * std::ptrdiff_t(nx),
-            sc, sc + points, sc + 2 * points, std::ptrdiff_t(nx), 0, 0};
+    return {ShiftedRows<Rows>{row, s.shift, s.singular}, n > 0 ? n : ny, &W[f].re + part, 2 * std::ptrdiff_t(nx),
+            sc, sc + points, sc + 2 * points, std::ptrdiff_t(nx), first_row, 0};
   }
 };
 inline constexpr int kTdmaPhasedScratchPerPoint = 6;

@@ -72,6 +72,21 @@ struct SolvePhases {
   }
 };
 
+class Communicator;
+
+// fft2_tridiag on a real y-slab rank (fracstep V2 on --ranks P, host arrays): the rank holds rows
+// [first_row, first_row + grid.ny) of a y axis of `rows` cells, cut as the split y solves cut it
+// (pdd_block_start); its x and z transforms are its own, its y lines' blocks are solved with the other
+// ranks' (split_solve_rank, the messages through comm) and the null-space line's mean and level are
+// taken over the whole line (its rows gathered). comm null: not a real rank.
+struct PoissonYSlab {
+  Communicator* comm = nullptr;
+  int rank = 0;
+  int first_row = 0;
+  int rows = 0;   // the whole y's cells
+  double h = 0;   // the whole y's uniform step (ly / rows), where y_faces is null
+};
+
 // What a method that solves on a rank's slab of a z-slab decomposition (cg, pcg) asks of the solver that
 // owns the ranks: sums over every rank (the dot products) and the exchange of a vector's cut ghost planes.
 // A cut z face is handed to the method as periodic (its ghosts read as interior neighbours: the
@@ -114,6 +129,7 @@ struct PoissonEquation {
   int y_ranks = 1;
   bool y_exact = true;
   SolvePhases phases;
+  PoissonYSlab y_slab;  // fft2_tridiag on a real y-slab rank (y_ranks of them)
 };
 
 // The iterative methods' default check interval (jacobi, rbsor, cg, pcg): a check reads a residual back,
