@@ -151,8 +151,9 @@ def liu_stage_speedup(s, study, results, paper, out, all_results):
     s.table(["grid (cells)", "stage", "1 thread ms", "all threads", "1 GPU, paper kernel", "1 GPU, fastest variant",
              "1 GPU in the solver", "2 GPUs in the solver", "3 GPUs (modelled)", "4 GPUs (modelled)"], table)
     s.p("In the solver: the cavity run with the paper recipe (100 CG iterations a step), each stage's time a call "
-        "inside the step (CC-CCD: the mean of its 12 calls, 3 a row; on 2 GPUs its z calls gather the lines through "
-        "the host); 2 GPUs: two z-slabs, halo/host_staged_async. " + MODEL_NOTE)
+        "inside the step (CC-CCD: the mean of its 12 calls, 3 a row; on 2 GPUs its z calls gather the other rank's "
+        "planes, by peer copies where the GPUs reach each other, else through the host: each result's "
+        "run.decomposition.halo.details says which); 2 GPUs: two z-slabs, halo/host_staged_async. " + MODEL_NOTE)
     s.p("Paper (text only): " + "; ".join(f"{p['subroutine']} {p['config']}: {p['claim']}" for p in paper))
     # The targets: each stage's best variant at the largest GPU grid, against the copy bandwidth (CC-CCD) and
     # the FP64 peak (MLS: 6500 flops against 72 bytes a cell, arithmetic-bound on any GPU).
