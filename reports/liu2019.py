@@ -24,11 +24,26 @@ PARTS = [("CC-CCD u (x+y+z, Dirichlet)", "ccd", ["x_dirichlet", "y_dirichlet", "
 PAPER_SUBROUTINE = {"ccd": "CC-CCD", "mls": "MLS"}
 
 
+def full_form(r):
+    return (r.get("study") or {}).get("mode") == "full"
+
+
+def by_form(results):
+    """The results, the quick form first, then the full form (more samples and steps), each oldest first: where
+    two results time the same thing, the later one in this order is the one to show."""
+    return sorted(results.values(), key=lambda r: (full_form(r), r.get("timestamp", "")))
+
+
 def imle_rows(results):
-    """Every timed imle row, with its result's grid, backend, threads and GPU record."""
+    """Every timed imle row, with its result's grid, backend, threads and GPU record; a grid and backend timed in
+    the full form keep only the full form's rows."""
+    def grid_of(r):
+        return f"{r['grid']['nx']}x{r['grid']['ny']}x{r['grid']['nz']}"
+    stages = [r for r in results.values() if common.is_schema(r, "stages")]
+    in_full = {(grid_of(r), r.get("backend", "cuda")) for r in stages if full_form(r)}
     out = []
-    for r in results.values():
-        if not common.is_schema(r, "stages"):
+    for r in stages:
+        if not full_form(r) and (grid_of(r), r.get("backend", "cuda")) in in_full:
             continue
         g = r["grid"]
         for row in r.get("rows", []):
@@ -182,7 +197,7 @@ def imle_runs(results):
     """{(grid, backend, recipe, ranks, halo variant name or ""): (step median seconds, {section: per-step median
     seconds})} of the imle run results."""
     out = {}
-    for r in results.values():
+    for r in by_form(results):  # the full form's, else the newest, run of a key wins
         if not common.is_schema(r, "run") or r.get("run", {}).get("solver") != "imle":
             continue
         g, t = r["run"]["grid"], r["timing"]

@@ -1,0 +1,29 @@
+"""The Liu report (reports/liu2019.py) shows the full form of a run where the quick form timed the same thing."""
+from study_helpers import ROOT  # noqa: F401  (puts reports/ on the path)
+import liu2019  # noqa: E402
+
+
+def _run(mode, stamp, step_s):
+    return {"schema": "nsbench.run/1", "timestamp": stamp, "study": {"mode": mode},
+            "run": {"solver": "imle", "grid": {"nx": 100, "ny": 100, "nz": 100}, "backend": "cpu_omp",
+                    "recipe": "cpu-omp"},
+            "timing": {"step": {"median": step_s}, "stages": {"mls": {"per_step": {"median": step_s / 2}}}}}
+
+
+def _stages(mode, backend, seconds):
+    return {"schema": "nsbench.stages/1", "study": {"mode": mode}, "backend": backend,
+            "grid": {"nx": 100, "ny": 100, "nz": 100},
+            "rows": [{"solver": "imle", "stage": "mls", "variant": "imle/mls/x", "median_s": seconds}]}
+
+
+def test_the_full_form_wins_over_a_newer_quick_run_and_the_newest_run_within_a_form():
+    results = {"full-new": _run("full", "2026-11-27T06:00:00Z", 2.0), "full-old": _run("full", "2026-11-27T05:00:00Z", 3.0),
+               "quick-new": _run("quick", "2026-11-28T00:00:00Z", 1.0)}
+    (step, parts), = liu2019.imle_runs(results).values()
+    assert step == 2.0 and parts["mls"] == 1.0
+
+
+def test_stage_rows_of_a_grid_timed_in_full_drop_the_quick_rows():
+    results = {"q": _stages("quick", "cuda", 1.0), "f": _stages("full", "cuda", 5.0), "c": _stages("quick", "cpu_omp", 7.0)}
+    rows = liu2019.imle_rows(results)
+    assert sorted((r["_backend"], r["median_s"]) for r in rows) == [("cpu_omp", 7.0), ("cuda", 5.0)]
