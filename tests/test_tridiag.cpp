@@ -144,6 +144,156 @@ TEST(Tridiag, PcrAndPcrThenThomasSolveLikeThomas) {
   }
 }
 
+// The partition method of the partition_registers variants (variants/tridiag/partition_registers.cuh),
+// composed here the way a block runs it: chunk k (rows pdd_block_start(n, K, k) ..) eliminated alone, the
+// couplings outside the matrix left out as the kernel leaves them (partition_eliminate), the 2K rows of
+// the reduced system handed to solve_reduced (rows -> their unknowns), each chunk's unknowns from its
+// first and last (partition_unknown).
+template <int M, class T, class Reduced>
+std::vector<T> partition_solve(const std::vector<T>& a, const std::vector<T>& b, const std::vector<T>& c,
+                               const std::vector<T>& d, const Reduced& solve_reduced) {
+  const int n = int(b.size()), chunks = partition_chunks(n, M);
+  std::vector<PartitionLocal<T, M>> local;
+  std::vector<TridiagRow<T>> reduced;
+  for (int k = 0; k < chunks; ++k) {
+    const int j0 = pdd_block_start(n, chunks, k), m = pdd_block_start(n, chunks, k + 1) - j0;
+    EXPECT_TRUE(m <= M && (m >= 2 || n == 1)) << "n " << n << " M " << M << " chunk " << k << " of " << m << " rows";
+    T ca[M], cb[M], cc[M], cd[M];
+    for (int r = 0; r < M; ++r) {
+      const std::size_t j = std::size_t(j0 + r);
+      const bool in = r < m;
+      ca[r] = in && j > 0 ? a[j] : T(0), cb[r] = in ? b[j] : T(1), cc[r] = in && int(j) < n - 1 ? c[j] : T(0);
+      cd[r] = in ? d[j] : T(0);
+    }
+    local.push_back(partition_eliminate(ca, cb, cc, cd, m));
+    reduced.push_back(local.back().first), reduced.push_back(local.back().last);
+  }
+  const std::vector<T> y = solve_reduced(reduced);
+  std::vector<T> x(b.size());
+  for (int k = 0; k < chunks; ++k) {
+    const int j0 = pdd_block_start(n, chunks, k), m = pdd_block_start(n, chunks, k + 1) - j0;
+    for (int r = 0; r < m; ++r)
+      x[std::size_t(j0 + r)] = partition_unknown(local[std::size_t(k)], r, m, y[std::size_t(2 * k)], y[std::size_t(2 * k + 1)]);
+  }
+  return x;
+}
+
+template <class T>
+std::vector<T> thomas_rows(const std::vector<TridiagRow<T>>& rows) {
+  const TridiagLayout l{int(rows.size()), 1, 1};
+  std::vector<T> a, b, c, x, cp(rows.size());
+  for (const TridiagRow<T>& r : rows) a.push_back(r.a), b.push_back(r.b), c.push_back(r.c), x.push_back(r.d);
+  thomas_system(l, 0, a.data(), b.data(), c.data(), x.data(), cp.data());
+  return x;
+}
+
+// What the kernel runs: the reduced system by the same elimination (chunks of kPartitionReducedRows),
+// Thomas on the rows that leaves.
+template <int M, class T>
+std::vector<T> partition_two_levels(const std::vector<T>& a, const std::vector<T>& b, const std::vector<T>& c,
+                                    const std::vector<T>& d) {
+  return partition_solve<M>(a, b, c, d, [](const std::vector<TridiagRow<T>>& rows) {
+    std::vector<T> ra, rb, rc, rd;
+    for (const TridiagRow<T>& r : rows) ra.push_back(r.a), rb.push_back(r.b), rc.push_back(r.c), rd.push_back(r.d);
+    return partition_solve<kPartitionReducedRows>(ra, rb, rc, rd, thomas_rows<T>);
+  });
+}
+
+// max |x - x_Thomas| / max |x_Thomas|
+template <class T>
+double relative_difference(const std::vector<T>& x, const std::vector<T>& exact) {
+  double scale = 0, diff = 0;
+  for (std::size_t j = 0; j < x.size(); ++j)
+    scale = std::max(scale, std::abs(double(exact[j]))), diff = std::max(diff, std::abs(double(x[j]) - double(exact[j])));
+  return scale > 0 ? diff / scale : diff;
+}
+
+// Exact, unlike PDD: the fixture's dominant systems give Thomas's solution to rounding (16 units here,
+// the family's tolerance is 256) for every length from 1 to 600, chunks of 4, 8 and 16 rows, n a multiple
+// of the chunk or not, systems shorter than one chunk, float and double.
+template <int M, class T>
+void expect_partition_equals_thomas(double& worst) {
+  std::vector<int> lengths;
+  for (int n = 1; n <= 70; ++n) lengths.push_back(n);
+  for (int n : {95, 96, 97, 127, 128, 129, 255, 256, 257, 400, 511, 512, 513, 600}) lengths.push_back(n);
+  for (int n : lengths) {
+    const TridiagLayout l{n, 1, 1};
+    const RandomSystems<T> sys = random_systems<T>(l, false, unsigned(n));
+    std::vector<T> exact = sys.d, cp(l.points());
+    thomas_system(l, 0, sys.a.data(), sys.b.data(), sys.c.data(), exact.data(), cp.data());
+    const std::vector<T> x = partition_two_levels<M>(sys.a, sys.b, sys.c, sys.d);
+    const double diff = relative_difference(x, exact);
+    worst = std::max(worst, diff);
+    EXPECT_LE(diff, 16 * eps<T>()) << "n " << n << " M " << M << " elem " << sizeof(T);
+    EXPECT_LE(tridiag_residual(l, false, sys.a, sys.b, sys.c, sys.d, x), 16 * eps<T>()) << "n " << n << " M " << M;
+  }
+}
+
+TEST(TridiagPartition, EqualsThomasOnDominantSystemsOfEveryLength) {
+  double worst[2] = {0, 0};
+  expect_partition_equals_thomas<4, float>(worst[0]);
+  expect_partition_equals_thomas<8, float>(worst[0]);
+  expect_partition_equals_thomas<16, float>(worst[0]);
+  expect_partition_equals_thomas<4, double>(worst[1]);
+  expect_partition_equals_thomas<8, double>(worst[1]);
+  expect_partition_equals_thomas<16, double>(worst[1]);
+  std::printf("partition vs Thomas, n = 1..600, M = 4, 8, 16: max |x - x_Thomas| / max |x_Thomas| float %.2e (%.1f ulps), "
+              "double %.2e (%.1f ulps)\n", worst[0], worst[0] / eps<float>(), worst[1], worst[1] / eps<double>());
+}
+
+// A wrong coupling shows: the same solve with one chunk's first row cut from the chunk above (a_0 of
+// chunk 1 dropped) is far from Thomas.
+TEST(TridiagPartition, ADroppedCouplingShows) {
+  const TridiagLayout l{64, 1, 1};
+  const RandomSystems<double> sys = random_systems<double>(l, false, 4);
+  std::vector<double> exact = sys.d, cp(l.points());
+  thomas_system(l, 0, sys.a.data(), sys.b.data(), sys.c.data(), exact.data(), cp.data());
+  std::vector<double> cut = sys.a;
+  cut[std::size_t(pdd_block_start(64, partition_chunks(64, 16), 1))] = 0;
+  EXPECT_GT(relative_difference(partition_two_levels<16>(cut, sys.b, sys.c, sys.d), exact), 1e-3);
+}
+
+// The paper's y-systems (256-cell tanh grid): ADI momentum I - beta D2 and the nearly singular Poisson
+// D2 - k2, where PDD fails (TridiagPdd below). The reduced system is the Schur complement of the chunks'
+// interiors, as dominant as A; solved by the two levels its residual is Thomas's, and its solution
+// Thomas's within the family's 256 units where the system is well conditioned (elsewhere two
+// backward-stable solves differ by the conditioning). PCR on the same reduced rows (pcr_then_thomas to
+// the end, as pcr_shared) is not backward stable on the Poisson systems: why the kernel does not use it.
+TEST(TridiagPartition, SolvesThePapersYSystemsAsThomasDoes) {
+  const SecondDifference d2 = second_difference(tanh_stretched_faces(256));
+  std::printf("partition (M = 16, 8) on the paper's y-systems, n = 256: error relative to Thomas; residuals "
+              "(Thomas, the two levels, PCR on the reduced system)\n");
+  auto check = [&](const SingleSystem& sys, const char* what, double param, bool well_conditioned) {
+    const TridiagLayout l{int(sys.b.size()), 1, 1};
+    std::vector<double> d(sys.b.size());
+    for (std::size_t j = 0; j < d.size(); ++j) d[j] = tridiag_random(3, 4, j) * std::abs(sys.b[j]);
+    std::vector<double> exact = d, cp(d.size());
+    thomas_system(l, 0, sys.a.data(), sys.b.data(), sys.c.data(), exact.data(), cp.data());
+    auto residual = [&](const std::vector<double>& x) { return tridiag_residual(l, false, sys.a, sys.b, sys.c, d, x); };
+    const double res_thomas = residual(exact);
+    const auto pcr = [](const std::vector<TridiagRow<double>>& rows) {
+      int pow2 = 1;
+      while (pow2 < int(rows.size())) pow2 *= 2;
+      return pcr_then_thomas(rows, pow2);
+    };
+    for (const auto& [x, x_pcr] : {std::pair{partition_two_levels<16>(sys.a, sys.b, sys.c, d), partition_solve<16>(sys.a, sys.b, sys.c, d, pcr)},
+                                   std::pair{partition_two_levels<8>(sys.a, sys.b, sys.c, d), partition_solve<8>(sys.a, sys.b, sys.c, d, pcr)}}) {
+      const double diff = relative_difference(x, exact), res = residual(x), res_pcr = residual(x_pcr);
+      std::printf("  %s %7.0e  two levels %9.2e   residual Thomas %9.2e two levels %9.2e PCR %9.2e\n", what, param, diff,
+                  res_thomas, res, res_pcr);
+      EXPECT_LE(res, 8 * std::max(res_thomas, 1e-16)) << what << " " << param;
+      if (well_conditioned) {
+        EXPECT_LE(diff, 256 * eps<double>()) << what << " " << param;
+      }
+      if (param == 1e-10) {
+        EXPECT_GT(res_pcr, 1e-6) << "PCR on the reduced Poisson system: " << what << " " << param;
+      }
+    }
+  };
+  for (double beta : {1e-6, 1e-4, 1e-2, 1.0}) check(momentum_system(d2, beta), "momentum beta", beta, beta <= 1e-4);
+  for (double k2 : {1e-2, 1e-6, 1e-10}) check(poisson_system(d2, k2), "Poisson k2", k2, false);
+}
+
 // ----------------------------------------------------------------------------------- PDD and PPT
 
 // PDD and PPT on one system split into p blocks, against Thomas: the error relative to Thomas's

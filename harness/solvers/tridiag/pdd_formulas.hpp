@@ -16,6 +16,7 @@
 #include <cstddef>
 
 #include "tridiag/formulas.hpp"
+#include "unroll.hpp"
 
 namespace nsb {
 
@@ -72,6 +73,95 @@ NSB_TRIDIAG_HD T pdd_correct(T xt, T v, T w, T y_above, T y_below) {
 // Flops per unknown: the three-right-hand-side Thomas (pivot 3, c' 1, three d' 9; three back 6) and
 // the correction (4); the interface solves are O(p) a system.
 inline constexpr double kPddFlopsPerPoint = 23;
+
+// ------------------------------------------------------------------------ the partition method
+//
+// One system on one GPU block with nothing but a, b, c, d read and x written (the model's 5 words):
+// the system is cut into K chunks of at most M consecutive rows, a thread a chunk holding its rows in
+// registers (variants/tridiag/partition_registers.cuh). Unlike PDD's spikes (which couple a block to its
+// neighbours' unknowns and whose reduced system needs pivoting, PPT), a chunk eliminates its interior
+// rows (all but its first and last) against its OWN first and last unknowns:
+//   Eq. P1   x_r = y_r - v_r x_first - w_r x_last,   r = 1..m-2,
+// the interior solved by Thomas for three right-hand sides (d, a_1 e_1, c_{m-2} e_{m-2}: PDD's local
+// solve, Eqs. 5-6, on the interior). Put into the chunk's first and last rows, P1 leaves two rows in the
+// interface unknowns alone:
+//   first:  a_0 x_last(k-1) + (b_0 - c_0 v_1) x_first + (-c_0 w_1) x_last = d_0 - c_0 y_1
+//   last:   (-a_{m-1} v_{m-2}) x_first + (b_{m-1} - a_{m-1} w_{m-2}) x_last + c_{m-1} x_first(k+1)
+//                                                                     = d_{m-1} - a_{m-1} y_{m-2}
+// In the order first_0, last_0, first_1, last_1, ... these 2K rows are tridiagonal: the Schur complement
+// of the interiors, diagonally dominant where A is, so it needs no pivoting. It is solved by the same
+// elimination once more (chunks of kPartitionReducedRows of its rows) and Thomas on the 2 K' rows left;
+// P1 (pdd_correct) then gives each level's interior. Exact: nothing is dropped (PDD drops couplings).
+// Not PCR on the 2K rows: on the paper's Poisson y-systems (|b| = |a| + |c| + 1e-10) PCR's cancellations
+// leave a backward error of 7.5e-4 where Thomas's is 1.4e-16; the two levels keep Thomas's
+// (tests/test_tridiag.cpp, TridiagPartition.SolvesThePapersYSystemsAsThomasDoes).
+inline constexpr int kPartitionReducedRows = 8;
+
+// Chunks of a system of n unknowns for chunks of at most M rows; chunk k holds rows
+// [pdd_block_start(n, K, k), pdd_block_start(n, K, k + 1)): at most M rows, and (M >= 4) at least 2
+// unless n = 1, so every chunk has a first and a last row of its own.
+NSB_TRIDIAG_HD int partition_chunks(int n, int max_rows) {
+  return n <= 1 ? 1 : (n + max_rows - 1) / max_rows;
+}
+
+// A chunk after its local elimination: P1's coefficients of the interior rows 1..m-2 (other entries
+// unused) and the chunk's two rows of the reduced system.
+template <class T, int M>
+struct PartitionLocal {
+  T y[M], v[M], w[M];
+  TridiagRow<T> first, last;
+};
+
+// The local elimination of a chunk of m rows (1 <= m <= M; m = 1 only for a system of one unknown,
+// whose couplings are outside the matrix). Every loop runs to the constant M, guarded by m, so that a
+// GPU thread's arrays stay in registers. a[0] couples the previous chunk, c[m-1] the next one.
+template <class T, int M>
+NSB_TRIDIAG_HD PartitionLocal<T, M> partition_eliminate(const T (&a)[M], const T (&b)[M], const T (&c)[M],
+                                                        const T (&d)[M], int m) {
+  static_assert(M >= 4, "chunks of at least 2 rows need M >= 4 (partition_chunks)");
+  PartitionLocal<T, M> out{};
+  T cp[M] = {};
+  ThomasRow<T> ry{T(0), T(0)}, rv{T(0), T(0)};
+  // Row m-1, and y, v, w of row m-2 (the interior's last): the last values the loop leaves in them. m is
+  // known at run time only, and an array indexed by it would leave registers for (local) memory.
+  TridiagRow<T> last{a[0], b[0], c[0], d[0]};
+  T y_above = T(0), v_above = T(0), w_above = T(0);
+  NSB_UNROLL
+  for (int r = 1; r < M; ++r) {  // forward over the interior, its cut couplings as right-hand sides
+    if (r < m - 1) {
+      const bool top = r == 1, bottom = r == m - 2;
+      const T ar = top ? T(0) : a[r], cr = bottom ? T(0) : c[r];
+      const T cp_above = ry.cp;
+      ry = thomas_forward(ar, b[r], cr, d[r], ry);
+      rv = thomas_forward(ar, b[r], cr, top ? a[r] : T(0), rv);
+      const T w_bottom = thomas_forward(ar, b[r], cr, c[r], ThomasRow<T>{cp_above, T(0)}).dp;  // if r is m-2
+      cp[r] = ry.cp, out.y[r] = ry.dp, out.v[r] = rv.dp, out.w[r] = bottom ? w_bottom : T(0);
+      y_above = ry.dp, v_above = rv.dp, w_above = w_bottom;
+    }
+    if (r < m) last = TridiagRow<T>{a[r], b[r], c[r], d[r]};
+  }
+  NSB_UNROLL
+  for (int r = M - 3; r >= 1; --r) {  // back substitution from the interior's last row, m - 2
+    if (r < m - 2) {
+      out.y[r] = thomas_back(ThomasRow<T>{cp[r], out.y[r]}, out.y[r + 1]);
+      out.v[r] = thomas_back(ThomasRow<T>{cp[r], out.v[r]}, out.v[r + 1]);
+      out.w[r] = thomas_back(ThomasRow<T>{cp[r], out.w[r]}, out.w[r + 1]);
+    }
+  }
+  out.first = TridiagRow<T>{a[0], b[0], c[0], d[0]};
+  if (m >= 3) {
+    out.first = TridiagRow<T>{a[0], b[0] - c[0] * out.v[1], -c[0] * out.w[1], d[0] - c[0] * out.y[1]};
+    last = TridiagRow<T>{-last.a * v_above, last.b - last.a * w_above, last.c, last.d - last.a * y_above};
+  }
+  out.last = last;  // m = 2: the chunk's two rows as they are; m = 1: its one row twice
+  return out;
+}
+
+// Row r of the chunk from the reduced system's solution (its first and last unknowns), Eq. P1.
+template <class T, int M>
+NSB_TRIDIAG_HD T partition_unknown(const PartitionLocal<T, M>& p, int r, int m, T x_first, T x_last) {
+  return r == 0 ? x_first : r == m - 1 ? x_last : pdd_correct(p.y[r], p.v[r], p.w[r], x_first, x_last);
+}
 
 // PPT (Eqs. 9-11): the whole reduced system Z y = E^T x~ of one line, 2(p-1) unknowns (what the
 // all-gather hands every rank). Row 2i picks the last unknown of block i, row 2i+1 the first of block

@@ -86,11 +86,12 @@ StageKind tridiag_kind(const std::string& name, const std::string& summary, cons
   k.summary = summary;
   k.reads = {"a", "b", "c", "x"};
   k.writes = {"x"};
-  k.tuning_axes = {"b"};
-  k.tag_vocabulary = {{"memory", {"global", "shared", "library"}},
-                      {"method", {"thomas", "pcr", "pcr_thomas", "cr_pcr", "lu_pivoting", "sherman_morrison", "pdd", "ppt"}},
-                      {"mapping", {"thread_per_system", "thread_per_block_of_rows", "block_per_system", "library",
-                                   "rank_per_gpu"}}};  // ranks_peer: the split solve on real ranks, a GPU each
+  k.tuning_axes = {"b", "bx", "sz", "mb"};  // partition_registers: bx systems a block, sz rows a thread, mb blocks an SM
+  k.tag_vocabulary = {{"memory", {"global", "shared", "registers", "library"}},
+                      {"method", {"thomas", "pcr", "pcr_thomas", "partition", "cr_pcr", "lu_pivoting", "sherman_morrison",
+                                  "pdd", "ppt"}},
+                      {"mapping", {"thread_per_system", "thread_per_block_of_rows", "thread_per_chunk", "block_per_system",
+                                   "library", "rank_per_gpu"}}};  // ranks_peer: the split solve on real ranks, a GPU each
   // A solve's rounding error grows with the condition number and the length of the recurrences; the
   // fixture's matrices are dominant by at least 0.5 a row (condition number below ~10), so the methods
   // (Thomas, PCR, cuSPARSE's CR+PCR) agree to well within this bound and a wrong coupling does not.

@@ -1,0 +1,15 @@
+// tridiag/lines_y/partition_registers: the partition method (tridiag/pdd_formulas.hpp, "the partition
+// method"), a thread a chunk of sz rows of a y line held in registers, the reduced system in shared
+// memory (variants/tridiag/partition_registers.cuh). A block's bx lines are neighbours in x, so
+// every row it loads or stores is a run of bx values, and the field needs no transpose; global memory
+// sees the model's 5 words an unknown (thomas_thread moves 9).
+#include "tridiag/partition_registers.cuh"
+
+namespace nsb {
+namespace {
+
+const Registrar reg{partition_variant(
+    "tridiag/lines_y", "candidate best: 5 words an unknown (chunks in registers, the reduced system by the same elimination and Thomas in shared memory); not yet timed")};
+
+}  // namespace
+}  // namespace nsb
