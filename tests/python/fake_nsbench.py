@@ -251,6 +251,11 @@ def fracstep_v2_sections(o, run_record, timing, t):
     timing["sections"].update({k: {"per_step": {"median": t / 16}} for k in ("fft", "tdma_c")})
     if cp.get("variant", "V0") == "V0":
         return
+    if "y_ranks" not in cp:  # --ranks P: real y-slab ranks: the step (already divided by P by median_for) takes
+        p = int(o["ranks"])  # 1.25 times that, the sections as they are (the rest: ghost rows and messages)
+        run_record.update(variant=cp["variant"], y_ranks=p, emulated=False, real_ranks=p)
+        timing["step"]["median"] = 1.25 * t
+        return
     p = int(cp["y_ranks"])
     run_record.update(variant=cp["variant"], y_ranks=p, emulated=True)
     for part in ("adi_y", "tdma_c"):

@@ -93,3 +93,23 @@ def test_fig3_transpose_share(tmp_path):
     compute = 1024 * 256 * 64 * 1e-9
     tr = 3 * cm.t_transposes(cm.P100_NVLINK1, 1024 * 256 * 256, 4)
     assert row[3] == fmt(compute * 1e3) and row[5] == fmt(100 * tr / (tr + compute)) and row[-1] == fmt(46)
+
+
+def test_e2_two_gpus_measured_efficiency(tmp_path):
+    """E(2) = T(V0, 1 GPU) / (2 T(V2, 2 ranks)): the fake's V2 on 2 real ranks takes 1.25 x half the V0 step, its
+    sections half V0's (so each component's E(2) is 1 and the rest of its step, the ghost rows, is 0.375 of V0's)."""
+    r = run_study(tmp_path, "e2_two_gpus", "--quick", "--gpus", "2")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    out = tmp_path / "out"
+    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
+    md = (out / "report.md").read_text()
+    assert "REPORT ERROR" not in md
+    t1 = 1024 * 256 * 64 * 1e-9
+    t2 = 1.25 * t1 / 2
+    row = md_rows(md, ["1024x256x64"])
+    assert row[2] == fmt(t1 * 1e3) and row[3] == fmt(t2 * 1e3) and row[4] == fmt(t1 / t2)
+    assert row[5] == fmt(0.8) and row[6] == "not reached"
+    assert md_rows(md, ["ADI-Y"])[1:] == [fmt(t1 / 8 * 1e3), fmt(t1 / 16 * 1e3), fmt(1.0)]
+    assert md_rows(md, ["TDMA-C"])[1:] == [fmt(t1 / 16 * 1e3), fmt(t1 / 32 * 1e3), fmt(1.0)]
+    rest = md_rows(md, ["rest of the step (p = 2: the ghost rows)"])
+    assert rest[1:3] == [fmt(t1 / 8 * 1e3), fmt((t2 - 7 / 16 * t1) * 1e3)]

@@ -1,6 +1,6 @@
 // The fractional-step solver of Ha, Park & You (notes seed_002 Sec. 1.4), V0: one GPU (or the CPU),
-// the whole grid; V2 on y-slabs: emulated on virtual ranks of one device, or one of P real host ranks
-// (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves). A time step is three RK3 sub-steps (formulas.hpp), each:
+// the whole grid; V2 on y-slabs: emulated on virtual ranks of one device, or one of P real ranks, host or
+// GPU (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves). A time step is three RK3 sub-steps (formulas.hpp), each:
 //
 //   rhs          explicit right-hand side (RK3 convection, CN viscous, pressure, force)   fracstep/rhs
 //   adi_z        (1 - beta Lz)^-1 on du dv dw, cyclic (Sherman-Morrison)                    fracstep/adi_z
@@ -31,6 +31,7 @@
 #include "device.hpp"
 #include "fields.hpp"
 #include "fracstep/adi_tables.hpp"
+#include "fracstep/gpu_ranks.hpp"
 #include "fracstep/stage_call.hpp"
 #include "nvtx.hpp"
 #include "poisson/fft_solve.hpp"
@@ -111,14 +112,16 @@ inline PoissonFaces fracstep_faces() {
   return f;  // y: neumann
 }
 
-// A y-slab rank of a real V2 run (fracstep.md, "V2 on real ranks"; --ranks P, host arrays): the solver's
-// grid is its slab (its rows and a ghost row each side), `first` its first cell row of the channel
-// (0-based), `whole` the channel's grid. comm null: one rank (V0, or V2 emulated on virtual ranks).
+// A y-slab rank of a real V2 run (fracstep.md, "V2 on real ranks"; --ranks P, host arrays or a GPU of
+// the threads driver): the solver's grid is its slab (its rows and a ghost row each side), `first` its
+// first cell row of the channel (0-based), `whole` the channel's grid, `device` its GPU (cuda). comm
+// null: one rank (V0, or V2 emulated on virtual ranks).
 struct FracstepRank {
   Communicator* comm = nullptr;
   int rank = 0, ranks = 1;
   int first = 0;
   Grid whole;
+  int device = -1;
 };
 
 template <class T>
@@ -139,18 +142,22 @@ class FracstepSolver final : public Solver<T> {
         tables_(rank.comm ? rank.whole : g, prm.dt, prm.nu, y_metric_values(prm.y_faces), r.backend == Backend::cuda),
         poisson_(make_poisson_method<T>(fracstep_poisson_method(o), {})) {
     check_fracstep_options(o, prm.y_stretch > 0);
-    if (rank.comm && r.backend == Backend::cuda)
-      throw std::runtime_error("fracstep: V2 on real GPU ranks is not built yet (host ranks: --backend cpu_serial or cpu_omp; "
-                               "one GPU: --case-param y_ranks=P emulates them)");
+    const bool gpu = r.backend == Backend::cuda;
+    if (gpu) stream_ = device::stream_create();
     method_name_ = fracstep_poisson_method(o);
     for (const std::string& name : field_names()) fields_.add(name);
     if (prm.y_ranks > 1)  // V2's split y sweeps: v, w and c' of each component
       for (int c = 0; c < 3; ++c)
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
-    if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages through the Communicator
-      messages_ = std::make_unique<CommSplitMessages<T>>(*rank.comm);
-      split_words_ = Buffer<T>(adi_split_words(g, prm.y_ranks, prm.momentum_exact, 1), false, "fracstep: a rank's split buffers");
+    if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: peer copies)
+      if (gpu) {
+        messages_ = make_peer_split_messages<T>(*rank.comm, stream_, rank.device);
+        ghost_rows_ = make_peer_ghost_rows<T>(*rank.comm, g, stream_, rank.device);
+      } else {
+        messages_ = std::make_unique<CommSplitMessages<T>>(*rank.comm);
+      }
+      split_words_ = Buffer<T>(adi_split_words(g, prm.y_ranks, prm.momentum_exact, 1), gpu, "fracstep: a rank's split buffers");
       call_.split_words = split_words_.get(), call_.rank_phases = kFsAdiYRanks;
       call_.y_messages = messages_.get(), call_.y_rank = rank.rank, call_.y_first = rank.first, call_.y_cells = rank.whole.ny;
     } else if (prm.y_ranks > 1 && prm.rank_phases) {  // the ranks' message buffers of the phased ADI-Y
@@ -158,7 +165,6 @@ class FracstepSolver final : public Solver<T> {
       call_.split_words = split_words_.get(), call_.rank_phases = kFsAdiYRanks;
     }
     for (int s = 0; s < 6; ++s) stage_[s] = &recipe_[kFracstepStages[s]];
-    if (r.backend == Backend::cuda) stream_ = device::stream_create();
     exec_ = Exec{r.backend, o.threads, stream_, nullptr, 0};
     call_.grid = g;
     call_.spacing = metric_.spacing(g);
@@ -174,6 +180,7 @@ class FracstepSolver final : public Solver<T> {
   }
   ~FracstepSolver() override {
     poisson_.reset();  // its plans may use the stream
+    ghost_rows_.reset(), messages_.reset();
     if (stream_) device::stream_destroy(stream_);
   }
   FracstepSolver(const FracstepSolver&) = delete;
@@ -209,6 +216,9 @@ class FracstepSolver final : public Solver<T> {
   }
 
   void step() override {
+    if (ghost_rows_ && device::stream_capturing(stream_))  // the split solves' messages wait on the host
+      throw std::runtime_error("fracstep: V2 on GPU ranks cannot be recorded in a CUDA graph (its messages wait for the "
+                               "ranks' streams on the host): --launch stream");
     if (timer_) timer_->set_step(step_);
     NvtxRange step_range("step");
     begin(kStepSection);
@@ -316,10 +326,12 @@ class FracstepSolver final : public Solver<T> {
   YWalls walls() const { return {rank_.rank == 0, rank_.rank == rank_.ranks - 1}; }
 
   // A y-slab rank's ghost rows of these fields from its neighbours' edge rows (row 1 goes down, row ny
-  // up), host arrays through the Communicator: a row of a field is its nz + 2 padded planes' runs of
-  // NX values. A global wall's ghost row is never read (the formulas' wall rules). One rank: nothing.
+  // up): a row of a field is its nz + 2 padded planes' runs of NX values; host arrays through the
+  // Communicator, GPU arrays by peer copies (ghost_rows_, gpu_ranks.hpp). A global wall's ghost row is
+  // never read (the formulas' wall rules). One rank: nothing.
   void exchange_ghost_rows(std::initializer_list<T*> fields) {
     if (!rank_.comm) return;
+    if (ghost_rows_) return ghost_rows_->exchange(std::vector<T*>(fields));
     const std::size_t run = std::size_t(grid_.NX()), runs = std::size_t(grid_.NZ()) * fields.size();
     const auto copy_rows = [&](int j, std::vector<T>& buffer, bool pack) {
       buffer.resize(run * runs);
@@ -357,6 +369,7 @@ class FracstepSolver final : public Solver<T> {
   ResolvedRecipe recipe_;
   FracstepRank rank_;
   std::unique_ptr<SplitMessages<T>> messages_;  // a real rank's ADI-Y messages
+  std::unique_ptr<GhostRows<T>> ghost_rows_;     // a real GPU rank's ghost rows (host ranks: send_, recv_)
   std::vector<T> send_[2], recv_[2];             // its ghost rows' messages (below, above)
   const ResolvedStage* stage_[6] = {};
   FieldSet<T> fields_;
