@@ -283,6 +283,16 @@ def fracstep_e2_measured(s, study, results, paper, out, all_results):
     s.p(f"Each component on {'x'.join(map(str, g))}: ms a step (medians of its section; at p = 2 a rank's, ADI-Y and "
         "TDMA-C with their messages), E(2) of the component = its p = 1 time / (2 x its p = 2 time):")
     s.table(["component", "V0, 1 GPU: ms/step", "V2, 2 GPUs: ms/step", "E(2)"], comp)
+    rows = []
+    for part in ("adi_y", "tdma_c"):
+        for r in range(2):
+            phases = [_section_per_step(b, f"{part}/r{r}/{ph}") for ph in PHASES]
+            if any(v is not None for v in phases):
+                rows.append([part, str(r)] + [fmt(v * 1e3) if v is not None else "-" for v in phases])
+    if rows:
+        s.p("Each rank's phases of the split y solves at p = 2 (ms a step; the exchange is the measured peer-copy "
+            "message, waits for the other rank included):")
+        s.table(["part", "rank", *PHASES], rows)
     s.p("MEASURED, both: V2's ranks are threads of one process, one GPU each; their ghost rows and the split y solves' "
         "messages are peer copies (PDD's neighbour messages for ADI-Y, PPT's all-gather for TDMA-C), the null-space "
         "line's rows gathered through the host. V2 does more work than V0 (PDD and PPT's extra solves), so E(2) counts "

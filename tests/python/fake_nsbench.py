@@ -255,6 +255,9 @@ def fracstep_v2_sections(o, run_record, timing, t):
         p = int(o["ranks"])  # 1.25 times that, the sections as they are (the rest: ghost rows and messages)
         run_record.update(variant=cp["variant"], y_ranks=p, emulated=False, real_ranks=p)
         timing["step"]["median"] = 1.25 * t
+        for part in ("adi_y", "tdma_c"):  # rank 0's own phases, t / 100 a step each
+            for phase in ("local", "pack", "exchange", "reduced", "correct"):
+                timing["sections"][f"{part}/r0/{phase}"] = {"per_step": {"median": t / 100}}
         return
     p = int(cp["y_ranks"])
     run_record.update(variant=cp["variant"], y_ranks=p, emulated=True)

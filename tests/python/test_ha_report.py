@@ -113,3 +113,4 @@ def test_e2_two_gpus_measured_efficiency(tmp_path):
     assert md_rows(md, ["TDMA-C"])[1:] == [fmt(t1 / 16 * 1e3), fmt(t1 / 32 * 1e3), fmt(1.0)]
     rest = md_rows(md, ["rest of the step (p = 2: the ghost rows)"])
     assert rest[1:3] == [fmt(t1 / 8 * 1e3), fmt((t2 - 7 / 16 * t1) * 1e3)]
+    assert md_rows(md, ["tdma_c", "0"])[2:] == [fmt(t1 / 2 / 100 * 1e3)] * 5
