@@ -255,9 +255,12 @@ def fracstep_v2_sections(o, run_record, timing, t):
         p = int(o["ranks"])  # 1.25 times that, the sections as they are (the rest: ghost rows and messages)
         run_record.update(variant=cp["variant"], y_ranks=p, emulated=False, real_ranks=p)
         timing["step"]["median"] = 1.25 * t
-        for part in ("adi_y", "tdma_c"):  # rank 0's own phases, t / 100 a step each
-            for phase in ("local", "pack", "exchange", "reduced", "correct"):
-                timing["sections"][f"{part}/r0/{phase}"] = {"per_step": {"median": t / 100}}
+        # the slowest rank's (rank 0's) phases in sections, t / 100 a step each; every rank's in
+        # per_rank_section_median, rank 1's twice rank 0's
+        names = [f"{part}/r{{}}/{phase}" for part in ("adi_y", "tdma_c")
+                 for phase in ("local", "pack", "exchange", "reduced", "correct")]
+        timing["sections"].update({n.format(0): {"per_step": {"median": t / 100}} for n in names})
+        timing["per_rank_section_median"] = [{n.format(r): (r + 1) * t / 100 for n in names} for r in range(p)]
         return
     p = int(cp["y_ranks"])
     run_record.update(variant=cp["variant"], y_ranks=p, emulated=True)

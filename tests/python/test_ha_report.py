@@ -114,3 +114,4 @@ def test_e2_two_gpus_measured_efficiency(tmp_path):
     rest = md_rows(md, ["rest of the step (p = 2: the ghost rows)"])
     assert rest[1:3] == [fmt(t1 / 8 * 1e3), fmt((t2 - 7 / 16 * t1) * 1e3)]
     assert md_rows(md, ["tdma_c", "0"])[2:] == [fmt(t1 / 2 / 100 * 1e3)] * 5
+    assert md_rows(md, ["adi_y", "1"])[2:] == [fmt(2 * t1 / 2 / 100 * 1e3)] * 5  # each rank's own median
