@@ -289,8 +289,8 @@ def fracstep_e2_measured(s, study, results, paper, out, all_results):
     rest = [r["timing"]["step"]["median"] - sum(sum(_section_per_step(r, x) or 0.0 for x in secs)
                                                  for _, secs in E2_COMPONENTS) for r in (a, b)]
     comp.append(["rest of the step (p = 2: the ghost rows)", fmt(rest[0] * 1e3), fmt(rest[1] * 1e3), "-"])
-    s.p(f"Each component on {'x'.join(map(str, g))}: ms a step (medians of its section; at p = 2 the slowest rank's, ADI-Y and "
-        "TDMA-C with their messages), E(2) of the component = its p = 1 time / (2 x its p = 2 time):")
+    s.p(f"Each component on {'x'.join(map(str, g))}: ms a step (medians of its section; at p = 2 the slowest rank's, "
+        "ADI-Y and TDMA-C with their messages), E(2) of the component = its p = 1 time / (2 x its p = 2 time):")
     s.table(["component", "V0, 1 GPU: ms/step", "V2, 2 GPUs: ms/step", "E(2)"], comp)
     rows = []
     for part in ("adi_y", "tdma_c"):
