@@ -51,16 +51,15 @@ class PeerGhostRows final : public GhostRows<T> {
   }
   // My row `mine_row` of `field` = rank `from`'s row `their_row` of its copy (a slab of its own rows).
   void pull_row(T* field, int mine_row, const T* theirs, int their_row, int from) {
-    const std::size_t run = std::size_t(g_.NX()) * sizeof(T);
+    const std::size_t run = std::size_t(g_.NX()) * sizeof(T), nz = std::size_t(g_.NZ());
     const int their_ny = ny_[std::size_t(from)];
     cudaMemcpy3DPeerParms p{};
-    p.srcPtr = make_cudaPitchedPtr(const_cast<T*>(theirs) + std::size_t(their_row) * g_.NX(), run * std::size_t(their_ny + 2),
-                                   std::size_t(g_.NX()), std::size_t(g_.NZ()));
+    // (a pitched pointer's width is in bytes for linear memory, as cudaMalloc3D makes it)
+    p.srcPtr = make_cudaPitchedPtr(const_cast<T*>(theirs) + std::size_t(their_row) * g_.NX(), run * std::size_t(their_ny + 2), run, nz);
     p.srcDevice = peers_.device_of(from);
-    p.dstPtr = make_cudaPitchedPtr(field + std::size_t(mine_row) * g_.NX(), run * std::size_t(g_.NY()), std::size_t(g_.NX()),
-                                   std::size_t(g_.NZ()));
+    p.dstPtr = make_cudaPitchedPtr(field + std::size_t(mine_row) * g_.NX(), run * std::size_t(g_.NY()), run, nz);
     p.dstDevice = device_;
-    p.extent = make_cudaExtent(run, std::size_t(g_.NZ()), 1);
+    p.extent = make_cudaExtent(run, nz, 1);
     NSB_CUDA(cudaMemcpy3DPeerAsync(&p, stream_));
   }
 
