@@ -366,6 +366,7 @@ TEST(Fracstep, V2OnRealRanksEqualsTheEmulation) {
       EXPECT_EQ(got.calls[std::size_t(r)].at("adi_y" + me + "local"), 9) << variant << " a call a sub-step";
       EXPECT_EQ(got.calls[std::size_t(r)].at("tdma_c" + me + "correct"), 9) << variant;
       EXPECT_EQ(got.calls[std::size_t(r)].count("adi_y/r" + std::to_string((r + 1) % ranks) + "/local"), 0u) << "not another rank's";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("ghost_rows"), 27) << "three exchanges a sub-step";
     }
   }
   CaseOptions o = options("synthetic", 12, 20, 9);  // cpu_omp ranks, 2 threads each: the same numbers
@@ -542,6 +543,7 @@ TEST(FracstepGpu, V2OnRealGpuRanksEqualsTheEmulation) {
       EXPECT_EQ(got.calls[std::size_t(r)].at("adi_y" + me + "local"), 9) << variant;
       EXPECT_EQ(got.calls[std::size_t(r)].at("tdma_c" + me + "correct"), 9) << variant;
       EXPECT_EQ(got.calls[std::size_t(r)].count("adi_y/r" + std::to_string(1 - r) + "/local"), 0u) << "not another rank's";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("ghost_rows"), 27) << variant << " three exchanges a sub-step";
     }
   }
 }

@@ -261,6 +261,7 @@ def fracstep_v2_sections(o, run_record, timing, t):
                  for phase in ("local", "pack", "exchange", "reduced", "correct")]
         timing["sections"].update({n.format(0): {"per_step": {"median": t / 100}} for n in names})
         timing["per_rank_section_median"] = [{n.format(r): (r + 1) * t / 100 for n in names} for r in range(p)]
+        timing["sections"]["ghost_rows"] = {"per_step": {"median": t / 20}}
         return
     p = int(cp["y_ranks"])
     run_record.update(variant=cp["variant"], y_ranks=p, emulated=True)

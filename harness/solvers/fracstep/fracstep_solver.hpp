@@ -46,15 +46,18 @@ namespace nsb {
 // y solve (`tdma_c`), the paper's FFT and TDMA-C components (notes Sec. 6.3, Fig. 5).
 // V2 timed rank by rank (tridiag/split_phases.hpp) adds, inside adi_y and tdma_c, each virtual rank's
 // phases: "adi_y/r<r>/<phase>" from kFsAdiYRanks, "tdma_c/r<r>/<phase>" from kFsTdmaCRanks (r < 8; phase
-// local, pack, exchange, reduced, correct: notes Sec. 6.3's splits of ADI-Y and TDMA-C).
+// local, pack, exchange, reduced, correct: notes Sec. 6.3's splits of ADI-Y and TDMA-C). A real y-slab
+// rank also times its ghost-row exchanges ("ghost_rows": the paper's y halo).
 enum FracstepSection : int { kFsRhs = 0, kFsAdiZ, kFsAdiY, kFsAdiX, kFsDivergence, kFsCorrect, kFsPoisson, kFsFft, kFsTdmaC,
-                             kFsAdiYRanks, kFsTdmaCRanks = kFsAdiYRanks + kPptMaxRanks * kSplitPhases };
+                             kFsAdiYRanks, kFsTdmaCRanks = kFsAdiYRanks + kPptMaxRanks * kSplitPhases,
+                             kFsGhostRows = kFsTdmaCRanks + kPptMaxRanks * kSplitPhases };
 inline std::vector<std::string> fracstep_sections() {
   std::vector<std::string> s(std::begin(kFracstepStages), std::end(kFracstepStages));
   for (const char* own : {"poisson", "fft", "tdma_c"}) s.push_back(own);
   for (const char* part : {"adi_y", "tdma_c"})
     for (int r = 0; r < kPptMaxRanks; ++r)
       for (const char* phase : kSplitPhaseNames) s.push_back(std::string(part) + "/r" + std::to_string(r) + "/" + phase);
+  s.push_back("ghost_rows");
   return s;
 }
 
@@ -233,7 +236,7 @@ class FracstepSolver final : public Solver<T> {
   // A y-slab rank: over its own cells (its ghost rows first taken from the neighbours), then the
   // largest over the ranks.
   nlohmann::json final_checks() override {
-    exchange_ghost_rows({call_.vel[0], call_.vel[1], call_.vel[2]});
+    exchange_ghost_rows({call_.vel[0], call_.vel[1], call_.vel[2]}, false);
     const HostState<T> s = save();
     const T* vel[3] = {s.field("u").data(), s.field("v").data(), s.field("w").data()};
     const std::vector<T> zero(grid_.padded_points(), T(0));
@@ -261,7 +264,8 @@ class FracstepSolver final : public Solver<T> {
     if (section < 0 || section > kFsCorrect) return {};
     return fracstep_model(kFracstepStages[section], grid_, int(sizeof(T)));
   }
-  double calls_per_step(int section) const override { return section == kFsFft ? 6 : 3; }  // fft: forward and inverse
+  // fft: forward and inverse; ghost_rows: three exchanges a sub-step
+  double calls_per_step(int section) const override { return section == kFsFft ? 6 : section == kFsGhostRows ? 9 : 3; }
 
   void set_timer(SectionTimer* t) override { timer_ = call_.timer = t; }
   int steps_per_graph() const override { return 1; }  // every step runs the same pointers
@@ -328,10 +332,16 @@ class FracstepSolver final : public Solver<T> {
   // A y-slab rank's ghost rows of these fields from its neighbours' edge rows (row 1 goes down, row ny
   // up): a row of a field is its nz + 2 padded planes' runs of NX values; host arrays through the
   // Communicator, GPU arrays by peer copies (ghost_rows_, gpu_ranks.hpp). A global wall's ghost row is
-  // never read (the formulas' wall rules). One rank: nothing.
-  void exchange_ghost_rows(std::initializer_list<T*> fields) {
+  // never read (the formulas' wall rules). Timed as section ghost_rows (a step's, not final_checks').
+  // One rank: nothing.
+  void exchange_ghost_rows(std::initializer_list<T*> fields, bool timed = true) {
     if (!rank_.comm) return;
-    if (ghost_rows_) return ghost_rows_->exchange(std::vector<T*>(fields));
+    if (timed) begin(kFsGhostRows);
+    if (ghost_rows_) ghost_rows_->exchange(std::vector<T*>(fields));
+    else exchange_ghost_rows_host(fields);
+    if (timed) end(kFsGhostRows);
+  }
+  void exchange_ghost_rows_host(std::initializer_list<T*> fields) {
     const std::size_t run = std::size_t(grid_.NX()), runs = std::size_t(grid_.NZ()) * fields.size();
     const auto copy_rows = [&](int j, std::vector<T>& buffer, bool pack) {
       buffer.resize(run * runs);
