@@ -10,6 +10,7 @@ and for the paper's P100 NVLink 1 (assumed). Sections:
   table1_p4_emulated         Table 1 / Fig. 6 at p = 4
   fig5_components_emulated   Fig. 5(a)/(b): speedup, efficiency and share of each component at p = 1, 2, 4
   fig3_v1_transpose_model    Fig. 3: V1's global-transpose share at p = 4 (a V0 run on the z-slab + the model)
+  fracstep_e2_measured       E(2) MEASURED: V0 on one GPU against V2 on two real y-slab ranks (two GPUs)
 """
 import os
 
@@ -234,5 +235,79 @@ def fig3_v1_transpose_model(s, study, results, paper, out, all_results):
         "paper's 46% is 4 P100s on 675M points (notes Sec. 4.3; 2048x256x1280 cells is one grid of that size).")
 
 
+# The components of a measured E(2): a stage, or one of the solver's own sections (fft, tdma_c: the Poisson solve's;
+# ghost_rows: a y-slab rank's ghost-row exchanges, the y halo, none at p = 1).
+E2_COMPONENTS = [("RHS", ["rhs"]), ("ADI-Z", ["adi_z"]), ("ADI-Y", ["adi_y"]), ("ADI-X", ["adi_x"]), ("FFT", ["fft"]),
+                 ("TDMA-C", ["tdma_c"]), ("projection", ["divergence", "correct"]), ("y halo", ["ghost_rows"])]
+
+
+def _fastest(into, key, r):
+    if key not in into or r["timing"]["step"]["median"] < into[key]["timing"]["step"]["median"]:
+        into[key] = r
+
+
+def _rank_section(r, rank, name):
+    """Seconds a step rank `rank` spent in a section: its own median (timing.per_rank_section_median), else the
+    slowest rank's sections (timing.sections, which hold that rank's only)."""
+    per = r["timing"].get("per_rank_section_median") or []
+    if rank < len(per) and name in per[rank]:
+        return per[rank][name]
+    return _section_per_step(r, name)
+
+
+def fracstep_e2_measured(s, study, results, paper, out, all_results):
+    """E(2) = T(V0, p = 1) / (2 T(V2, p = 2)), both measured: V0 on one GPU, V2 on two real y-slab ranks."""
+    v0, v2 = {}, {}
+    for r in results.values():
+        run = r.get("run") or {}
+        if run.get("solver") != "fracstep" or "timing" not in r:
+            continue
+        if run.get("variant", "V0") == "V0":
+            _fastest(v0, _grid(r), r)
+        elif run.get("real_ranks") == 2 and not run.get("emulated"):
+            _fastest(v2, _grid(r), r)
+    grids = sorted(set(v0) & set(v2), key=_cells)
+    if not grids:
+        s.p("No pair of runs (V0 on one GPU and V2 on 2 real ranks on the same grid) here.")
+        return
+    rows = []
+    for g in grids:
+        t1, t2 = v0[g]["timing"]["step"]["median"], v2[g]["timing"]["step"]["median"]
+        shared = ((v2[g]["run"].get("decomposition") or {}).get("oversubscribed"))
+        e2 = t1 / (2 * t2)
+        verdict = "one GPU shared: not a 2-GPU time" if shared else ("reached" if e2 >= 0.9 else "not reached")
+        rows.append(["x".join(map(str, g)), fmt(_cells(g) / 1e6), fmt(t1 * 1e3), fmt(t2 * 1e3), fmt(t1 / t2), fmt(e2),
+                     verdict])
+    s.table(["grid", "M cells", "V0, 1 GPU: ms/step", "V2, 2 GPUs: ms/step", "speedup", "E(2)", "target E(2) >= 0.9"],
+            rows)
+    g = grids[-1]
+    a, b = v0[g], v2[g]
+    comp = []
+    for name, secs in E2_COMPONENTS:
+        c1 = sum(_section_per_step(a, x) or 0.0 for x in secs)
+        c2 = sum(_section_per_step(b, x) or 0.0 for x in secs)
+        comp.append([name, fmt(c1 * 1e3), fmt(c2 * 1e3), fmt(c1 / (2 * c2)) if c1 and c2 else "-"])
+    rest = [r["timing"]["step"]["median"] - sum(sum(_section_per_step(r, x) or 0.0 for x in secs)
+                                                 for _, secs in E2_COMPONENTS) for r in (a, b)]
+    comp.append(["rest of the step", fmt(rest[0] * 1e3), fmt(rest[1] * 1e3), "-"])
+    s.p(f"Each component on {'x'.join(map(str, g))}: ms a step (medians of its section; at p = 2 the slowest rank's, "
+        "ADI-Y and TDMA-C with their messages), E(2) of the component = its p = 1 time / (2 x its p = 2 time):")
+    s.table(["component", "V0, 1 GPU: ms/step", "V2, 2 GPUs: ms/step", "E(2)"], comp)
+    rows = []
+    for part in ("adi_y", "tdma_c"):
+        for r in range(2):
+            phases = [_rank_section(b, r, f"{part}/r{r}/{ph}") for ph in PHASES]
+            if any(v is not None for v in phases):
+                rows.append([part, str(r)] + [fmt(v * 1e3) if v is not None else "-" for v in phases])
+    if rows:
+        s.p("Each rank's phases of the split y solves at p = 2 (ms a step; the exchange is the measured peer-copy "
+            "message, waits for the other rank included):")
+        s.table(["part", "rank", *PHASES], rows)
+    s.p("MEASURED, both: V2's ranks are threads of one process, one GPU each; their ghost rows and the split y solves' "
+        "messages are peer copies (PDD's neighbour messages for ADI-Y, PPT's all-gather for TDMA-C), the null-space "
+        "line's rows gathered through the host. V2 does more work than V0 (PDD and PPT's extra solves), so E(2) counts "
+        "the method's cost as well as the messages'.")
+
+
 BUILDERS = {"table1_p4_emulated": table1_p4_emulated, "fig5_components_emulated": fig5_components_emulated,
-            "fig3_v1_transpose_model": fig3_v1_transpose_model}
+            "fig3_v1_transpose_model": fig3_v1_transpose_model, "fracstep_e2_measured": fracstep_e2_measured}

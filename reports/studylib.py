@@ -50,7 +50,8 @@ OPTIONS = {
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
            "bandwidth", "roofline", "regression", "wave_speedup", "validation"}
 REPORTS |= {"tridiag_bandwidth", "fracstep_step_time"}  # reports/ha.py
-REPORTS |= {"table1_p4_emulated", "fig5_components_emulated", "fig3_v1_transpose_model"}  # reports/ha_scaling.py
+REPORTS |= {"table1_p4_emulated", "fig5_components_emulated", "fig3_v1_transpose_model",
+            "fracstep_e2_measured"}  # reports/ha_scaling.py
 REPORTS |= {"liu_cpu_threads", "liu_stage_speedup", "liu_solver_speedup"}  # reports/liu2019.py
 REPORTS |= {"kemal_techniques", "kemal_routines", "kemal_ranks"}  # reports/kemal_report.py
 REPORTS |= {"gohari_grid", "gohari_flow", "gohari_checks", "gohari_profile", "gohari_sor_omega"}  # reports/gohari_report.py

@@ -15,6 +15,7 @@
 
 #include "device.hpp"
 #include "fracstep/adi_tables.hpp"
+#include "fracstep/gpu_ranks.hpp"
 #include "fracstep/stage_call.hpp"
 #include "comm.hpp"
 #include "decomposition.hpp"
@@ -293,8 +294,9 @@ TEST(Fracstep, V2RankByRankEqualsOnePassAndTimesEachRank) {
 }
 
 // V2 on `ranks` real y-slab ranks (the problem's own slabs), one host thread each (ThreadComm, as the
-// threads driver), `steps` steps of cpu-serial; the slabs gathered back into the whole grid. `calls`:
-// how many samples each rank's timer took of each section.
+// threads driver), `steps` steps of the recipe (a GPU recipe: rank r on GPU r % count, as the driver
+// puts it); the slabs gathered back into the whole grid. `calls`: how many samples each rank's timer
+// took of each section.
 struct RealRanks {
   HostState<double> state;
   std::vector<std::map<std::string, int>> calls;
@@ -318,6 +320,7 @@ RealRanks run_real_ranks(const Problem& p, int ranks, int steps, const std::stri
         ThreadComm comm(group, r);
         RankContext ctx;
         ctx.comm = &comm, ctx.slabs = slabs, ctx.rank = r;
+        if (recipe.backend == Backend::cuda) ctx.device = r % device::count(), device::set_device(ctx.device);
         const Slab& slab = slabs[std::size_t(r)];
         HostState<double> mine{slab_grid(p.grid(), slab), {}, start.step, start.time};
         for (const auto& [name, values] : start.fields) mine.fields.emplace_back(name, scatter_slab(values, start.grid, slab));
@@ -363,6 +366,7 @@ TEST(Fracstep, V2OnRealRanksEqualsTheEmulation) {
       EXPECT_EQ(got.calls[std::size_t(r)].at("adi_y" + me + "local"), 9) << variant << " a call a sub-step";
       EXPECT_EQ(got.calls[std::size_t(r)].at("tdma_c" + me + "correct"), 9) << variant;
       EXPECT_EQ(got.calls[std::size_t(r)].count("adi_y/r" + std::to_string((r + 1) % ranks) + "/local"), 0u) << "not another rank's";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("ghost_rows"), 27) << "three exchanges a sub-step";
     }
   }
   CaseOptions o = options("synthetic", 12, 20, 9);  // cpu_omp ranks, 2 threads each: the same numbers
@@ -385,6 +389,21 @@ TEST(Fracstep, RealRanksRefuseV0AndAnotherYRanks) {
   EXPECT_THROW(problem(o)->make_solver(Precision<double>{}, resolve(find_recipe("fracstep", "cpu-serial"), {}), SolverOptions{}, nullptr),
                std::invalid_argument);  // V2 on one rank needs y_ranks
 }
+
+#if !defined(NSB_WITH_CUDA)
+// A build without CUDA refuses GPU ranks by name (the factories of gpu_ranks.hpp).
+TEST(Fracstep, GpuRanksWithoutCudaAreRefusedByName) {
+  auto group = std::make_shared<ThreadGroup>(1);
+  ThreadComm comm(group, 0);
+  try {
+    make_peer_split_messages<double>(comm, nullptr, 0);
+    ADD_FAILURE() << "no refusal";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("V2 on GPU ranks needs nsbench built with CUDA"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_peer_ghost_rows<double>(comm, Grid{4, 4, 4, 1, 1, 1}, nullptr, 0), std::runtime_error);
+}
+#endif
 
 TEST(Fracstep, SerialAndOpenMpAgreeBitForBit) {
   const auto p = problem(options("synthetic", 12, 10, 9));
@@ -494,6 +513,37 @@ TEST(FracstepGpu, V2MatchesTheCpuSolver) {
       for (std::size_t n = 0; n < cpu.field(f).size(); ++n)
         d = std::max(d, std::abs(cpu.field(f)[n] - gpu.field(f)[n])), size = std::max(size, std::abs(cpu.field(f)[n]));
       EXPECT_LT(d, 1e-11 * size) << variant << " " << f;
+    }
+  }
+}
+
+// V2, V2-ppt, V2-acc on 2 real GPU ranks (threads, GPU r % count: one GPU shared, or one each): ghost
+// rows and the split y solves' messages by peer copies, TDMA-C by the cuFFT variant's rank path. Equal to
+// the emulated V2 (y_ranks = 2) on the GPU to round-off (the ranks' transforms are cuFFT's of a slab, not
+// of the whole grid: not bit for bit). ny = 31: slabs of 15 and 16 rows (the two ranks' pitches differ).
+TEST(FracstepGpu, V2OnRealGpuRanksEqualsTheEmulation) {
+  NSB_NEEDS_GPU();
+  for (const char* variant : {"V2", "V2-ppt", "V2-acc"}) {
+    CaseOptions o = options("synthetic", 48, 31, 24);
+    o.params = {std::string("variant=") + variant};
+    const RealRanks got = run_real_ranks(*problem(o), 2, 3, "global");
+    o.params.push_back("y_ranks=2");
+    const Ran<double> emulated = run<double>(*problem(o), "global", 3);
+    for (const char* f : {"u", "v", "w", "p"}) {
+      double d = 0, size = 0;
+      for (std::size_t n = 0; n < emulated.state.field(f).size(); ++n)
+        d = std::max(d, std::abs(got.state.field(f)[n] - emulated.state.field(f)[n])), size = std::max(size, std::abs(emulated.state.field(f)[n]));
+      EXPECT_LT(d, 1e-12 * size) << variant << " " << f;
+      std::cout << variant << " " << f << ": max |real - emulated| / max |emulated| = " << d / size << "\n";
+    }
+    // final_checks over the ranks: round-off as the emulation's (a wrong ghost row or message: O(1e-2))
+    EXPECT_LT(got.max_divergence, 1e-11) << variant << " emulated: " << emulated.checks["max_divergence"].get<double>();
+    for (int r = 0; r < 2; ++r) {
+      const std::string me = "/r" + std::to_string(r) + "/";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("adi_y" + me + "local"), 9) << variant;
+      EXPECT_EQ(got.calls[std::size_t(r)].at("tdma_c" + me + "correct"), 9) << variant;
+      EXPECT_EQ(got.calls[std::size_t(r)].count("adi_y/r" + std::to_string(1 - r) + "/local"), 0u) << "not another rank's";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("ghost_rows"), 27) << variant << " three exchanges a sub-step";
     }
   }
 }

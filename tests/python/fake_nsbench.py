@@ -251,6 +251,18 @@ def fracstep_v2_sections(o, run_record, timing, t):
     timing["sections"].update({k: {"per_step": {"median": t / 16}} for k in ("fft", "tdma_c")})
     if cp.get("variant", "V0") == "V0":
         return
+    if "y_ranks" not in cp:  # --ranks P: real y-slab ranks: the step (already divided by P by median_for) takes
+        p = int(o["ranks"])  # 1.25 times that, the sections as they are (the rest: ghost rows and messages)
+        run_record.update(variant=cp["variant"], y_ranks=p, emulated=False, real_ranks=p)
+        timing["step"]["median"] = 1.25 * t
+        # the slowest rank's (rank 0's) phases in sections, t / 100 a step each; every rank's in
+        # per_rank_section_median, rank 1's twice rank 0's
+        names = [f"{part}/r{{}}/{phase}" for part in ("adi_y", "tdma_c")
+                 for phase in ("local", "pack", "exchange", "reduced", "correct")]
+        timing["sections"].update({n.format(0): {"per_step": {"median": t / 100}} for n in names})
+        timing["per_rank_section_median"] = [{n.format(r): (r + 1) * t / 100 for n in names} for r in range(p)]
+        timing["sections"]["ghost_rows"] = {"per_step": {"median": t / 20}}
+        return
     p = int(cp["y_ranks"])
     run_record.update(variant=cp["variant"], y_ranks=p, emulated=True)
     for part in ("adi_y", "tdma_c"):

@@ -93,3 +93,26 @@ def test_fig3_transpose_share(tmp_path):
     compute = 1024 * 256 * 64 * 1e-9
     tr = 3 * cm.t_transposes(cm.P100_NVLINK1, 1024 * 256 * 256, 4)
     assert row[3] == fmt(compute * 1e3) and row[5] == fmt(100 * tr / (tr + compute)) and row[-1] == fmt(46)
+
+
+def test_e2_two_gpus_measured_efficiency(tmp_path):
+    """E(2) = T(V0, 1 GPU) / (2 T(V2, 2 ranks)): the fake's V2 on 2 real ranks takes 1.25 x half the V0 step, its
+    sections half V0's (so each component's E(2) is 1), its ghost rows (y halo) 1/20 of half the V0 step."""
+    r = run_study(tmp_path, "e2_two_gpus", "--quick", "--gpus", "2")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    out = tmp_path / "out"
+    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
+    md = (out / "report.md").read_text()
+    assert "REPORT ERROR" not in md
+    t1 = 1024 * 256 * 64 * 1e-9
+    t2 = 1.25 * t1 / 2
+    row = md_rows(md, ["1024x256x64"])
+    assert row[2] == fmt(t1 * 1e3) and row[3] == fmt(t2 * 1e3) and row[4] == fmt(t1 / t2)
+    assert row[5] == fmt(0.8) and row[6] == "not reached"
+    assert md_rows(md, ["ADI-Y"])[1:] == [fmt(t1 / 8 * 1e3), fmt(t1 / 16 * 1e3), fmt(1.0)]
+    assert md_rows(md, ["TDMA-C"])[1:] == [fmt(t1 / 16 * 1e3), fmt(t1 / 32 * 1e3), fmt(1.0)]
+    assert md_rows(md, ["y halo"])[1:] == [fmt(0.0), fmt(t1 / 2 / 20 * 1e3), "-"]
+    rest = md_rows(md, ["rest of the step"])
+    assert rest[1:3] == [fmt(t1 / 8 * 1e3), fmt((t2 - 7 / 16 * t1 - t1 / 40) * 1e3)]
+    assert md_rows(md, ["tdma_c", "0"])[2:] == [fmt(t1 / 2 / 100 * 1e3)] * 5
+    assert md_rows(md, ["adi_y", "1"])[2:] == [fmt(2 * t1 / 2 / 100 * 1e3)] * 5  # each rank's own median

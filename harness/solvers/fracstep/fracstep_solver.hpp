@@ -1,6 +1,6 @@
 // The fractional-step solver of Ha, Park & You (notes seed_002 Sec. 1.4), V0: one GPU (or the CPU),
-// the whole grid; V2 on y-slabs: emulated on virtual ranks of one device, or one of P real host ranks
-// (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves). A time step is three RK3 sub-steps (formulas.hpp), each:
+// the whole grid; V2 on y-slabs: emulated on virtual ranks of one device, or one of P real ranks, host or
+// GPU (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves). A time step is three RK3 sub-steps (formulas.hpp), each:
 //
 //   rhs          explicit right-hand side (RK3 convection, CN viscous, pressure, force)   fracstep/rhs
 //   adi_z        (1 - beta Lz)^-1 on du dv dw, cyclic (Sherman-Morrison)                    fracstep/adi_z
@@ -31,6 +31,7 @@
 #include "device.hpp"
 #include "fields.hpp"
 #include "fracstep/adi_tables.hpp"
+#include "fracstep/gpu_ranks.hpp"
 #include "fracstep/stage_call.hpp"
 #include "nvtx.hpp"
 #include "poisson/fft_solve.hpp"
@@ -45,15 +46,18 @@ namespace nsb {
 // y solve (`tdma_c`), the paper's FFT and TDMA-C components (notes Sec. 6.3, Fig. 5).
 // V2 timed rank by rank (tridiag/split_phases.hpp) adds, inside adi_y and tdma_c, each virtual rank's
 // phases: "adi_y/r<r>/<phase>" from kFsAdiYRanks, "tdma_c/r<r>/<phase>" from kFsTdmaCRanks (r < 8; phase
-// local, pack, exchange, reduced, correct: notes Sec. 6.3's splits of ADI-Y and TDMA-C).
+// local, pack, exchange, reduced, correct: notes Sec. 6.3's splits of ADI-Y and TDMA-C). A real y-slab
+// rank also times its ghost-row exchanges ("ghost_rows": the paper's y halo).
 enum FracstepSection : int { kFsRhs = 0, kFsAdiZ, kFsAdiY, kFsAdiX, kFsDivergence, kFsCorrect, kFsPoisson, kFsFft, kFsTdmaC,
-                             kFsAdiYRanks, kFsTdmaCRanks = kFsAdiYRanks + kPptMaxRanks * kSplitPhases };
+                             kFsAdiYRanks, kFsTdmaCRanks = kFsAdiYRanks + kPptMaxRanks * kSplitPhases,
+                             kFsGhostRows = kFsTdmaCRanks + kPptMaxRanks * kSplitPhases };
 inline std::vector<std::string> fracstep_sections() {
   std::vector<std::string> s(std::begin(kFracstepStages), std::end(kFracstepStages));
   for (const char* own : {"poisson", "fft", "tdma_c"}) s.push_back(own);
   for (const char* part : {"adi_y", "tdma_c"})
     for (int r = 0; r < kPptMaxRanks; ++r)
       for (const char* phase : kSplitPhaseNames) s.push_back(std::string(part) + "/r" + std::to_string(r) + "/" + phase);
+  s.push_back("ghost_rows");
   return s;
 }
 
@@ -111,14 +115,16 @@ inline PoissonFaces fracstep_faces() {
   return f;  // y: neumann
 }
 
-// A y-slab rank of a real V2 run (fracstep.md, "V2 on real ranks"; --ranks P, host arrays): the solver's
-// grid is its slab (its rows and a ghost row each side), `first` its first cell row of the channel
-// (0-based), `whole` the channel's grid. comm null: one rank (V0, or V2 emulated on virtual ranks).
+// A y-slab rank of a real V2 run (fracstep.md, "V2 on real ranks"; --ranks P, host arrays or a GPU of
+// the threads driver): the solver's grid is its slab (its rows and a ghost row each side), `first` its
+// first cell row of the channel (0-based), `whole` the channel's grid, `device` its GPU (cuda). comm
+// null: one rank (V0, or V2 emulated on virtual ranks).
 struct FracstepRank {
   Communicator* comm = nullptr;
   int rank = 0, ranks = 1;
   int first = 0;
   Grid whole;
+  int device = -1;
 };
 
 template <class T>
@@ -139,18 +145,22 @@ class FracstepSolver final : public Solver<T> {
         tables_(rank.comm ? rank.whole : g, prm.dt, prm.nu, y_metric_values(prm.y_faces), r.backend == Backend::cuda),
         poisson_(make_poisson_method<T>(fracstep_poisson_method(o), {})) {
     check_fracstep_options(o, prm.y_stretch > 0);
-    if (rank.comm && r.backend == Backend::cuda)
-      throw std::runtime_error("fracstep: V2 on real GPU ranks is not built yet (host ranks: --backend cpu_serial or cpu_omp; "
-                               "one GPU: --case-param y_ranks=P emulates them)");
+    const bool gpu = r.backend == Backend::cuda;
+    if (gpu) stream_ = device::stream_create();
     method_name_ = fracstep_poisson_method(o);
     for (const std::string& name : field_names()) fields_.add(name);
     if (prm.y_ranks > 1)  // V2's split y sweeps: v, w and c' of each component
       for (int c = 0; c < 3; ++c)
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
-    if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages through the Communicator
-      messages_ = std::make_unique<CommSplitMessages<T>>(*rank.comm);
-      split_words_ = Buffer<T>(adi_split_words(g, prm.y_ranks, prm.momentum_exact, 1), false, "fracstep: a rank's split buffers");
+    if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: peer copies)
+      if (gpu) {
+        messages_ = make_peer_split_messages<T>(*rank.comm, stream_, rank.device);
+        ghost_rows_ = make_peer_ghost_rows<T>(*rank.comm, g, stream_, rank.device);
+      } else {
+        messages_ = std::make_unique<CommSplitMessages<T>>(*rank.comm);
+      }
+      split_words_ = Buffer<T>(adi_split_words(g, prm.y_ranks, prm.momentum_exact, 1), gpu, "fracstep: a rank's split buffers");
       call_.split_words = split_words_.get(), call_.rank_phases = kFsAdiYRanks;
       call_.y_messages = messages_.get(), call_.y_rank = rank.rank, call_.y_first = rank.first, call_.y_cells = rank.whole.ny;
     } else if (prm.y_ranks > 1 && prm.rank_phases) {  // the ranks' message buffers of the phased ADI-Y
@@ -158,7 +168,6 @@ class FracstepSolver final : public Solver<T> {
       call_.split_words = split_words_.get(), call_.rank_phases = kFsAdiYRanks;
     }
     for (int s = 0; s < 6; ++s) stage_[s] = &recipe_[kFracstepStages[s]];
-    if (r.backend == Backend::cuda) stream_ = device::stream_create();
     exec_ = Exec{r.backend, o.threads, stream_, nullptr, 0};
     call_.grid = g;
     call_.spacing = metric_.spacing(g);
@@ -174,6 +183,7 @@ class FracstepSolver final : public Solver<T> {
   }
   ~FracstepSolver() override {
     poisson_.reset();  // its plans may use the stream
+    ghost_rows_.reset(), messages_.reset();
     if (stream_) device::stream_destroy(stream_);
   }
   FracstepSolver(const FracstepSolver&) = delete;
@@ -209,6 +219,9 @@ class FracstepSolver final : public Solver<T> {
   }
 
   void step() override {
+    if (ghost_rows_ && device::stream_capturing(stream_))  // the split solves' messages wait on the host
+      throw std::runtime_error("fracstep: V2 on GPU ranks cannot be recorded in a CUDA graph (its messages wait for the "
+                               "ranks' streams on the host): --launch stream");
     if (timer_) timer_->set_step(step_);
     NvtxRange step_range("step");
     begin(kStepSection);
@@ -223,7 +236,7 @@ class FracstepSolver final : public Solver<T> {
   // A y-slab rank: over its own cells (its ghost rows first taken from the neighbours), then the
   // largest over the ranks.
   nlohmann::json final_checks() override {
-    exchange_ghost_rows({call_.vel[0], call_.vel[1], call_.vel[2]});
+    exchange_ghost_rows({call_.vel[0], call_.vel[1], call_.vel[2]}, false);
     const HostState<T> s = save();
     const T* vel[3] = {s.field("u").data(), s.field("v").data(), s.field("w").data()};
     const std::vector<T> zero(grid_.padded_points(), T(0));
@@ -251,7 +264,8 @@ class FracstepSolver final : public Solver<T> {
     if (section < 0 || section > kFsCorrect) return {};
     return fracstep_model(kFracstepStages[section], grid_, int(sizeof(T)));
   }
-  double calls_per_step(int section) const override { return section == kFsFft ? 6 : 3; }  // fft: forward and inverse
+  // fft: forward and inverse; ghost_rows: three exchanges a sub-step
+  double calls_per_step(int section) const override { return section == kFsFft ? 6 : section == kFsGhostRows ? 9 : 3; }
 
   void set_timer(SectionTimer* t) override { timer_ = call_.timer = t; }
   int steps_per_graph() const override { return 1; }  // every step runs the same pointers
@@ -316,10 +330,18 @@ class FracstepSolver final : public Solver<T> {
   YWalls walls() const { return {rank_.rank == 0, rank_.rank == rank_.ranks - 1}; }
 
   // A y-slab rank's ghost rows of these fields from its neighbours' edge rows (row 1 goes down, row ny
-  // up), host arrays through the Communicator: a row of a field is its nz + 2 padded planes' runs of
-  // NX values. A global wall's ghost row is never read (the formulas' wall rules). One rank: nothing.
-  void exchange_ghost_rows(std::initializer_list<T*> fields) {
+  // up): a row of a field is its nz + 2 padded planes' runs of NX values; host arrays through the
+  // Communicator, GPU arrays by peer copies (ghost_rows_, gpu_ranks.hpp). A global wall's ghost row is
+  // never read (the formulas' wall rules). Timed as section ghost_rows (a step's, not final_checks').
+  // One rank: nothing.
+  void exchange_ghost_rows(std::initializer_list<T*> fields, bool timed = true) {
     if (!rank_.comm) return;
+    if (timed) begin(kFsGhostRows);
+    if (ghost_rows_) ghost_rows_->exchange(std::vector<T*>(fields));
+    else exchange_ghost_rows_host(fields);
+    if (timed) end(kFsGhostRows);
+  }
+  void exchange_ghost_rows_host(std::initializer_list<T*> fields) {
     const std::size_t run = std::size_t(grid_.NX()), runs = std::size_t(grid_.NZ()) * fields.size();
     const auto copy_rows = [&](int j, std::vector<T>& buffer, bool pack) {
       buffer.resize(run * runs);
@@ -357,6 +379,7 @@ class FracstepSolver final : public Solver<T> {
   ResolvedRecipe recipe_;
   FracstepRank rank_;
   std::unique_ptr<SplitMessages<T>> messages_;  // a real rank's ADI-Y messages
+  std::unique_ptr<GhostRows<T>> ghost_rows_;     // a real GPU rank's ghost rows (host ranks: send_, recv_)
   std::vector<T> send_[2], recv_[2];             // its ghost rows' messages (below, above)
   const ResolvedStage* stage_[6] = {};
   FieldSet<T> fields_;

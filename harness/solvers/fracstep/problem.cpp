@@ -136,7 +136,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
                                   "(P real y-slab ranks)");
     if (!ctx || !ctx->decomposed()) return std::make_unique<FracstepSolver<T>>(grid_, prm, r, o);
     const Slab& slab = ctx->slab();
-    const FracstepRank rank{ctx->comm, ctx->rank, int(ctx->slabs.size()), slab.y_begin - 1, grid_};
+    const FracstepRank rank{ctx->comm, ctx->rank, int(ctx->slabs.size()), slab.y_begin - 1, grid_, ctx->device};
     return std::make_unique<FracstepSolver<T>>(slab_grid(grid_, slab), prm, r, o, rank);
   }
   template <class T>
@@ -255,8 +255,8 @@ const SolverRegistrar reg{SolverDef{
     .name = "fracstep",
     .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
                    "tridiagonal Poisson), staggered, x/z periodic, y walls stretched; V0 (one GPU), V2 / V2-acc / V2-ppt "
-                   "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P) or on real host y-slab ranks "
-                   "(--ranks P --case-param variant=V2)",
+                   "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P) or on real y-slab ranks, host "
+                   "or GPU (--ranks P --case-param variant=V2)",
     .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),
     .stages = std::vector<std::string>(std::begin(kFracstepStages), std::end(kFracstepStages)),

@@ -60,9 +60,9 @@ class DirectSolve final : public PoissonMethod<T> {
                                   "its transforms need whole lines; run it on one rank");
     if (const std::string why = direct_solve_refusal(e.faces, tridiagonal_, e.y_faces != nullptr); !why.empty())
       throw std::invalid_argument("Poisson method " + name_ + " refuses " + why);
-    if (e.y_slab.comm && (!tridiagonal_ || e.exec.backend == Backend::cuda))
-      throw std::invalid_argument("Poisson method " + name_ + " on a real y-slab rank: fft2_tridiag on host arrays only "
-                                  "(its GPU variant's rank path is not built)");
+    if (e.y_slab.comm && !tridiagonal_)
+      throw std::invalid_argument("Poisson method " + name_ + " on a real y-slab rank: fft2_tridiag only (its y lines split "
+                                  "over the ranks; fft transforms y)");
     if (e.y_ranks > 1 && (!tridiagonal_ || e.y_ranks > kPptMaxRanks || (e.y_slab.comm ? e.y_slab.rows : e.grid.ny) < 2 * e.y_ranks))
       throw std::invalid_argument("Poisson method " + name_ + " cannot split y over " + std::to_string(e.y_ranks) +
                                   " virtual ranks (fft2_tridiag only, at most 8, 2 rows a rank)");

@@ -7,7 +7,10 @@
 //               lines E (Makhoul's reordering for cosine and sine axes, the sine axis's sign flip),
 //               a batched complex FFT of length n on E (cuFFT), a scatter back with Makhoul's twiddle
 //   divide      W /= (lambda_x + lambda_y + lambda_z), the constant mode set to 0 (null space)
-//   thomas      one thread a (kx, kz) line of W in y (consecutive threads: consecutive x: coalesced)
+//   thomas      one thread a (kx, kz) line of W in y (consecutive threads: consecutive x: coalesced);
+//               on a real y-slab rank (fracstep V2 on GPU ranks, PoissonYSlab) the rank's blocks of the
+//               lines by split_solve_rank, the messages peer copies (PeerSplitMessages), the null-space
+//               line's whole-line steps on its rows gathered through the host (a few KB)
 //   inverse(a)  the inverse of forward(a) times n (cuFFT's inverse is unnormalised)
 //   unpack      p = Re(W) / (product of the transformed lengths); then p's ghosts by the faces
 // The fused variants fold pack into the first gather, divide into the last forward scatter and unpack
@@ -25,6 +28,8 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -36,6 +41,7 @@
 #include "poisson/fft_solve.hpp"
 #include "poisson/formulas.hpp"
 #include "registry.hpp"
+#include "tridiag/split_peer.cuh"
 #include "tridiag/split_phases.cuh"
 
 namespace nsb {
@@ -296,8 +302,10 @@ void launch_ghost_axes(T* p, const Grid& g, const PoissonFaces& faces, cudaStrea
 template <class T>
 class SpectralLines final : public DirectSolveState {
  public:
-  SpectralLines(const PoissonDirectCall<T>& c, bool tridiagonal) : g_(c.grid), faces_(c.faces), tridiagonal_(tridiagonal) {
-    if (c.y_faces) y_faces_.assign(c.y_faces, c.y_faces + c.grid.ny + 1);
+  SpectralLines(const PoissonDirectCall<T>& c, bool tridiagonal)
+      : g_(c.grid), faces_(c.faces), slab_(c.y_slab), y_rows_(c.y_slab.comm ? c.y_slab.rows : c.grid.ny),
+        y_step_(c.y_slab.comm ? c.y_slab.h : c.grid.dy()), tridiagonal_(tridiagonal) {
+    if (c.y_faces) y_faces_.assign(c.y_faces, c.y_faces + y_rows_ + 1);
     y_ranks_ = c.y_ranks;
     try {
       build();
@@ -339,7 +347,9 @@ class SpectralLines final : public DirectSolveState {
     }
     c.phases.end(c.phases.transforms);
     c.phases.begin(c.phases.tridiagonal);
-    if (tridiagonal_ && y_ranks_ > 1 && c.phases.rank_phases >= 0) {  // fracstep V2's TDMA-C, rank by rank
+    if (tridiagonal_ && slab_.comm) {
+      y_lines_on_rank(c, stream);
+    } else if (tridiagonal_ && y_ranks_ > 1 && c.phases.rank_phases >= 0) {  // fracstep V2's TDMA-C, rank by rank
       const TdmaLines<T, RowsFromArrays<T>, EigShift<T>> lines{
           w_, scratch_, g_.nx, g_.ny, g_.nz, y_ranks_, RowsFromArrays<T>{rows_, g_.ny},
           EigShift<T>{eig_, g_.nx, g_.ny, t_[0], t_[2], faces_.face[1][0] == PoissonFace::neumann}};
@@ -393,11 +403,13 @@ class SpectralLines final : public DirectSolveState {
     eig_ = static_cast<T*>(device::alloc(eig.size() * sizeof(T), "poisson fft: eigenvalues"));
     device::copy_to_device(eig_, eig.data(), eig.size() * sizeof(T));
     if (tridiagonal_) {
-      std::vector<T> rows(4 * std::size_t(g_.ny));
-      for (int j = 0; j < g_.ny; ++j) {
-        const TridiagonalRow r = tridiagonal_row(j, g_.ny, h[1], faces_.face[1][0], faces_.face[1][1],
+      const int n = y_rows_;  // the whole y's rows (a real y-slab rank reads them by the whole line's index)
+      std::vector<T>& rows = host_rows_;
+      rows.assign(4 * std::size_t(n), T(0));
+      for (int j = 0; j < n; ++j) {
+        const TridiagonalRow r = tridiagonal_row(j, n, y_step_, faces_.face[1][0], faces_.face[1][1],
                                                  y_faces_.empty() ? nullptr : y_faces_.data());
-        rows[j] = T(r.lower), rows[g_.ny + j] = T(r.diag), rows[2 * g_.ny + j] = T(r.upper), rows[3 * g_.ny + j] = T(r.weight);
+        rows[j] = T(r.lower), rows[n + j] = T(r.diag), rows[2 * n + j] = T(r.upper), rows[3 * n + j] = T(r.weight);
       }
       rows_ = static_cast<T*>(device::alloc(rows.size() * sizeof(T), "poisson fft2_tridiag: rows"));
       device::copy_to_device(rows_, rows.data(), rows.size() * sizeof(T));
@@ -416,6 +428,53 @@ class SpectralLines final : public DirectSolveState {
     for (void* b : {(void*)w_, (void*)e_, (void*)eig_, (void*)rows_, (void*)scratch_})
       if (b) device::free(b);
     w_ = e_ = nullptr, eig_ = rows_ = scratch_ = nullptr;
+  }
+
+  // A real y-slab rank's y lines (fracstep V2 on GPU ranks): its block of every (kx, kz) line, real and
+  // imaginary parts, by split_solve_rank with peer-copy messages, as the host path
+  // (reference_cpu/poisson/fft_cpu.cpp y_lines) does with the Communicator's.
+  void y_lines_on_rank(const PoissonDirectCall<T>& c, cudaStream_t stream) {
+    if (!messages_) {  // collective: every rank makes its solve's state at its first solve
+      int device = 0;
+      NSB_CUDA(cudaGetDevice(&device));
+      messages_ = std::make_unique<PeerSplitMessages<T>>(*slab_.comm, stream, device);
+    }
+    const std::size_t points = g_.interior_points();
+    const bool neumann = faces_.face[1][0] == PoissonFace::neumann;
+    const TdmaLines<T, RowsFromArrays<T>, EigShift<T>> lines{
+        w_, scratch_, g_.nx, g_.ny, g_.nz, y_ranks_, RowsFromArrays<T>{rows_, y_rows_},
+        EigShift<T>{eig_, g_.nx, g_.ny, t_[0], t_[2], neumann}, y_rows_, slab_.first_row};
+    const bool singular = neumann && axis_constant_mode(t_[0], 0) && axis_constant_mode(t_[2], 0);
+    if (singular) null_space_line_on_rank(stream, true);
+    split_solve_rank(lines, split_buffers(scratch_ + kTdmaPhasedScratchPerPoint * points, lines.count(), y_ranks_, c.y_exact, 1),
+                     c.y_exact, DeviceSplitLaunch{stream}, RankPhaseSections{c.phases.timer, c.phases.rank_phases}, slab_.rank,
+                     *messages_);
+    if (singular) null_space_line_on_rank(stream, false);
+  }
+  // The null-space line (kx, kz) = (0, 0) before (`before`) or after its split solve: the rank's rows
+  // (x = 0, z = 0 of W: a row apart) read back, every rank's gathered (each sends the largest block's
+  // count), singular_line_before / _after on the whole line as the emulation's kernel runs them (the
+  // same sums in the same order), the rank's rows written back.
+  void null_space_line_on_rank(cudaStream_t stream, bool before) {
+    const int n = y_rows_, p = y_ranks_;
+    int most = 0;
+    for (int r = 0; r < p; ++r) most = std::max(most, pdd_block_start(n, p, r + 1) - pdd_block_start(n, p, r));
+    const std::size_t value = sizeof(Complex<T>), row = std::size_t(g_.nx) * value;
+    std::vector<Complex<T>>& mine = null_rows_;
+    mine.assign(std::size_t(most), Complex<T>{T(0), T(0)});
+    NSB_CUDA(cudaMemcpy2DAsync(mine.data(), value, w_, row, value, std::size_t(g_.ny), cudaMemcpyDeviceToHost, stream));
+    NSB_CUDA(cudaStreamSynchronize(stream));
+    const std::vector<std::vector<char>> all = slab_.comm->allgather(mine.data(), mine.size() * value);
+    std::vector<Complex<T>> line(static_cast<std::size_t>(n));
+    for (int r = 0; r < p; ++r) {
+      const int j0 = pdd_block_start(n, p, r), m = pdd_block_start(n, p, r + 1) - j0;
+      std::memcpy(line.data() + j0, all[std::size_t(r)].data(), std::size_t(m) * value);
+    }
+    if (before) singular_line_before(line.data(), 1, n, RowsFromArrays<T>{host_rows_.data(), n});
+    else singular_line_after(line.data(), 1, n);
+    std::copy(line.begin() + slab_.first_row, line.begin() + slab_.first_row + g_.ny, mine.begin());
+    NSB_CUDA(cudaMemcpy2DAsync(w_, row, mine.data(), value, value, std::size_t(g_.ny), cudaMemcpyHostToDevice, stream));
+    NSB_CUDA(cudaStreamSynchronize(stream));  // mine is reused
   }
 
   // Axes of one cell are the identity (every transform of length 1 is): skipped. The tridiagonal
@@ -455,6 +514,12 @@ class SpectralLines final : public DirectSolveState {
   PoissonFaces faces_;
   std::vector<double> y_faces_;  // empty: uniform y
   int y_ranks_ = 1;              // the y lines split over virtual ranks (scratch for v and w)
+  PoissonYSlab slab_;            // a real y-slab rank's (comm null: none)
+  int y_rows_;                   // the y lines' rows: the whole y's (a rank's slab holds some of them)
+  double y_step_;                // the whole y's uniform step (where y_faces_ is empty)
+  std::vector<T> host_rows_;     // the y rows (lower, diag, upper, weight), as rows_ holds them
+  std::vector<Complex<T>> null_rows_;  // a rank's rows of the null-space line, read back
+  std::unique_ptr<PeerSplitMessages<T>> messages_;  // a real rank's TDMA-C messages
   bool tridiagonal_;
   AxisTransform t_[3] = {};
   cufftHandle plan_[3] = {0, 0, 0};
