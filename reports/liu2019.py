@@ -201,8 +201,8 @@ def imle_runs(results):
         if not common.is_schema(r, "run") or r.get("run", {}).get("solver") != "imle":
             continue
         g, t = r["run"]["grid"], r["timing"]
-        parts = {k: v["per_step"]["median"] for k, v in {**t.get("stages", {}), **t.get("sections", {})}.items()
-                 if isinstance(v, dict) and "per_step" in v}
+        timed = {**t.get("stages", {}), **t.get("sections", {}), **(t.get("halo") or {})}  # halo: the exchange's own timer
+        parts = {k: v["per_step"]["median"] for k, v in timed.items() if isinstance(v, dict) and "per_step" in v}
         d = r["run"].get("decomposition") or {}
         ranks = int(d.get("ranks", 1))
         halo = variant_name(d["halo"]["variant"]) if ranks > 1 and d.get("halo") else ""

@@ -27,3 +27,10 @@ def test_stage_rows_of_a_grid_timed_in_full_drop_the_quick_rows():
     results = {"q": _stages("quick", "cuda", 1.0), "f": _stages("full", "cuda", 5.0), "c": _stages("quick", "cpu_omp", 7.0)}
     rows = liu2019.imle_rows(results)
     assert sorted((r["_backend"], r["median_s"]) for r in rows) == [("cpu_omp", 7.0), ("cuda", 5.0)]
+
+
+def test_a_runs_halo_time_comes_from_its_halo_timer():
+    r = _run("full", "2026-11-27T06:00:00Z", 2.0)
+    r["timing"]["halo"] = {"halo": {"per_step": {"median": 0.01}}}
+    (step, parts), = liu2019.imle_runs({"r": r}).values()
+    assert parts["halo"] == 0.01 and parts["mls"] == 1.0
