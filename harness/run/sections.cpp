@@ -112,11 +112,17 @@ json run_description(const RunSetup& s, int threads, int timed, const std::strin
 }
 
 json decomposition_json(const RankContext& ctx, const std::vector<int>& devices, const json& halo_details) {
-  json d = {{"ranks", ctx.comm->size()}, {"driver", ctx.comm->driver()}, {"axis", "z"}, {"oversubscribed", ctx.oversubscribed}};
+  // y-slabs (a SlabAssigner's decompose_y: fracstep V2) own rows of every plane; z-slabs planes of every row
+  const bool y_slabs = !ctx.slabs.empty() && ctx.slabs.front().ny > 0;
+  json d = {{"ranks", ctx.comm->size()}, {"driver", ctx.comm->driver()}, {"axis", y_slabs ? "y" : "z"},
+            {"oversubscribed", ctx.oversubscribed}};
   json slabs = json::array();
-  for (const Slab& sl : ctx.slabs)
-    slabs.push_back({{"rank", sl.rank}, {"z_begin", sl.z_begin}, {"nz", sl.nz}, {"lo_rank", sl.lo_rank},
-                     {"hi_rank", sl.hi_rank}, {"device", devices[std::size_t(sl.rank)]}});
+  for (const Slab& sl : ctx.slabs) {
+    json one = {{"rank", sl.rank}, {"z_begin", sl.z_begin}, {"nz", sl.nz}, {"lo_rank", sl.lo_rank},
+                {"hi_rank", sl.hi_rank}, {"device", devices[std::size_t(sl.rank)]}};
+    if (y_slabs) one["y_begin"] = sl.y_begin, one["ny"] = sl.ny;
+    slabs.push_back(one);
+  }
   d["slabs"] = slabs;
   if (ctx.halo)
     d["halo"] = {{"variant", ctx.halo->id()}, {"tuning", ctx.tuning.name}, {"tags", ctx.halo->tags}, {"details", halo_details}};

@@ -74,11 +74,13 @@ void print_summary(const json& r) {
   }
   const json& d = run["decomposition"];
   if (d["ranks"].get<int>() > 1) {
-    std::printf("  %d ranks (%s driver%s), z-slabs:", d["ranks"].get<int>(), d["driver"].get<std::string>().c_str(),
-                d["oversubscribed"].get<bool>() ? ", OVERSUBSCRIBED: more ranks than GPUs" : "");
+    const std::string axis = d.value("axis", "z");  // each slab's planes (z) or rows (y)
+    const char* owned = axis == "y" ? "ny" : "nz";
+    std::printf("  %d ranks (%s driver%s), %s-slabs:", d["ranks"].get<int>(), d["driver"].get<std::string>().c_str(),
+                d["oversubscribed"].get<bool>() ? ", OVERSUBSCRIBED: more ranks than GPUs" : "", axis.c_str());
     for (const json& s : d["slabs"])
-      if (s["device"].get<int>() >= 0) std::printf(" %d@gpu%d", s["nz"].get<int>(), s["device"].get<int>());
-      else std::printf(" %d", s["nz"].get<int>());
+      if (s["device"].get<int>() >= 0) std::printf(" %d@gpu%d", s[owned].get<int>(), s["device"].get<int>());
+      else std::printf(" %d", s[owned].get<int>());
     if (!d.contains("halo")) std::printf("\n  no halo variant: the solver exchanges between its ranks itself\n");
     else std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
                 d["halo"]["tuning"].get<std::string>().c_str(), 100 * t["halo"]["share_of_step"].get<double>(),
