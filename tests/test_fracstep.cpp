@@ -11,7 +11,6 @@
 #include <string>
 #include <memory>
 #include <numbers>
-#include <thread>
 
 #include "device.hpp"
 #include "fracstep/adi_tables.hpp"
@@ -26,6 +25,7 @@
 #include "timer.hpp"
 #include "poisson/fft_solve.hpp"
 #include "tridiag/systems.hpp"
+#include "thread_ranks.hpp"
 
 namespace nsb {
 namespace {
@@ -306,44 +306,22 @@ RealRanks run_real_ranks(const Problem& p, int ranks, int steps, const std::stri
   const ResolvedRecipe recipe = resolve(find_recipe("fracstep", recipe_name), {});
   SolverOptions so;
   so.threads = omp_threads;
-  const HostState<double> start = p.initial_state(Precision<double>{});
-  const std::vector<Slab> slabs = dynamic_cast<const SlabAssigner&>(p).assign_slabs(ranks);
-  auto group = std::make_shared<ThreadGroup>(ranks);
-  std::vector<HostState<double>> ends(static_cast<std::size_t>(ranks));
-  std::vector<std::string> errors(static_cast<std::size_t>(ranks));
-  RealRanks out{start, std::vector<std::map<std::string, int>>(std::size_t(ranks)), -1};
   const SolverDef& def = SolverRegistry::instance().get("fracstep");
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        ThreadComm comm(group, r);
-        RankContext ctx;
-        ctx.comm = &comm, ctx.slabs = slabs, ctx.rank = r;
-        if (recipe.backend == Backend::cuda) ctx.device = r % device::count(), device::set_device(ctx.device);
-        const Slab& slab = slabs[std::size_t(r)];
-        HostState<double> mine{slab_grid(p.grid(), slab), {}, start.step, start.time};
-        for (const auto& [name, values] : start.fields) mine.fields.emplace_back(name, scatter_slab(values, start.grid, slab));
-        const std::unique_ptr<Solver<double>> s = p.make_solver(Precision<double>{}, recipe, so, &ctx);
-        CpuTimer timer;
-        s->set_timer(&timer);
-        s->load(mine);
-        for (int i = 0; i < steps; ++i) s->step();
-        for (const Sample& smp : timer.samples()) ++out.calls[std::size_t(r)][def.section_name(smp.section)];
-        s->set_timer(nullptr);
-        const double div = s->final_checks()["max_divergence"].get<double>();
-        if (r == 0) out.max_divergence = div;
-        ends[std::size_t(r)] = s->save();
-      } catch (const std::exception& e) {
-        errors[std::size_t(r)] = e.what();
-        group->abort(e.what());
-      }
-    });
-  for (std::thread& t : threads) t.join();
-  for (const std::string& e : errors) EXPECT_EQ(e, "");
-  out.state.step = ends[0].step, out.state.time = ends[0].time;
-  for (auto& [name, values] : out.state.fields)
-    for (int r = 0; r < ranks; ++r) gather_slab(values, start.grid, slabs[std::size_t(r)], ends[std::size_t(r)].field(name));
+  RealRanks out{{}, std::vector<std::map<std::string, int>>(std::size_t(ranks)), -1};
+  std::vector<CpuTimer> timers(static_cast<std::size_t>(ranks));
+  test::RankHooks<double> hooks;
+  hooks.context = [&](RankContext& ctx) {
+    if (recipe.backend == Backend::cuda) ctx.device = ctx.rank % device::count(), device::set_device(ctx.device);
+  };
+  hooks.before = [&](int r, Solver<double>& s) { s.set_timer(&timers[std::size_t(r)]); };
+  hooks.after = [&](int r, Solver<double>& s) {
+    for (const Sample& smp : timers[std::size_t(r)].samples()) ++out.calls[std::size_t(r)][def.section_name(smp.section)];
+    s.set_timer(nullptr);
+    const double div = s.final_checks()["max_divergence"].get<double>();
+    if (r == 0) out.max_divergence = div;
+  };
+  const std::vector<Slab> slabs = dynamic_cast<const SlabAssigner&>(p).assign_slabs(ranks);
+  out.state = test::run_on_thread_ranks<double>(p, p.initial_state(Precision<double>{}), slabs, recipe, steps, so, hooks);
   return out;
 }
 

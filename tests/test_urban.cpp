@@ -10,7 +10,6 @@
 #include <initializer_list>
 #include <memory>
 #include <random>
-#include <thread>
 
 #include "comm.hpp"
 #include "decomposition.hpp"
@@ -20,6 +19,7 @@
 #include "rank_context.hpp"
 #include "recipe.hpp"
 #include "test_support.hpp"
+#include "thread_ranks.hpp"
 
 namespace nsb {
 namespace {
@@ -348,38 +348,15 @@ void expect_decomposed_equals_undecomposed(const CaseOptions& opt) {
   const int ranks = 2, steps = 4;
   const HostState<double> start = p->initial_state(Precision<double>{});
   const HostState<double> single = test::run_case<double>(whole_case, "cpu-serial", steps).state;
-  const ResolvedRecipe recipe = resolve(find_recipe("projection", "cpu-serial"), {});
   const HaloVariant& halo = HaloRegistry::instance().get("shared_memory_copy");
-  const std::vector<Slab> slabs = decompose_z(p->grid(), ranks, p->periodic_z());
-  auto group = std::make_shared<ThreadGroup>(ranks);
-  std::vector<HostState<double>> ends(ranks);
-  std::vector<std::string> errors(ranks);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        ThreadComm comm(group, r);
-        RankContext ctx;
-        ctx.comm = &comm, ctx.slabs = slabs, ctx.rank = r, ctx.halo = &halo, ctx.tuning = halo.tunings.front();
-        HostState<double> mine{slab_grid(p->grid(), slabs[std::size_t(r)]), {}, 0, 0.0};
-        for (const auto& [name, values] : start.fields)
-          mine.fields.emplace_back(name, scatter_slab(values, start.grid, slabs[std::size_t(r)]));
-        const std::unique_ptr<Solver<double>> s = p->make_solver(Precision<double>{}, recipe, SolverOptions{}, &ctx);
-        s->load(mine);
-        for (int i = 0; i < steps; ++i) s->step();
-        ends[std::size_t(r)] = s->save();
-      } catch (const std::exception& e) {
-        errors[std::size_t(r)] = e.what();
-        group->abort(e.what());
-      }
-    });
-  for (std::thread& t : threads) t.join();
-  for (const std::string& e : errors) ASSERT_EQ(e, "");
-  for (const char* name : {"u", "v", "w", "p"}) {
-    std::vector<double> whole = single.field(name);
-    for (int r = 0; r < ranks; ++r) gather_slab(whole, start.grid, slabs[std::size_t(r)], ends[std::size_t(r)].field(name));
-    EXPECT_LT(test::max_abs_diff(whole, single.field(name)), 1e-12) << name;
-  }
+  test::RankHooks<double> hooks;
+  hooks.context = [&](RankContext& ctx) { ctx.halo = &halo, ctx.tuning = halo.tunings.front(); };
+  const HostState<double> whole = test::run_on_thread_ranks<double>(*p, start, decompose_z(p->grid(), ranks, p->periodic_z()),
+                                                                    resolve(find_recipe("projection", "cpu-serial"), {}),
+                                                                    steps, {}, hooks);
+  if (::testing::Test::HasFailure()) return;  // a rank failed (said above)
+  for (const char* name : {"u", "v", "w", "p"})
+    EXPECT_LT(test::max_abs_diff(whole.field(name), single.field(name)), 1e-12) << name;
 }
 TEST(Urban, DecomposedEqualsUndecomposed) {
   expect_decomposed_equals_undecomposed(urban_options(32, 12, 16));  // a row of blocks across the cut at z = 8 cells

@@ -8,13 +8,13 @@
 #include <functional>
 #include <memory>
 #include <numbers>
-#include <thread>
 
 #include "device.hpp"
 #include "halo.hpp"
 #include "run.hpp"
 #include "stage_kind.hpp"
 #include "wave/case.hpp"
+#include "thread_ranks.hpp"
 
 namespace nsb {
 namespace {
@@ -46,39 +46,11 @@ HostState<T> run_wave(const Problem& p, const std::string& recipe, int steps, in
 // halo/shared_memory_copy; the slabs gathered back into the whole grid.
 template <class T>
 HostState<T> run_wave_decomposed(const Problem& p, int ranks, int steps) {
-  const ResolvedRecipe recipe = resolve(find_recipe("wave", "cpu-serial"), {});
   const HaloVariant& halo = HaloRegistry::instance().get("shared_memory_copy");
-  const HostState<T> start = p.initial_state(Precision<T>{});
-  const std::vector<Slab> slabs = decompose_z(p.grid(), ranks, p.periodic_z());
-  auto group = std::make_shared<ThreadGroup>(ranks);
-  std::vector<HostState<T>> ends(static_cast<std::size_t>(ranks));
-  std::vector<std::string> errors(static_cast<std::size_t>(ranks));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        ThreadComm comm(group, r);
-        RankContext ctx;
-        ctx.comm = &comm, ctx.slabs = slabs, ctx.rank = r, ctx.halo = &halo, ctx.tuning = halo.tunings.front();
-        HostState<T> mine{slab_grid(p.grid(), slabs[std::size_t(r)]), {}, start.step, start.time};
-        for (const auto& [name, values] : start.fields)
-          mine.fields.emplace_back(name, scatter_slab(values, start.grid, slabs[std::size_t(r)]));
-        const std::unique_ptr<Solver<T>> s = p.make_solver(Precision<T>{}, recipe, SolverOptions{}, &ctx);
-        s->load(mine);
-        for (int i = 0; i < steps; ++i) s->step();
-        ends[std::size_t(r)] = s->save();
-      } catch (const std::exception& e) {
-        errors[std::size_t(r)] = e.what();
-        group->abort(e.what());
-      }
-    });
-  for (std::thread& t : threads) t.join();
-  for (const std::string& e : errors) EXPECT_EQ(e, "");
-  HostState<T> whole = start;
-  whole.step = ends[0].step, whole.time = ends[0].time;
-  for (auto& [name, values] : whole.fields)
-    for (int r = 0; r < ranks; ++r) gather_slab(values, start.grid, slabs[std::size_t(r)], ends[std::size_t(r)].field(name));
-  return whole;
+  test::RankHooks<T> hooks;
+  hooks.context = [&](RankContext& ctx) { ctx.halo = &halo, ctx.tuning = halo.tunings.front(); };
+  return test::run_on_thread_ranks<T>(p, p.initial_state(Precision<T>{}), decompose_z(p.grid(), ranks, p.periodic_z()),
+                                      resolve(find_recipe("wave", "cpu-serial"), {}), steps, {}, hooks);
 }
 
 double max_error(const Problem& p, const HostState<double>& s) {
