@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "device.hpp"
@@ -179,7 +180,7 @@ TEST(PoissonIter, TheMemoryCheckCountsEveryMethodsWorkspace) {
 // What a chosen kernel keeps itself (a library's matrix: PoissonKernelWorkspaceRegistrar) is added to the
 // memory check once, by precision; a kernel that declares none adds nothing. (The GPU variants that
 // declare some are not in a CPU build: this test registers its own.)
-const PoissonKernelWorkspaceRegistrar test_workspace{{"poisson/apply_dot", "test_library_operator", {10, 20}}};
+const PoissonKernelWorkspaceRegistrar test_workspace{{"poisson/apply_dot", "test_library_operator", {10, 20}, ""}};
 TEST(PoissonIter, TheMemoryCheckCountsWhatTheChosenKernelsKeep) {
   CaseOptions co;
   co.name = "poisson_random", co.nx = co.ny = co.nz = 16;
@@ -194,6 +195,26 @@ TEST(PoissonIter, TheMemoryCheckCountsWhatTheChosenKernelsKeep) {
   EXPECT_DOUBLE_EQ(double(problem->device_bytes(Precision<float>{}, g, library)) -
                        double(problem->device_bytes(Precision<float>{}, g, plain)), 10 * points);
   EXPECT_EQ(problem->device_bytes(Precision<double>{}, g, other), problem->device_bytes(Precision<double>{}, g, plain));
+}
+
+// Kernels that share one allocation (the cuBLAS variants' compact vectors: pool "cublas_dots") are counted once
+// however many of them a run chooses, at the largest declaration; a kernel of its own memory beside them adds its own.
+const PoissonKernelWorkspaceRegistrar test_pool_dot{{"poisson/dot", "test_pooled_dot", {16, 16}, "test_pool"}};
+const PoissonKernelWorkspaceRegistrar test_pool_apply{{"poisson/apply_dot", "test_pooled_apply", {8, 24}, "test_pool"}};
+const PoissonKernelWorkspaceRegistrar test_pool_update{{"poisson/cg_update", "test_pooled_update", {16, 16}, "test_pool"}};
+TEST(PoissonIter, TheMemoryCheckCountsASharedPoolOnce) {
+  const Grid g{64, 32, 16};
+  const double points = double(g.interior_points());
+  const std::map<std::string, std::string> one{{"poisson/dot", "test_pooled_dot"}};
+  std::map<std::string, std::string> three = one;
+  three["poisson/apply_dot"] = "test_pooled_apply:bx32_by4_sz8";
+  three["poisson/cg_update"] = "test_pooled_update";
+  EXPECT_DOUBLE_EQ(poisson_kernels_workspace_bytes(one, g, 8), 16 * points);
+  EXPECT_DOUBLE_EQ(poisson_kernels_workspace_bytes(three, g, 8), 24 * points);  // once, the largest
+  EXPECT_DOUBLE_EQ(poisson_kernels_workspace_bytes(three, g, 4), 16 * points);
+  std::map<std::string, std::string> beside = one;
+  beside["poisson/apply_dot"] = "test_library_operator";  // its own memory (above), added to the pool's
+  EXPECT_DOUBLE_EQ(poisson_kernels_workspace_bytes(beside, g, 8), (16 + 20) * points);
 }
 
 // y = A x (x: the interior of `padded`, or `padded` itself) is the matrix-free operator on `padded` at every
@@ -307,7 +328,7 @@ TEST(PoissonIter, ProjectionGivesTheSameCavityWithEveryMethod) {
 }
 
 // Every method on the GPU against the CPU reference, with the default kernels and with the other
-// variants of each stage, both precisions: the same solution to the tolerance asked (double 1e-10:
+// variants of each stage (the cuBLAS ones included), both precisions: the same solution to the tolerance asked (double 1e-10:
 // within 1e-7 of the solution's scale; float 1e-4: within 1e-3).
 TEST(PoissonIterGpu, EveryMethodMatchesTheCpuReference) {
   if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")";
@@ -315,7 +336,9 @@ TEST(PoissonIterGpu, EveryMethodMatchesTheCpuReference) {
       {},
       {{"poisson/rbsor", "shared_tile"}, {"poisson/apply_dot", "separate_cub"}, {"poisson/cg_update", "separate_cub"},
        {"poisson/dot", "buffer_two_pass"}},
-      {{"poisson/apply_dot", "fused_buffer"}, {"poisson/dot", "block_atomic"}}};
+      {{"poisson/apply_dot", "fused_buffer"}, {"poisson/dot", "block_atomic"}},
+      // every dot product by cuBLAS, CG's iterations' too (the paper's)
+      {{"poisson/apply_dot", "separate_cublas"}, {"poisson/cg_update", "separate_cublas"}, {"poisson/dot", "library_cublas"}}};
   for (const char* m : {"rbsor", "cg", "pcg", "cg_device_check", "pcg_device_check"})
     for (const auto& kernels : kernel_sets)
       for (const char* name : {"poisson_manufactured", "poisson_manufactured_mixed"}) {

@@ -1,6 +1,8 @@
 // The point operations of the Poisson family's stages (stage_call.hpp), each written once on top of
 // the shared formulas; the variants differ in how they walk the points and how sums meet
-// (poisson_common.cuh). An op is called as op(i, j, k, n) and returns its terms of the stage's sums.
+// (poisson_common.cuh). An op is called as op(i, j, k, n) and returns its terms of the stage's sums; an
+// op whose sums are dot products also has factors(i, j, k, n): the same point's writes, and the two
+// factors of its dot (in double) for a library that forms the products itself (cublas_dots.cuh).
 #pragma once
 
 #include "poisson/poisson_common.cuh"
@@ -38,11 +40,15 @@ struct JacobiOp {  // p = (neighbours of x - rhs_scale (rhs - rhs_shift)) / diag
 };
 
 template <class T>
-struct DotOp {  // a b (b null: a)
+struct DotOp {  // a b (b null: a, i.e. a times 1)
   const T* a;
   const T* b;
-  __device__ Pair operator()(int, int, int, std::size_t n) const {
-    return {b ? double(__ldg(a + n)) * double(__ldg(b + n)) : double(__ldg(a + n)), 0};
+  __device__ Pair factors(int, int, int, std::size_t n) const {
+    return {double(__ldg(a + n)), b ? double(__ldg(b + n)) : 1.0};
+  }
+  __device__ Pair operator()(int i, int j, int k, std::size_t n) const {
+    const Pair f = factors(i, j, k, n);
+    return {f.a * f.b, 0};
   }
 };
 template <class T>
@@ -54,10 +60,14 @@ struct DotTerm {  // the same as one term, for CUB
 template <class T>
 struct ApplyOp {  // q = L p; p q
   PoissonArgs<T> c;
-  __device__ Pair operator()(int, int, int, std::size_t n) const {
+  __device__ Pair factors(int, int, int, std::size_t n) const {  // writes q; the dot's factors p, q
     const T q = poisson_apply(c.p, n, c.grid.sy(), c.grid.sz(), c.coef);
     c.q[n] = q;
-    return {double(c.p[n]) * double(q), 0};
+    return {double(c.p[n]), double(q)};
+  }
+  __device__ Pair operator()(int i, int j, int k, std::size_t n) const {
+    const Pair f = factors(i, j, k, n);
+    return {f.a * f.b, 0};
   }
 };
 
@@ -70,13 +80,17 @@ __device__ inline T cg_alpha(const PoissonArgs<T>& c) {
 template <class T>
 struct UpdateOp {  // x += alpha p; r -= alpha q; r z, r r (z = m r)
   PoissonArgs<T> c;
-  __device__ Pair operator()(int i, int j, int k, std::size_t n) const {
+  __device__ Pair factors(int i, int j, int k, std::size_t n) const {  // writes x and r; the dots' factors r, z
     const T alpha = cg_alpha(c);
     c.x[n] += alpha * c.p[n];
     const T r = c.r[n] - alpha * c.q[n];
     c.r[n] = r;
     const T z = cg_multiplier(c, i, j, k) * r;
-    return {double(r) * double(z), double(r) * double(r)};
+    return {double(r), double(z)};
+  }
+  __device__ Pair operator()(int i, int j, int k, std::size_t n) const {
+    const Pair f = factors(i, j, k, n);
+    return {f.a * f.b, f.a * f.a};
   }
 };
 template <class T>

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "poisson/poisson.hpp"
@@ -42,10 +44,15 @@ std::vector<PoissonKernelWorkspace>& poisson_kernel_workspaces() {
 
 double poisson_kernels_workspace_bytes(const std::map<std::string, std::string>& kernels, const Grid& g, int value_bytes) {
   double bytes = 0;
+  std::map<std::string, double> pools;  // a shared allocation: its largest declaration among the chosen
   for (const auto& [stage, choice] : kernels)
     for (const PoissonKernelWorkspace& w : poisson_kernel_workspaces())
-      if (w.stage == stage && w.variant == choice.substr(0, choice.find(':')))
-        bytes += w.per_point[value_bytes == 8 ? 1 : 0] * double(g.interior_points());
+      if (w.stage == stage && w.variant == choice.substr(0, choice.find(':'))) {
+        const double b = w.per_point[value_bytes == 8 ? 1 : 0] * double(g.interior_points());
+        if (w.pool.empty()) bytes += b;
+        else pools[w.pool] = std::max(pools[w.pool], b);
+      }
+  for (const auto& [pool, b] : pools) bytes += b;
   return bytes;
 }
 

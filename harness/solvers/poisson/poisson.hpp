@@ -222,11 +222,14 @@ std::string poisson_method_names();
 double poisson_method_work_arrays(const std::string& name);
 // Device memory a kernel of the family's stages allocates and keeps itself (a library's copy of the
 // operator, compact vectors), in bytes per interior point of its call's grid, {float, double}; registered
-// from the variant's own file, so that the memory check of a run that chooses it counts it.
+// from the variant's own file, so that the memory check of a run that chooses it counts it. Kernels that
+// share one allocation name the same pool: a run choosing several of them counts the pool once (its
+// largest declaration).
 struct PoissonKernelWorkspace {
   std::string stage;    // "poisson/apply_dot"
   std::string variant;  // "csr_cusparse"
   double per_point[2] = {0, 0};
+  std::string pool;     // "" (its own memory) or the shared allocation's name ("cublas_dots")
 };
 std::vector<PoissonKernelWorkspace>& poisson_kernel_workspaces();
 struct PoissonKernelWorkspaceRegistrar {

@@ -17,7 +17,11 @@ namespace nsb {
 
 PoissonKindModel poisson_kind_model(const std::string& stage, bool shift) {
   // words: arrays read + written per interior point; flops as written in stage_call.hpp / formulas.hpp
-  // (the operator: 8 for the weighted neighbours, 2 for the centre).
+  // (the operator: 8 for the weighted neighbours, 2 for the centre). The kind's minimum, whatever the
+  // variant: the separate ones move more (apply_dot/separate_cub +2 words, cg_update/separate_cub +4), the
+  // cuBLAS ones gather compact doubles for the library (cublas_dots.cuh; dot/library_cublas: + 2 doubles
+  // written and 2 read; apply_dot/separate_cublas: + 2 written, 2 read; cg_update/separate_cublas: + 2
+  // written, 3 read).
   if (stage == "faces") return {shift ? 2.0 : 0.0, shift ? 1.0 : 0.0};
   if (stage == "residual") return {3, 15};      // x, rhs read; r written; r^2 summed
   if (stage == "jacobi_sweep") return {3, 12};  // x, rhs read; p written

@@ -121,7 +121,7 @@ const Registrar reg{Variant{
     .run_double = &run<double>,
 }};
 // The matrix (7 values and column indices a row, a row offset) and SpMV's compact output.
-const PoissonKernelWorkspaceRegistrar reg_workspace{{"poisson/apply_dot", "csr_cusparse", {7 * (4 + 4) + 4 + 4, 7 * (8 + 4) + 4 + 8}}};
+const PoissonKernelWorkspaceRegistrar reg_workspace{{"poisson/apply_dot", "csr_cusparse", {7 * (4 + 4) + 4 + 4, 7 * (8 + 4) + 4 + 8}, ""}};
 
 }  // namespace
 }  // namespace nsb
