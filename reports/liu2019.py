@@ -136,6 +136,8 @@ def solver_stage_seconds(run, stage):
 def liu_stage_speedup(s, study, results, paper, out, all_results):
     rows = imle_rows(results)
     runs = imle_runs(results)
+    chosen_kernels = sorted({poisson_choice(r) for r in results.values()
+                             if common.is_schema(r, "run") and r.get("run", {}).get("solver") == "imle"} - {""})
     cpu_grids = sorted({r["_grid"] for r in rows if r["_backend"] != "cuda"})
     table = []
     for grid in cpu_grids:
@@ -163,12 +165,20 @@ def liu_stage_speedup(s, study, results, paper, out, all_results):
             table.append([grid, "CG (100 iterations, in the solver)", fmt(cg_one * 1e3 if cg_one else None),
                           over_cg(cpu[1][1].get("pressure")) if cpu[1] else "-", "-", "-",
                           *[over_cg(t) for t in cg], *[over_cg(modelled(*cg, p)) for p in (3, 4)]])
+            for choice in chosen_kernels:  # the same CG with other Poisson kernels (--stage poisson/...), labelled
+                alt = imle_runs(results, choice)
+                t = [solver_stage_seconds(alt.get((grid, "cuda", "paper", p, halo)), "pressure") for p, halo in SOLVER_GPUS]
+                if any(t):
+                    table.append([grid, f"CG (100 iterations, in the solver) with {choice}", "-", "-", "-", "-",
+                                  *[over_cg(x) for x in t], "-", "-"])
     s.table(["grid (cells)", "stage", "1 thread ms", "all threads", "1 GPU, paper kernel", "1 GPU, fastest variant",
              "1 GPU in the solver", "2 GPUs in the solver", "3 GPUs (modelled)", "4 GPUs (modelled)"], table)
     s.p("In the solver: the cavity run with the paper recipe (100 CG iterations a step), each stage's time a call "
         "inside the step (CC-CCD: the mean of its 12 calls, 3 a row; on 2 GPUs its z calls gather the other rank's "
         "planes, by peer copies where the GPUs reach each other, else through the host: each result's "
-        "run.decomposition.halo.details says which); 2 GPUs: two z-slabs, halo/host_staged_async. " + MODEL_NOTE)
+        "run.decomposition.halo.details says which); 2 GPUs: two z-slabs, halo/host_staged_async. A CG row \"with "
+        "poisson/...\" is a run of the same solver whose CG ran those Poisson kernels (--stage; separate_cublas: "
+        "every iteration's dot products by cuBLAS, the paper's), over the same one-thread CG. " + MODEL_NOTE)
     s.p("Paper (text only): " + "; ".join(f"{p['subroutine']} {p['config']}: {p['claim']}" for p in paper))
     # The targets: each stage's best variant at the largest GPU grid, against the copy bandwidth (CC-CCD) and
     # the FP64 peak (MLS: 6500 flops against 72 bytes a cell, arithmetic-bound on any GPU).
@@ -193,12 +203,19 @@ def liu_stage_speedup(s, study, results, paper, out, all_results):
             [t[1] for t in target])
 
 
-def imle_runs(results):
+def poisson_choice(r):
+    """A run's --stage poisson/... choices, "stage=variant" joined by ", " ("" for the method's defaults)."""
+    kernels = (r.get("run") or {}).get("poisson_kernels") or {}
+    return ", ".join(f"{k}={v}" for k, v in sorted(kernels.items()))
+
+
+def imle_runs(results, poisson=""):
     """{(grid, backend, recipe, ranks, halo variant name or ""): (step median seconds, {section: per-step median
-    seconds})} of the imle run results."""
+    seconds})} of the imle run results whose pressure solve ran the Poisson kernels `poisson` (poisson_choice;
+    "": the defaults, the figures' runs)."""
     out = {}
     for r in by_form(results):  # the full form's, else the newest, run of a key wins
-        if not common.is_schema(r, "run") or r.get("run", {}).get("solver") != "imle":
+        if not common.is_schema(r, "run") or r.get("run", {}).get("solver") != "imle" or poisson_choice(r) != poisson:
             continue
         g, t = r["run"]["grid"], r["timing"]
         timed = {**t.get("stages", {}), **t.get("sections", {}), **(t.get("halo") or {})}  # halo: the exchange's own timer

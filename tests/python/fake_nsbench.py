@@ -58,6 +58,8 @@ FRACSTEP = {"name": "fracstep", "description": "fake", "cases": ["poiseuille", "
 # The IMLE solver (Liu et al.), listed only (studies/liu2019's whole-solver runs name its recipes).
 IMLE = {"name": "imle", "description": "fake", "cases": ["cavity", "taylor_green"],
         "stages": ["ccd", "predict", "move", "mls", "ppe_rhs", "correct"], "recipes": ["cpu-serial", "cpu-omp", "paper", "fused"]}
+# The Poisson family's CG variants that study files choose with --stage poisson/<stage>=<variant> (listed only).
+POISSON_VARIANTS = [("apply_dot", "separate_cublas"), ("cg_update", "separate_cublas")]
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages
 # --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
@@ -94,6 +96,8 @@ def opts(argv):
                 o[a[2:]] = argv[i + 1]
                 if a == "--case-param":  # repeated: every KEY=VALUE kept
                     o.setdefault("case-params", {}).update([argv[i + 1].split("=", 1)])
+                if a == "--stage":  # repeated: every override kept
+                    o.setdefault("stages", []).append(argv[i + 1])
                 i += 2
                 continue
             o[a[2:]] = True
@@ -223,6 +227,7 @@ def run(o):
         fracstep_v2_sections(o, run_record, timing, t)
     if o.get("solver") == IMLE["name"] and not OLD:  # its 6 stages, pressure and (on ranks) halo: 1/8 each
         run_record["solver"] = IMLE["name"]
+        run_record["poisson_kernels"] = dict(c.split("=", 1) for c in o.get("stages", []) if c.startswith("poisson/"))
         timing["stage_order"] = IMLE["stages"]
         timing["stages"] = {st: {"variant": f"imle/{st}/x", "tuning": "default", "per_call": {"median": t / 8},
                                  "per_step": {"median": t / 8}} for st in IMLE["stages"]}
@@ -382,7 +387,8 @@ def listing():
                 + [{"solver": FAMILY, "stage": k, "name": n, "tunings": ["b64"]}
                    for k, names in FAMILY_VARIANTS.items() for n in names]
                 + [{"solver": "multiblock", "stage": s, "name": "global_2d", "tunings": ["bx32_by4"]} for s in MULTIBLOCK["stages"]]
-                + [{"solver": so, "stage": s, "name": n, "tunings": GOHARI_TUNINGS} for so, s, n in GOHARI_VARIANTS]}
+                + [{"solver": so, "stage": s, "name": n, "tunings": GOHARI_TUNINGS} for so, s, n in GOHARI_VARIANTS]
+                + [{"solver": "poisson", "stage": s, "name": n, "tunings": ["bx32_by4_sz8"]} for s, n in POISSON_VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER + URBAN_STAGES,
                          "cases": CASES + URBAN_CASES, "recipes": RECIPES + URBAN_RECIPES}, WAVE, MULTIBLOCK, FRACSTEP, IMLE] + GOHARI,
@@ -407,7 +413,9 @@ def listing():
             + [{"id": f"multiblock/{s}/global_2d", "solver": "multiblock", "stage": s, "name": "global_2d", "backend": "cuda",
                 "tags": {}, "tunings": ["bx32_by4"], "status": ""} for s in MULTIBLOCK["stages"]]
             + [{"id": f"{so}/{s}/{n}", "solver": so, "stage": s, "name": n, "backend": "cuda", "tags": {},
-                "tunings": GOHARI_TUNINGS, "status": ""} for so, s, n in GOHARI_VARIANTS],
+                "tunings": GOHARI_TUNINGS, "status": ""} for so, s, n in GOHARI_VARIANTS]
+            + [{"id": f"poisson/{s}/{n}", "solver": "poisson", "stage": s, "name": n, "backend": "cuda", "tags": {},
+                "tunings": ["bx32_by4_sz8"], "status": ""} for s, n in POISSON_VARIANTS],
             "halo": halo,
             "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES + URBAN_RECIPES]
             + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]]
