@@ -619,6 +619,24 @@ TEST(ImleSolver, CaseNamesReachImleOnlyByName) {
   EXPECT_THROW(SolverRegistry::instance().of_run("imle", "channel"), std::invalid_argument);
 }
 
+// The memory check counts what CG's chosen kernels keep themselves (the cuBLAS variants' compact vectors;
+// a GPU variant is not in a CPU build, so the test registers its own), on one rank and on a rank's slab.
+const PoissonKernelWorkspaceRegistrar imle_test_workspace{{"poisson/apply_dot", "imle_test_library", {12, 16}, ""}};
+TEST(ImleSolver, TheMemoryCheckCountsWhatCgsChosenKernelsKeep) {
+  CaseOptions co;
+  co.name = "cavity", co.nx = co.ny = co.nz = 16;
+  const std::unique_ptr<Problem> problem = SolverRegistry::instance().of_run("imle", "cavity").make_problem(co);
+  SolverOptions plain, library;
+  library.poisson_kernels["poisson/apply_dot"] = "imle_test_library";
+  for (const Grid& g : {Grid{16, 16, 16}, Grid{16, 16, 8}}) {  // the whole grid, a rank's slab
+    const double points = double(g.interior_points());
+    EXPECT_DOUBLE_EQ(double(problem->device_bytes(Precision<double>{}, g, library)) -
+                         double(problem->device_bytes(Precision<double>{}, g, plain)), 16 * points);
+    EXPECT_DOUBLE_EQ(double(problem->device_bytes(Precision<float>{}, g, library)) -
+                         double(problem->device_bytes(Precision<float>{}, g, plain)), 12 * points);
+  }
+}
+
 TEST(ImleModels, FlopCounts) {
   std::printf("flops a cell: CC-CCD %.0f (one axis), MLS %.0f, predict %.0f, move %.0f, ppe_rhs %.0f, correct %.0f\n",
               ccd_flops_per_point(), mls_flops_per_point(), imle_point_flops(ImlePoint::predict),

@@ -134,11 +134,13 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
     return {{"kind", "exact"}, {"max_error", max_err}, {"rms_error", std::sqrt(sum2 / (3.0 * grid_.interior_points()))}};
   }
   template <class T>
-  std::size_t bytes(const Grid& g, const SolverOptions&) const {
-    if (g.nz == grid_.nz) return ImleSolver<T>::device_bytes(g);
+  std::size_t bytes(const Grid& g, const SolverOptions& o) const {
+    // what CG's chosen kernels keep themselves (--stage poisson/...: a library's compact vectors), on the rank's grid
+    const auto kernels = std::size_t(poisson_kernels_workspace_bytes(o.poisson_kernels, g, int(sizeof(T))));
+    if (g.nz == grid_.nz) return ImleSolver<T>::device_bytes(g) + kernels;
     Grid stored = g;  // a rank's slab: at most one neighbour plane on each side, and the z-gather's six
     stored.nz += 2;   // whole-grid arrays (imle_ranks.hpp)
-    return ImleSolver<T>::device_bytes(stored) + 6 * grid_.padded_points() * sizeof(T);
+    return ImleSolver<T>::device_bytes(stored) + 6 * grid_.padded_points() * sizeof(T) + kernels;
   }
   template <class T>
   std::vector<std::string> output(const HostState<T>& s, const std::string& dir, const std::string& tag) const {
