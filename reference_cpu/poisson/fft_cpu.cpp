@@ -84,27 +84,15 @@ void transform_axis(std::vector<Cd>& w, const int len[3], int axis, const std::v
   }
 }
 
-// The null-space line (kx, kz) = (0, 0) of a real y-slab rank, before (`before`) or after its split
-// solve: its whole line's rows gathered from every rank (each sends the largest block's count, its own
-// rows first), singular_line_before / _after run on the whole line as the emulation runs them (the same
-// sums in the same order: bit for bit), and the rank's rows taken back.
+// The null-space line (kx, kz) = (0, 0) of a real y-slab rank before or after its split solve: its rows
+// (x = 0, z = 0: a row of W apart) through null_space_line_over_ranks (fft_solve.hpp).
 template <class T, class Rows>
 void null_space_line_on_rank(const PoissonDirectCall<T>& c, std::vector<Cd>& w, int n, const Rows& rows, bool before) {
   const Grid g = c.grid;
-  const int p = c.y_ranks;
-  int most = 0;
-  for (int r = 0; r < p; ++r) most = std::max(most, pdd_block_start(n, p, r + 1) - pdd_block_start(n, p, r));
-  std::vector<Cd> mine(std::size_t(most), Cd{0, 0});
-  for (int j = 0; j < g.ny; ++j) mine[std::size_t(j)] = w[std::size_t(g.nx) * j];  // line (0, 0): x = 0, z = 0
-  const std::vector<std::vector<char>> all = c.y_slab.comm->allgather(mine.data(), mine.size() * sizeof(Cd));
-  std::vector<Cd> line(static_cast<std::size_t>(n));
-  for (int r = 0; r < p; ++r) {
-    const int j0 = pdd_block_start(n, p, r), m = pdd_block_start(n, p, r + 1) - j0;
-    std::memcpy(line.data() + j0, all[std::size_t(r)].data(), std::size_t(m) * sizeof(Cd));
-  }
-  if (before) singular_line_before(line.data(), 1, n, rows);
-  else singular_line_after(line.data(), 1, n);
-  for (int j = 0; j < g.ny; ++j) w[std::size_t(g.nx) * j] = line[std::size_t(c.y_slab.first_row + j)];
+  std::vector<Cd> here(static_cast<std::size_t>(g.ny));
+  for (int j = 0; j < g.ny; ++j) here[std::size_t(j)] = w[std::size_t(g.nx) * j];
+  null_space_line_over_ranks(*c.y_slab.comm, c.y_ranks, n, c.y_slab.first_row, here, rows, before);
+  for (int j = 0; j < g.ny; ++j) w[std::size_t(g.nx) * j] = here[std::size_t(j)];
 }
 
 // The (kx, kz) lines' tridiagonal solves in y: one pass a line (thomas_line, split or not), or split

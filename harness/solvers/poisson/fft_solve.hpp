@@ -26,12 +26,15 @@
 // is subtracted afterwards (thomas_line).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "comm.hpp"
 #include "grid.hpp"
 #include "poisson/poisson.hpp"
 #include "stage.hpp"
@@ -192,6 +195,31 @@ NSB_HD inline void singular_line_after(Complex<T>* x, std::ptrdiff_t stride, int
   for (int j = 0; j < n; ++j) level = level + x[j * stride];
   level = (T(1) / T(n)) * level;
   for (int j = 0; j < n; ++j) x[j * stride] = x[j * stride] - level;
+}
+
+// The null-space line (kx, kz) = (0, 0) of a real y-slab rank (PoissonYSlab), before (`before`) or after
+// its split solve, on the host: `here` holds the rank's rows of the line and gets its rows of the result.
+// Every rank's rows are gathered (each sends the largest block's count, its own rows first; blocks cut as
+// pdd_block_start cuts the n rows over p ranks), singular_line_before / _after run on the whole line as
+// the emulation runs them (the same sums in the same order: bit for bit), and the rank keeps its rows.
+// The CPU path (reference_cpu/poisson/fft_cpu.cpp) and the GPU path (spectral_lines.cuh, which reads the
+// rows back and writes them again) both call it.
+template <class T, class Rows>
+void null_space_line_over_ranks(Communicator& comm, int p, int n, int first_row, std::vector<Complex<T>>& here,
+                                const Rows& rows, bool before) {
+  int most = 0;
+  for (int r = 0; r < p; ++r) most = std::max(most, pdd_block_start(n, p, r + 1) - pdd_block_start(n, p, r));
+  const std::size_t mine = here.size(), value = sizeof(Complex<T>);
+  here.resize(std::size_t(most), Complex<T>{T(0), T(0)});
+  const std::vector<std::vector<char>> all = comm.allgather(here.data(), here.size() * value);
+  std::vector<Complex<T>> line(static_cast<std::size_t>(n));
+  for (int r = 0; r < p; ++r) {
+    const int j0 = pdd_block_start(n, p, r), m = pdd_block_start(n, p, r + 1) - j0;
+    std::memcpy(line.data() + j0, all[std::size_t(r)].data(), std::size_t(m) * value);
+  }
+  if (before) singular_line_before(line.data(), 1, n, rows);
+  else singular_line_after(line.data(), 1, n);
+  here.assign(line.begin() + first_row, line.begin() + first_row + std::ptrdiff_t(mine));
 }
 
 // Thomas algorithm on one line of complex unknowns (real coefficients): x[j * stride], j = 0..n-1,

@@ -451,30 +451,19 @@ class SpectralLines final : public DirectSolveState {
                      *messages_);
     if (singular) null_space_line_on_rank(stream, false);
   }
-  // The null-space line (kx, kz) = (0, 0) before (`before`) or after its split solve: the rank's rows
-  // (x = 0, z = 0 of W: a row apart) read back, every rank's gathered (each sends the largest block's
-  // count), singular_line_before / _after on the whole line as the emulation's kernel runs them (the
-  // same sums in the same order), the rank's rows written back.
+  // The null-space line (kx, kz) = (0, 0) before (`before`) or after its split solve: the rank's rows (x = 0,
+  // z = 0 of W: a row apart) read back, null_space_line_over_ranks (fft_solve.hpp: gathered, the whole
+  // line's mean or level as the emulation's kernel takes it), the rank's rows written back.
   void null_space_line_on_rank(cudaStream_t stream, bool before) {
-    const int n = y_rows_, p = y_ranks_;
-    int most = 0;
-    for (int r = 0; r < p; ++r) most = std::max(most, pdd_block_start(n, p, r + 1) - pdd_block_start(n, p, r));
     const std::size_t value = sizeof(Complex<T>), row = std::size_t(g_.nx) * value;
-    std::vector<Complex<T>>& mine = null_rows_;
-    mine.assign(std::size_t(most), Complex<T>{T(0), T(0)});
-    NSB_CUDA(cudaMemcpy2DAsync(mine.data(), value, w_, row, value, std::size_t(g_.ny), cudaMemcpyDeviceToHost, stream));
+    std::vector<Complex<T>>& here = null_rows_;
+    here.resize(std::size_t(g_.ny));
+    NSB_CUDA(cudaMemcpy2DAsync(here.data(), value, w_, row, value, std::size_t(g_.ny), cudaMemcpyDeviceToHost, stream));
     NSB_CUDA(cudaStreamSynchronize(stream));
-    const std::vector<std::vector<char>> all = slab_.comm->allgather(mine.data(), mine.size() * value);
-    std::vector<Complex<T>> line(static_cast<std::size_t>(n));
-    for (int r = 0; r < p; ++r) {
-      const int j0 = pdd_block_start(n, p, r), m = pdd_block_start(n, p, r + 1) - j0;
-      std::memcpy(line.data() + j0, all[std::size_t(r)].data(), std::size_t(m) * value);
-    }
-    if (before) singular_line_before(line.data(), 1, n, RowsFromArrays<T>{host_rows_.data(), n});
-    else singular_line_after(line.data(), 1, n);
-    std::copy(line.begin() + slab_.first_row, line.begin() + slab_.first_row + g_.ny, mine.begin());
-    NSB_CUDA(cudaMemcpy2DAsync(w_, row, mine.data(), value, value, std::size_t(g_.ny), cudaMemcpyHostToDevice, stream));
-    NSB_CUDA(cudaStreamSynchronize(stream));  // mine is reused
+    null_space_line_over_ranks(*slab_.comm, y_ranks_, y_rows_, slab_.first_row, here,
+                               RowsFromArrays<T>{host_rows_.data(), y_rows_}, before);
+    NSB_CUDA(cudaMemcpy2DAsync(w_, row, here.data(), value, value, std::size_t(g_.ny), cudaMemcpyHostToDevice, stream));
+    NSB_CUDA(cudaStreamSynchronize(stream));  // here is reused
   }
 
   // Axes of one cell are the identity (every transform of length 1 is): skipped. The tridiagonal
