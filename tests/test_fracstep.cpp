@@ -19,6 +19,7 @@
 #include "comm.hpp"
 #include "decomposition.hpp"
 #include "recipe.hpp"
+#include "registry.hpp"
 #include "slab_assigner.hpp"
 #include "solver.hpp"
 #include "stage_kind.hpp"
@@ -369,17 +370,18 @@ TEST(Fracstep, RealRanksRefuseV0AndAnotherYRanks) {
 }
 
 #if !defined(NSB_WITH_CUDA)
-// A build without CUDA refuses GPU ranks by name (the factories of gpu_ranks.hpp).
+// A build without CUDA refuses GPU ranks by name (the factory of gpu_ranks.hpp).
 TEST(Fracstep, GpuRanksWithoutCudaAreRefusedByName) {
   auto group = std::make_shared<ThreadGroup>(1);
   ThreadComm comm(group, 0);
-  try {
-    make_peer_split_messages<double>(comm, nullptr, 0);
-    ADD_FAILURE() << "no refusal";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("V2 on GPU ranks needs nsbench built with CUDA"), std::string::npos) << e.what();
+  for (const char* how : {"peer", "nccl"}) {
+    try {
+      make_gpu_rank_links<double>(how, comm, Grid{4, 4, 4, 1, 1, 1}, nullptr, 0);
+      ADD_FAILURE() << "no refusal: " << how;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("V2 on GPU ranks needs nsbench built with CUDA"), std::string::npos) << e.what();
+    }
   }
-  EXPECT_THROW(make_peer_ghost_rows<double>(comm, Grid{4, 4, 4, 1, 1, 1}, nullptr, 0), std::runtime_error);
 }
 #endif
 
@@ -499,13 +501,14 @@ TEST(FracstepGpu, V2MatchesTheCpuSolver) {
 // rows and the split y solves' messages by peer copies, TDMA-C by the cuFFT variant's rank path. Equal to
 // the emulated V2 (y_ranks = 2) on the GPU to round-off (the ranks' transforms are cuFFT's of a slab, not
 // of the whole grid: not bit for bit). ny = 31: slabs of 15 and 16 rows (the two ranks' pitches differ).
-TEST(FracstepGpu, V2OnRealGpuRanksEqualsTheEmulation) {
-  NSB_NEEDS_GPU();
+// The ranks' GPUs talk by peer copies (gpu_messages=peer, the default) or by NCCL (gpu_messages=nccl,
+// one GPU a rank: with fewer than 2 GPUs, or in a build without NCCL, that half is skipped, said so).
+void expect_v2_on_gpu_ranks_equals_the_emulation(const std::string& messages) {
   for (const char* variant : {"V2", "V2-ppt", "V2-acc"}) {
     CaseOptions o = options("synthetic", 48, 31, 24);
-    o.params = {std::string("variant=") + variant};
+    o.params = {std::string("variant=") + variant, "gpu_messages=" + messages};
     const RealRanks got = run_real_ranks(*problem(o), 2, 3, "global");
-    o.params.push_back("y_ranks=2");
+    o.params = {std::string("variant=") + variant, "y_ranks=2"};
     const Ran<double> emulated = run<double>(*problem(o), "global", 3);
     for (const char* f : {"u", "v", "w", "p"}) {
       double d = 0, size = 0;
@@ -524,6 +527,16 @@ TEST(FracstepGpu, V2OnRealGpuRanksEqualsTheEmulation) {
       EXPECT_EQ(got.calls[std::size_t(r)].at("ghost_rows"), 27) << variant << " three exchanges a sub-step";
     }
   }
+}
+TEST(FracstepGpu, V2OnRealGpuRanksEqualsTheEmulation) {
+  NSB_NEEDS_GPU();
+  expect_v2_on_gpu_ranks_equals_the_emulation("peer");
+}
+TEST(FracstepGpu, V2OnRealGpuRanksByNcclEqualsTheEmulation) {
+  NSB_NEEDS_GPU();
+  if (device::count() < 2) GTEST_SKIP() << "SKIPPED: NCCL needs one GPU a rank, 2 ranks (" << device::count() << " usable)";
+  if (!Registry::instance().find("multiblock/ifsum", "boundary_band_nccl")) GTEST_SKIP() << "SKIPPED: built without NCCL";
+  expect_v2_on_gpu_ranks_equals_the_emulation("nccl");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // A fracstep V2 y-slab rank on a GPU (harness/solvers/fracstep/gpu_ranks.hpp): its ghost rows by peer
-// copies from the neighbours' GPUs, and its ADI-Y messages (tridiag's PeerSplitMessages).
+// copies from the neighbours' GPUs, and its split y solves' messages (tridiag's PeerSplitMessages); the
+// NCCL way is gpu_ranks_nccl.cu (built with NCCL).
 //
 // A row of a padded field is NZ runs of NX values, one a z plane, a plane (NX NY values) apart: one
 // strided copy (cudaMemcpy3DPeerAsync, a 2D extent with the two ranks' own pitches: their slabs may
@@ -10,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "cuda/check.cuh"
@@ -23,8 +25,8 @@ namespace {
 template <class T>
 class PeerGhostRows final : public GhostRows<T> {
  public:
-  PeerGhostRows(Communicator& comm, const Grid& g, void* stream, int device)
-      : comm_(comm), g_(g), stream_(static_cast<cudaStream_t>(stream)), device_(device), ny_(comm.allgather_value(g.ny)),
+  PeerGhostRows(Communicator& comm, const Grid& g, cudaStream_t stream, int device)
+      : comm_(comm), g_(g), stream_(stream), device_(device), ny_(comm.allgather_value(g.ny)),
         peers_(comm, device, stream) {}
 
   void exchange(const std::vector<T*>& fields) override {
@@ -74,22 +76,33 @@ class PeerGhostRows final : public GhostRows<T> {
 
 }  // namespace
 
+#if defined(NSB_WITH_NCCL)
+template <class T>  // variants/fracstep/gpu_ranks_nccl.cu
+GpuRankLinks<T> make_nccl_gpu_rank_links(Communicator& comm, const Grid& g, cudaStream_t stream, int device);
+#endif
+
 template <class T>
-std::unique_ptr<GhostRows<T>> make_peer_ghost_rows(Communicator& comm, const Grid& g, void* stream, int device) {
+GpuRankLinks<T> make_gpu_rank_links(const std::string& how, Communicator& comm, const Grid& g, void* stream, int device) {
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (how == "nccl") {
+#if defined(NSB_WITH_NCCL)
+    return make_nccl_gpu_rank_links<T>(comm, g, s, device);
+#else
+    throw std::runtime_error("fracstep: gpu_messages=nccl needs nsbench built with NCCL (none was found): gpu_messages=peer");
+#endif
+  }
+  if (how != "peer") throw std::invalid_argument("fracstep: gpu_messages=" + how + " is not one of peer, nccl");
   if (!PeerRanks::possible(comm, device))
-    throw std::runtime_error("fracstep: V2 on GPU ranks needs the threads driver and every rank's GPU able to read the "
-                             "others' directly (peer access, or one GPU shared)");
-  return std::make_unique<PeerGhostRows<T>>(comm, g, stream, device);
+    throw std::runtime_error("fracstep: V2 on GPU ranks by peer copies needs the threads driver and every rank's GPU able to "
+                             "read the others' directly (peer access, or one GPU shared); --case-param gpu_messages=nccl "
+                             "runs under either driver, one GPU a rank");
+  GpuRankLinks<T> links;
+  links.ghost_rows = std::make_unique<PeerGhostRows<T>>(comm, g, s, device);
+  links.messages = std::make_unique<PeerSplitMessages<T>>(comm, s, device);
+  return links;
 }
 
-template <class T>
-std::unique_ptr<SplitMessages<T>> make_peer_split_messages(Communicator& comm, void* stream, int device) {
-  return std::make_unique<PeerSplitMessages<T>>(comm, static_cast<cudaStream_t>(stream), device);
-}
-
-template std::unique_ptr<GhostRows<float>> make_peer_ghost_rows<float>(Communicator&, const Grid&, void*, int);
-template std::unique_ptr<GhostRows<double>> make_peer_ghost_rows<double>(Communicator&, const Grid&, void*, int);
-template std::unique_ptr<SplitMessages<float>> make_peer_split_messages<float>(Communicator&, void*, int);
-template std::unique_ptr<SplitMessages<double>> make_peer_split_messages<double>(Communicator&, void*, int);
+template GpuRankLinks<float> make_gpu_rank_links<float>(const std::string&, Communicator&, const Grid&, void*, int);
+template GpuRankLinks<double> make_gpu_rank_links<double>(const std::string&, Communicator&, const Grid&, void*, int);
 
 }  // namespace nsb

@@ -13,44 +13,24 @@
 // (docs/solvers/kemal.md, Ranks); it is the exchange a GPU ifsum and bc would keep.
 #pragma once
 
-#include <nccl.h>
-
-#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "cuda/nccl_comm.cuh"
 #include "multiblock/host_copies.cuh"
 
 namespace nsb {
 
-inline void mb_nccl_check(ncclResult_t r, const char* what) {
-  if (r != ncclSuccess) throw std::runtime_error(std::string("multiblock NCCL bands: ") + what + ": " + ncclGetErrorString(r));
-}
-
 // The run's NCCL communicator and the receive buffer, made on the first call (every rank calls ifsum and bc,
-// mb_solver.hpp, so every rank joins the collective ncclCommInitRank) and kept as the host side's peer buffer.
+// mb_solver.hpp, so every rank joins the collective communicator set-up) and kept as the host side's peer buffer.
 template <class T>
 struct MbNcclBands {
-  ncclComm_t comm = nullptr;
+  NcclComm comm;
   Buffer<T> received;
-  MbNcclBands(const MbPeers<T>& p, std::size_t elems) : received(elems, true, "multiblock nccl bands") {
-    for (std::size_t r = 1; r < p.devices.size(); ++r)
-      for (std::size_t q = 0; q < r; ++q)
-        if (p.devices[r] == p.devices[q])
-          throw std::runtime_error("multiblock boundary_band_nccl needs one GPU a rank: ranks " + std::to_string(q) + " and " +
-                                   std::to_string(r) + " share GPU " + std::to_string(p.devices[r]) + " (boundary_band_p2p runs them)");
-    setenv("NCCL_NVLS_ENABLE", "0", 1);  // as halo/nccl: no use for multicast, and it fails on some hosts
-    ncclUniqueId id{};
-    if (p.comm->rank() == 0) mb_nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    p.comm->broadcast(&id, sizeof id, 0);
-    mb_nccl_check(ncclCommInitRank(&comm, p.comm->size(), id, p.comm->rank()), "ncclCommInitRank");
-  }
-  MbNcclBands(const MbNcclBands&) = delete;
-  MbNcclBands& operator=(const MbNcclBands&) = delete;
-  ~MbNcclBands() {
-    if (comm) ncclCommDestroy(comm);
-  }
+  MbNcclBands(const MbPeers<T>& p, std::size_t elems)
+      : comm(*p.comm, p.device, "multiblock boundary_band_nccl", "boundary_band_p2p runs them"),
+        received(elems, true, "multiblock nccl bands") {}
 };
 
 // The other ranks' nodes for stage S's routine, by NCCL (an MbPull, host_copies.cuh).
@@ -72,16 +52,16 @@ void mb_pull_by_nccl(const MbCall<T>& c, MbHostSide<T>& h, const std::vector<int
   }
   MbNcclBands<T>& nccl = *static_cast<MbNcclBands<T>*>(h.peer_buffer.get());
   const cudaStream_t stream = stream_of(c.exec);
-  const ncclDataType_t type = sizeof(T) == 4 ? ncclFloat32 : ncclFloat64;
+  const ncclDataType_t type = nccl_type<T>();
   const std::size_t mine = p.band_size[k][std::size_t(me)] * fields.size();
-  mb_nccl_check(ncclGroupStart(), "ncclGroupStart");
+  nccl_check(ncclGroupStart(), "ncclGroupStart");
   for (int r = 0; r < ranks; ++r) {
-    if (p.read_by[k][std::size_t(r)]) mb_nccl_check(ncclSend(h.staging_device, mine, type, r, nccl.comm, stream), "ncclSend");
+    if (p.read_by[k][std::size_t(r)]) nccl_check(ncclSend(h.staging_device, mine, type, r, nccl.comm.get(), stream), "ncclSend");
     if (at[std::size_t(r) + 1] > at[std::size_t(r)])
-      mb_nccl_check(ncclRecv(nccl.received.get() + at[std::size_t(r)], at[std::size_t(r) + 1] - at[std::size_t(r)], type, r,
-                             nccl.comm, stream), "ncclRecv");
+      nccl_check(ncclRecv(nccl.received.get() + at[std::size_t(r)], at[std::size_t(r) + 1] - at[std::size_t(r)], type, r,
+                             nccl.comm.get(), stream), "ncclRecv");
   }
-  mb_nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+  nccl_check(ncclGroupEnd(), "ncclGroupEnd");
   h.peer_received.resize(std::max<std::size_t>(at.back(), 1));
   if (at.back() > 0)
     NSB_CUDA(cudaMemcpyAsync(h.peer_received.data(), nccl.received.get(), at.back() * sizeof(T), cudaMemcpyDeviceToHost, stream));

@@ -73,6 +73,9 @@ struct FracstepParameters {
   int y_ranks = 1;
   bool momentum_exact = false, poisson_exact = true;
   bool rank_phases = true;  // V2: the y solves rank by rank, each rank's phases timed (split_phases.hpp)
+  // V2 on GPU ranks: how the ranks' GPUs talk (ghost rows, the y solves' messages): "peer" (peer copies,
+  // the threads driver) or "nccl" (either driver, one GPU a rank; gpu_ranks.hpp).
+  std::string gpu_messages = "peer";
 };
 
 // The Poisson method: fft2_tridiag (the paper's), or fft; the generic default "jacobi" means the
@@ -155,8 +158,8 @@ class FracstepSolver final : public Solver<T> {
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
     if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: peer copies)
       if (gpu) {
-        messages_ = make_peer_split_messages<T>(*rank.comm, stream_, rank.device);
-        ghost_rows_ = make_peer_ghost_rows<T>(*rank.comm, g, stream_, rank.device);
+        links_ = make_gpu_rank_links<T>(prm.gpu_messages, *rank.comm, g, stream_, rank.device);
+        messages_ = std::move(links_.messages), ghost_rows_ = std::move(links_.ghost_rows);
       } else {
         messages_ = std::make_unique<CommSplitMessages<T>>(*rank.comm);
       }
@@ -183,7 +186,7 @@ class FracstepSolver final : public Solver<T> {
   }
   ~FracstepSolver() override {
     poisson_.reset();  // its plans may use the stream
-    ghost_rows_.reset(), messages_.reset();
+    ghost_rows_.reset(), messages_.reset(), links_ = {};
     if (stream_) device::stream_destroy(stream_);
   }
   FracstepSolver(const FracstepSolver&) = delete;
@@ -321,6 +324,7 @@ class FracstepSolver final : public Solver<T> {
     e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact;
     e.phases = {timer_, kFsFft, kFsTdmaC, rank_.comm || (prm_.y_ranks > 1 && prm_.rank_phases) ? int(kFsTdmaCRanks) : -1};
     if (rank_.comm) e.y_slab = {rank_.comm, rank_.rank, rank_.first, rank_.whole.ny, rank_.whole.dy()};
+    if (ghost_rows_) set_y_messages(e.y_slab, messages_.get());  // a GPU rank's TDMA-C talks as its ADI-Y
     e.exec = exec_;
     FracstepPressureSystem<T> system(e);
     poisson_->solve(system);
@@ -380,6 +384,7 @@ class FracstepSolver final : public Solver<T> {
   FracstepRank rank_;
   std::unique_ptr<SplitMessages<T>> messages_;  // a real rank's ADI-Y messages
   std::unique_ptr<GhostRows<T>> ghost_rows_;     // a real GPU rank's ghost rows (host ranks: send_, recv_)
+  GpuRankLinks<T> links_;                        // what the two above share on GPU ranks (NCCL's communicator)
   std::vector<T> send_[2], recv_[2];             // its ghost rows' messages (below, above)
   const ResolvedStage* stage_[6] = {};
   FieldSet<T> fields_;

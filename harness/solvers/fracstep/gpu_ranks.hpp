@@ -1,12 +1,13 @@
 // What a y-slab rank of the fracstep solver's V2 needs on a GPU (fracstep.md, "V2 on real ranks"; the
 // threads driver, a rank's GPU r % count): its ghost rows from the neighbours' edge rows, and the
-// messages of its split y solves (ADI-Y; TDMA-C's are the Poisson variant's own), both between the ranks'
-// GPUs by peer copies. The solver's header is host C++ compiled without CUDA too: the GPU side is
+// messages of its split y solves (ADI-Y's and TDMA-C's), both between the ranks' GPUs, by peer copies or
+// NCCL. The solver's header is host C++ compiled without CUDA too: the GPU side is
 // variants/fracstep/gpu_ranks.cu, and a build without CUDA refuses by name.
 #pragma once
 
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "comm.hpp"
@@ -25,25 +26,30 @@ class GhostRows {
   virtual void exchange(const std::vector<T*>& fields) = 0;
 };
 
+// What a V2 rank on a GPU talks through: its ghost rows and its split y solves' messages (ADI-Y's, and
+// TDMA-C's: PoissonYSlab), and what the two share (`keep`: NCCL's communicator; declared last so it goes
+// last).
+template <class T>
+struct GpuRankLinks {
+  std::unique_ptr<GhostRows<T>> ghost_rows;
+  std::unique_ptr<SplitMessages<T>> messages;
+  std::shared_ptr<void> keep;
+};
+
+// Collective (every rank of comm, each with its GPU `device` current and its compute stream).
+//   "peer": peer copies. The ghost rows ordered by CUDA events (PeerRanks), the messages tridiag's
+//           PeerSplitMessages; refused where a rank's GPU cannot reach another's directly or the driver
+//           is not the threads one.
+//   "nccl": NCCL, either driver, one GPU a rank: a field's edge row packed by a strided device copy,
+//           all fields' rows sent and received in one group, unpacked; the messages NcclSplitMessages.
+//           All on the stream (no host wait). Refused by name in a build without NCCL.
 #if defined(NSB_WITH_CUDA)
-// Collective (every rank of comm, each with its GPU `device` and compute stream). The ghost rows: peer
-// copies ordered by CUDA events (PeerRanks), refused where a rank's GPU cannot reach another's directly
-// or the driver is not the threads one. The split messages: tridiag's PeerSplitMessages.
 template <class T>
-std::unique_ptr<GhostRows<T>> make_peer_ghost_rows(Communicator& comm, const Grid& g, void* stream, int device);
-template <class T>
-std::unique_ptr<SplitMessages<T>> make_peer_split_messages(Communicator& comm, void* stream, int device);
+GpuRankLinks<T> make_gpu_rank_links(const std::string& how, Communicator& comm, const Grid& g, void* stream, int device);
 #else
-[[noreturn]] inline void fracstep_gpu_ranks_need_cuda() {
+template <class T>
+GpuRankLinks<T> make_gpu_rank_links(const std::string&, Communicator&, const Grid&, void*, int) {
   throw std::runtime_error("fracstep: V2 on GPU ranks needs nsbench built with CUDA");
-}
-template <class T>
-std::unique_ptr<GhostRows<T>> make_peer_ghost_rows(Communicator&, const Grid&, void*, int) {
-  fracstep_gpu_ranks_need_cuda();
-}
-template <class T>
-std::unique_ptr<SplitMessages<T>> make_peer_split_messages(Communicator&, void*, int) {
-  fracstep_gpu_ranks_need_cuda();
 }
 #endif
 

@@ -62,11 +62,15 @@ double hashed_unit(unsigned field, std::size_t n) {
 class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAssigner {
  public:
   explicit FracstepProblem(const CaseOptions& o) : case_(parse_case(o.name)), re_(o.re) {
-    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks", "rank_phases"});
+    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks", "rank_phases", "gpu_messages"});
     stretch_ = number_param(params, "y_stretch", kDefaultStretch);
     if (stretch_ < 0) throw std::invalid_argument("fracstep: y_stretch must be >= 0 (0: uniform)");
     set_variant(params.count("variant") ? params.at("variant") : "V0", int(number_param(params, "y_ranks", 0)), o.ny);
     prm_.rank_phases = number_param(params, "rank_phases", 1) != 0;
+    if (params.count("gpu_messages")) prm_.gpu_messages = params.at("gpu_messages");
+    if (prm_.gpu_messages != "peer" && prm_.gpu_messages != "nccl")
+      throw std::invalid_argument("fracstep: gpu_messages=" + prm_.gpu_messages + " is not one of peer (peer copies, the threads "
+                                  "driver), nccl (NCCL, either driver, one GPU a rank)");
     if (o.nx < 3 || o.nz < 3 || o.ny < 2)
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
     if (!(o.re > 0)) throw std::invalid_argument("fracstep: --re must be positive");
@@ -91,6 +95,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
             {"adi_y", prm_.variant == "V0" ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
             {"tdma_c", prm_.variant == "V0" ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
             {"rank_phases", y_ranks() > 1 && (prm_.rank_phases || real_ranks_ > 1)},
+            {"gpu_messages", prm_.gpu_messages},
             {"min_dy", prm_.y_faces[1]},
             {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
             {"time_scheme", "RK3 (Spalart-Moser-Rogers) + Crank-Nicolson, ADI z-y-x, 3 sub-steps a step"}};

@@ -73,6 +73,8 @@ struct SolvePhases {
 };
 
 class Communicator;
+template <class T>
+struct SplitMessages;
 
 // fft2_tridiag on a real y-slab rank (fracstep V2 on --ranks P, host arrays): the rank holds rows
 // [first_row, first_row + grid.ny) of a y axis of `rows` cells, cut as the split y solves cut it
@@ -85,7 +87,21 @@ struct PoissonYSlab {
   int first_row = 0;
   int rows = 0;   // the whole y's cells
   double h = 0;   // the whole y's uniform step (ly / rows), where y_faces is null
+  // A GPU rank's messages of its split y solves where the caller provides them (fracstep: its ADI-Y's,
+  // peer copies or NCCL), in the solve's precision; null: the GPU variant makes peer copies of its own.
+  SplitMessages<float>* messages_float = nullptr;
+  SplitMessages<double>* messages_double = nullptr;
 };
+template <class T>
+void set_y_messages(PoissonYSlab& s, SplitMessages<T>* m) {
+  if constexpr (sizeof(T) == sizeof(float)) s.messages_float = m;
+  else s.messages_double = m;
+}
+template <class T>
+SplitMessages<T>* y_messages(const PoissonYSlab& s) {
+  if constexpr (sizeof(T) == sizeof(float)) return s.messages_float;
+  else return s.messages_double;
+}
 
 // What a method that solves on a rank's slab of a z-slab decomposition (cg, pcg) asks of the solver that
 // owns the ranks: sums over every rank (the dot products) and the exchange of a vector's cut ghost planes.

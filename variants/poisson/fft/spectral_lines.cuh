@@ -434,11 +434,13 @@ class SpectralLines final : public DirectSolveState {
   // imaginary parts, by split_solve_rank with peer-copy messages, as the host path
   // (reference_cpu/poisson/fft_cpu.cpp y_lines) does with the Communicator's.
   void y_lines_on_rank(const PoissonDirectCall<T>& c, cudaStream_t stream) {
-    if (!messages_) {  // collective: every rank makes its solve's state at its first solve
+    SplitMessages<T>* messages = y_messages<T>(slab_);  // the caller's (fracstep: its ADI-Y's), else our own
+    if (!messages && !messages_) {  // collective: every rank makes its solve's state at its first solve
       int device = 0;
       NSB_CUDA(cudaGetDevice(&device));
       messages_ = std::make_unique<PeerSplitMessages<T>>(*slab_.comm, stream, device);
     }
+    if (!messages) messages = messages_.get();
     const std::size_t points = g_.interior_points();
     const bool neumann = faces_.face[1][0] == PoissonFace::neumann;
     const TdmaLines<T, RowsFromArrays<T>, EigShift<T>> lines{
@@ -448,7 +450,7 @@ class SpectralLines final : public DirectSolveState {
     if (singular) null_space_line_on_rank(stream, true);
     split_solve_rank(lines, split_buffers(scratch_ + kTdmaPhasedScratchPerPoint * points, lines.count(), y_ranks_, c.y_exact, 1),
                      c.y_exact, DeviceSplitLaunch{stream}, RankPhaseSections{c.phases.timer, c.phases.rank_phases}, slab_.rank,
-                     *messages_);
+                     *messages);
     if (singular) null_space_line_on_rank(stream, false);
   }
   // The null-space line (kx, kz) = (0, 0) before (`before`) or after its split solve: the rank's rows (x = 0,
@@ -508,7 +510,7 @@ class SpectralLines final : public DirectSolveState {
   double y_step_;                // the whole y's uniform step (where y_faces_ is empty)
   std::vector<T> host_rows_;     // the y rows (lower, diag, upper, weight), as rows_ holds them
   std::vector<Complex<T>> null_rows_;  // a rank's rows of the null-space line, read back
-  std::unique_ptr<PeerSplitMessages<T>> messages_;  // a real rank's TDMA-C messages
+  std::unique_ptr<PeerSplitMessages<T>> messages_;  // a real rank's TDMA-C messages, where the caller gives none
   bool tridiagonal_;
   AxisTransform t_[3] = {};
   cufftHandle plan_[3] = {0, 0, 0};

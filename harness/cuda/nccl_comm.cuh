@@ -1,0 +1,54 @@
+// A run's NCCL communicator over its ranks, one GPU a rank, under either driver (the unique id goes round
+// through the run's Communicator). Collective: every rank makes one at the same point, each with its own
+// GPU current. NVLink SHARP multicast is switched off (NCCL_NVLS_ENABLE=0): point-to-point messages and
+// all-gathers have no use for it, and it fails on some hosts. Built only where NCCL is found (NSB_WITH_NCCL).
+#pragma once
+
+#include <nccl.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "comm.hpp"
+
+namespace nsb {
+
+inline void nccl_check(ncclResult_t r, const std::string& what) {
+  if (r != ncclSuccess) throw std::runtime_error("NCCL error in " + what + ": " + ncclGetErrorString(r));
+}
+template <class T>
+ncclDataType_t nccl_type() {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "NCCL messages of float or double");
+  return sizeof(T) == 4 ? ncclFloat32 : ncclFloat64;
+}
+
+class NcclComm {
+ public:
+  // user: who asks (named in the refusal); instead: what runs ranks that share a GPU.
+  NcclComm(Communicator& comm, int device, const std::string& user, const std::string& instead) {
+    const std::vector<int> devices = comm.allgather_value(device);
+    for (std::size_t r = 1; r < devices.size(); ++r)
+      for (std::size_t q = 0; q < r; ++q)
+        if (devices[r] == devices[q])
+          throw std::runtime_error(user + " needs one GPU per rank: ranks " + std::to_string(q) + " and " + std::to_string(r) +
+                                   " share GPU " + std::to_string(devices[r]) + "; " + instead);
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    ncclUniqueId id{};
+    if (comm.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    comm.broadcast(&id, sizeof id, 0);
+    nccl_check(ncclCommInitRank(&comm_, comm.size(), id, comm.rank()), "ncclCommInitRank");
+  }
+  ~NcclComm() {
+    if (comm_) ncclCommDestroy(comm_);
+  }
+  NcclComm(const NcclComm&) = delete;
+  NcclComm& operator=(const NcclComm&) = delete;
+  ncclComm_t get() const { return comm_; }
+
+ private:
+  ncclComm_t comm_ = nullptr;
+};
+
+}  // namespace nsb
