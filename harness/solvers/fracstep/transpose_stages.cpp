@@ -36,7 +36,7 @@ class TransposeFixture final : public StageFixture<T> {
     // "to" gets random values too: a value a variant leaves unwritten shows in verify.
     if (s.verify || !fields_.on_device()) fields_.fill_random_host(s.seed);
     else fields_.fill_random_device(1000, stream_);
-    if (fields_.on_device()) timer_ = std::make_unique<GpuTimer>(stream_, 3 * 1024);
+    if (fields_.on_device()) timer_ = std::make_unique<GpuTimer>(stream_, 256);
     else timer_ = std::make_unique<CpuTimer>();
     timer_->enabled = false;  // on for `stages`' timed calls only (phase_reset)
     call_.shape = shape_;
