@@ -293,7 +293,11 @@ def transpose_p2_measured(s, trows, lk):
     """The real all-to-all at p = 2 (ranks_peer: two GPUs, peer pulls; rank 0's section) against the model."""
     here = dict(lk).get("this machine's link")
     rows = []
-    for (variant, kind, workload, grid), row in sorted(trows.items()):
+    def order(kv):
+        variant, kind, workload, grid = kv[0]
+        return _cells(grid), grid, TRANSPOSE_KINDS.index(kind), workload
+
+    for (variant, kind, workload, grid), row in sorted(trows.items(), key=order):
         if variant != "ranks_peer" or not workload.startswith("p2") or "phases" not in row:
             continue
         words = 2 if workload.endswith("complex") else 1

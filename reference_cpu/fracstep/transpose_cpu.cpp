@@ -27,10 +27,11 @@ void transpose(const TransposeCall<T>& c) {
         }
 }
 
-const Registrar zx_serial{cpu_reference_variant("fracstep/transpose_zx", Backend::cpu_serial, &transpose<float>, &transpose<double>)};
-const Registrar zx_omp{cpu_reference_variant("fracstep/transpose_zx", Backend::cpu_omp, &transpose<float>, &transpose<double>)};
-const Registrar xz_serial{cpu_reference_variant("fracstep/transpose_xz", Backend::cpu_serial, &transpose<float>, &transpose<double>)};
-const Registrar xz_omp{cpu_reference_variant("fracstep/transpose_xz", Backend::cpu_omp, &transpose<float>, &transpose<double>)};
+Variant cpu(const char* stage, Backend b) { return cpu_reference_variant(stage, b, &transpose<float>, &transpose<double>); }
+const Registrar zx_serial{cpu("fracstep/transpose_zx", Backend::cpu_serial)};
+const Registrar zx_omp{cpu("fracstep/transpose_zx", Backend::cpu_omp)};
+const Registrar xz_serial{cpu("fracstep/transpose_xz", Backend::cpu_serial)};
+const Registrar xz_omp{cpu("fracstep/transpose_xz", Backend::cpu_omp)};
 
 }  // namespace
 }  // namespace nsb

@@ -56,16 +56,19 @@ void rank_transpose(const TransposeCall<T>& c, PeerRanks& peers, RankSlabs<T>& m
     const std::vector<const void*> sends = peers.wait_for_all(mine.buffer.get());  // every rank's blocks packed
     TransposeSection section(timer, kTransposeAllToAll);
     for (int src = 0; src < s.p; ++src)
-      if (src != r) peers.pull(mine.to.get() + s.xslab_block_offset(src, r), static_cast<const T*>(sends[std::size_t(src)]) + s.send_offset(src, r),
-                 src, s.block_words(src, r) * sizeof(T));
+      if (src != r)
+        peers.pull(mine.to.get() + s.xslab_block_offset(src, r),
+                   static_cast<const T*>(sends[std::size_t(src)]) + s.send_offset(src, r), src,
+                   s.block_words(src, r) * sizeof(T));
   } else {
     const std::vector<const void*> slabs = peers.wait_for_all(mine.from.get());  // every x-slab written
     {
       TransposeSection section(timer, kTransposeAllToAll);
       for (int src = 0; src < s.p; ++src)
-        if (src != r) peers.pull(mine.buffer.get() + s.send_offset(r, src),
-                   static_cast<const T*>(slabs[std::size_t(src)]) + s.xslab_block_offset(r, src), src,
-                   s.block_words(r, src) * sizeof(T));
+        if (src != r)
+          peers.pull(mine.buffer.get() + s.send_offset(r, src),
+                     static_cast<const T*>(slabs[std::size_t(src)]) + s.xslab_block_offset(r, src), src,
+                     s.block_words(r, src) * sizeof(T));
     }
     TransposeSection section(timer, kTransposeUnpack);
     for (int src = 0; src < s.p; ++src)  // the own block straight from its place
@@ -100,7 +103,8 @@ void run_on_ranks(const TransposeCall<T>& c) {
         if (!PeerRanks::possible(comm, device))
           throw std::runtime_error("the ranks' GPUs cannot all access each other directly (peer access)");
         RankSlabs<T> mine = rank_slabs<T>(s, to_x, r);
-        NSB_CUDA(cudaMemcpyAsync(mine.from.get(), c.from + mine.from_at, mine.from.size() * sizeof(T), cudaMemcpyDefault, stream));
+        NSB_CUDA(cudaMemcpyAsync(mine.from.get(), c.from + mine.from_at, mine.from.size() * sizeof(T), cudaMemcpyDefault,
+                                 stream));
         {
           PeerRanks peers(comm, device, stream);
           rank_transpose(c, peers, mine, r, stream);
