@@ -7,10 +7,11 @@
 //
 // Why the x-slab keeps x fastest: a rank's x-slab is then a grid of nx_d x Ny x Nz in the solver's own layout,
 // so the z solves run on it unchanged: ADI-Z's thread-a-line sweep walks z lines that are interleaved across the
-// x row (neighbouring threads read neighbouring words; this repository measured it at 29 ms a step against 205 ms
-// for the x sweep, whose lines are contiguous and a thread's own: docs/solvers/fracstep.md, E(2)), and the z
-// transform is a batch of strided lines. It also makes the block that z-slab s sends to x-slab d, (planes of s)
-// x (columns of d), contiguous in the x-slab: [k - k_s][j][i - i_d]. So z -> x needs one local pass (pack the
+// x row (neighbouring threads read neighbouring words); with z fastest each thread's line would be its own
+// contiguous run, neighbours a line apart, the x sweep's case that needed shared-memory tiles (adi_x/warp_tiles).
+// The z transform then reads strided lines (a batched FFT's stride; unit-stride lines would need z fastest and a
+// local transpose, not built). It also makes the block that z-slab s sends to x-slab d, (planes of s) x (columns
+// of d), contiguous in the x-slab: [k - k_s][j][i - i_d]. So z -> x needs one local pass (pack the
 // z-slab's columns of each destination into a contiguous block) and the blocks land in place; x -> z is the
 // mirror (the blocks leave from place; unpack scatters them into the z-slab's rows).
 //
