@@ -30,6 +30,7 @@ nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, 
   void* const stream = fx.stream();
   const bool gpu = v.backend == Backend::cuda;
   for (int w = 0; w < o.warmup; ++w) fx.run(v, t);
+  fx.phase_reset();
   std::vector<double> secs(std::size_t(o.samples));
   for (int s = 0; s < o.samples; ++s) {
     NvtxRange range(v.id().c_str());  // an ncu --nvtx-include filter picks exactly this variant's calls
@@ -57,6 +58,10 @@ nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, 
   row["flops_per_second"] = m.flops / sm.median;
   row["fraction_of_copy_bandwidth"] = m.bytes / sm.median / copy_bandwidth;
   row["kernels"] = kernels_run(v, t, int(sizeof(T)));
+  for (const auto& [name, part] : fx.phase_seconds()) {  // the parts a variant timed itself, each call's
+    const Summary ps = summarize(part);
+    row["phases"][name] = {{"median_s", ps.median}, {"iqr_s", ps.iqr}, {"samples", ps.count}};
+  }
   return row;
 }
 

@@ -62,6 +62,11 @@ class StageFixture {
   // The work of one call on this fixture's grid.
   virtual WorkModel model() const = 0;
   virtual void* stream() const { return nullptr; }
+  // Named parts of a call that the kind's variants time themselves (a transpose's pack, all-to-all and
+  // unpack: TransposeCall::timer), for `nsbench stages`: phase_reset() before the timed calls, then the
+  // seconds of each part of every call since, by name. None for kinds without parts.
+  virtual void phase_reset() {}
+  virtual std::vector<std::pair<std::string, std::vector<double>>> phase_seconds() { return {}; }
 };
 
 template <class T>

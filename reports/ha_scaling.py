@@ -9,7 +9,8 @@ Every T(p > 1) here is EMULATED: one GPU ran it; the messages are a model, for t
 and for the paper's P100 NVLink 1 (assumed). Sections:
   table1_p4_emulated         Table 1 / Fig. 6 at p = 4
   fig5_components_emulated   Fig. 5(a)/(b): speedup, efficiency and share of each component at p = 1, 2, 4
-  fig3_v1_transpose_model    Fig. 3: V1's global-transpose share at p = 4 (a V0 run on the z-slab + the model)
+  fig3_v1_transpose_model    Fig. 3: V1's global-transpose share at p = 4 (a V0 run on the z-slab, the transposes'
+                             measured local work, the model's links; the all-to-all measured at p = 2)
   fracstep_e2_measured       E(2) MEASURED: V0 on one GPU against V2 on two real y-slab ranks (two GPUs)
 """
 import os
@@ -207,8 +208,51 @@ def _plot_speedup(out, s, t):
     s.fig("fracstep_fig5_speedup.png", "Speedup of each component (this machine's link; p > 1 emulated)")
 
 
+TRANSPOSE_KINDS = ("transpose_zx", "transpose_xz")  # M1, P1 (z-slabs -> x-slabs); M2, P4 (back)
+# A sub-step's global transposes of V1 (notes Sec. 1.8): M1 and M2 of u, v, w (real), P1 and P4 of the spectral
+# field (complex): each direction 3 real fields and 1 complex one.
+TRANSPOSES_PER_SUBSTEP = (("", 3), ("_complex", 1))
+
+
+def transpose_rows(results):
+    """(variant name, kind, workload, grid) -> the newest `nsbench stages` row of fracstep/transpose_zx, _xz."""
+    out, when = {}, {}
+    for r in results.values():
+        if not str(r.get("schema", "")).startswith("nsbench.stages") or r.get("precision", "double") != "double":
+            continue
+        g = r.get("grid") or {}
+        grid = (g.get("nx"), g.get("ny"), g.get("nz"))
+        for row in r.get("rows", []):
+            if row.get("solver") != "fracstep" or row.get("stage") not in TRANSPOSE_KINDS or "error" in row:
+                continue
+            key = (row["variant"].split("/")[-1], row["stage"], row.get("scheme", ""), grid)
+            if key not in out or r.get("timestamp", "") >= when[key]:
+                out[key], when[key] = row, r.get("timestamp", "")
+    return out
+
+
+def _phase(row, name):
+    return ((row.get("phases") or {}).get(name) or {}).get("median_s", 0.0)
+
+
+def transpose_local(trows, grid, p):
+    """(momentum, Poisson) seconds a step of a rank's local transpose work (pack + unpack) at p ranks, measured:
+    the p virtual ranks of `pack_copy_unpack` on a field of `grid` (a z-slab's size) together move what one
+    rank's pass over its z-slab of the p-times-deeper grid moves. None if a row is missing."""
+    parts = []
+    for suffix, count in TRANSPOSES_PER_SUBSTEP:
+        t = 0.0
+        for kind in TRANSPOSE_KINDS:
+            row = trows.get(("pack_copy_unpack", kind, f"p{p}{suffix}", grid))
+            if not row:
+                return None
+            t += count * (_phase(row, "pack") + _phase(row, "unpack"))
+        parts.append(SUBSTEPS * t)
+    return tuple(parts)
+
+
 def fig3_v1_transpose_model(s, study, results, paper, out, all_results):
-    runs, lk = fracstep_runs(results), links(all_results)
+    runs, lk, trows = fracstep_runs(results), links(all_results), transpose_rows(results)
     share = paper_values(paper).get("global_transpose_share_of_step")
     p = 4
     rows = []
@@ -217,22 +261,56 @@ def fig3_v1_transpose_model(s, study, results, paper, out, all_results):
             continue
         full = (g[0], g[1], g[2] * p)  # this run is one z-slab of it
         compute = r["timing"]["step"]["median"]
+        local = transpose_local(trows, g, p)
+        loc = sum(local) if local else 0.0
         for name, link in lk:
             tr = SUBSTEPS * cm.t_transposes(link, _cells(full), p)
-            momentum = 6 / cm.V1_FIELD_TRANSPOSES * tr
-            rows.append(["x".join(map(str, full)), "x".join(map(str, g)), name, fmt(compute * 1e3), fmt(tr * 1e3),
-                         fmt(100 * tr / (tr + compute)), fmt(100 * momentum / (tr + compute)),
-                         fmt(100 * (tr - momentum) / (tr + compute)), fmt(100 * share) if share else "-"])
+            momentum = 6 / cm.V1_FIELD_TRANSPOSES * tr + (local[0] if local else 0.0)
+            total = tr + loc + compute
+            rows.append(["x".join(map(str, full)), "x".join(map(str, g)), name, fmt(compute * 1e3),
+                         fmt(loc * 1e3) if local else "not run", fmt(tr * 1e3), fmt(100 * (tr + loc) / total),
+                         fmt(100 * loc / total) if local else "-", fmt(100 * tr / total), fmt(100 * momentum / total),
+                         fmt(100 * (tr + loc - momentum) / total), fmt(100 * share) if share else "-"])
     if not rows:
         s.p("No V0 z-slab runs here.")
         return
-    s.table(["V1 grid (p = 4)", "a rank's z-slab (measured, V0)", "link", "compute ms/step", "transposes ms/step (model)",
-             "transpose share %", "of which ADI %", "of which Poisson %", "paper %"], rows)
+    s.table(["V1 grid (p = 4)", "a rank's z-slab", "link", "compute ms/step (MEASURED, V0 on the z-slab)",
+             "local transposes ms/step (MEASURED)", "all-to-all ms/step (MODEL)", "transpose share %",
+             "of which local %", "of which links %", "of which ADI %", "of which Poisson %", "paper %"], rows)
     _link_note(s, lk)
-    s.p("MODEL: V1 is not built. A rank's compute is a V0 run on its z-slab (Nx x Ny x Nz/4: whole y lines, so ADI-Y "
-        "and TDMA-C are local Thomas solves); the global transposes (M1, M2 of u, v, w; P1, P4 of a complex field) are "
-        "(p - 1) messages of N e / p^2 each (reports/ha_comm_model.py), the local transposes are not counted. The "
-        "paper's 46% is 4 P100s on 675M points (notes Sec. 4.3; 2048x256x1280 cells is one grid of that size).")
+    s.p("V1 as a whole solver is not built. MEASURED: a rank's compute (a V0 run on its z-slab, Nx x Ny x Nz/4: whole y "
+        "lines, so ADI-Y and TDMA-C are local Thomas solves) and its transposes' local work (fracstep/transpose_zx and "
+        "transpose_xz, variant pack_copy_unpack: the pack of M1, P1 and the unpack of M2, P4, each rank's own block "
+        "included, on a field of the z-slab's size split over 4 virtual ranks of one GPU, whose passes together move "
+        "what one rank's pass over its slab moves). MODEL: the all-to-all's messages over the link, (p - 1) of N e / p^2 "
+        "a rank a field (reports/ha_comm_model.py). A sub-step transposes u, v, w there and back (M1, M2) and the "
+        "complex spectral field there and back (P1, P4), 3 sub-steps a step. The paper's 46% is 4 P100s on 675M points "
+        "(notes Sec. 4.3; 2048x256x1280 cells is one grid of that size).")
+    transpose_p2_measured(s, trows, lk)
+
+
+def transpose_p2_measured(s, trows, lk):
+    """The real all-to-all at p = 2 (ranks_peer: two GPUs, peer pulls; rank 0's section) against the model."""
+    here = dict(lk).get("this machine's link")
+    rows = []
+    def order(kv):
+        variant, kind, workload, grid = kv[0]
+        return _cells(grid), grid, TRANSPOSE_KINDS.index(kind), workload
+
+    for (variant, kind, workload, grid), row in sorted(trows.items(), key=order):
+        if variant != "ranks_peer" or not workload.startswith("p2") or "phases" not in row:
+            continue
+        words = 2 if workload.endswith("complex") else 1
+        model = cm.message_time(here, _cells(grid) * words * cm.DOUBLE / 4) if here else None
+        got = _phase(row, "all_to_all")
+        rows.append(["x".join(map(str, grid)), kind, workload, fmt(got * 1e3), fmt(model * 1e3) if model else "-",
+                     fmt(got / model) if model else "-", fmt((_phase(row, "pack") + _phase(row, "unpack")) * 1e3)])
+    if rows:
+        s.p("The all-to-all MEASURED at p = 2 (fracstep/transpose_*/ranks_peer: two GPU ranks, each pulls the other's "
+            "block by a peer copy; rank 0's section, from the moment both ranks' blocks are ready) against the model's "
+            "message for this machine's link (one block of N e / 4 bytes):")
+        s.table(["field (points)", "transpose", "workload", "all-to-all ms (measured)", "model ms", "measured / model",
+                 "rank 0's local pass ms"], rows)
 
 
 # The components of a measured E(2): a stage, or one of the solver's own sections (fft, tdma_c: the Poisson solve's;

@@ -210,8 +210,8 @@ def _check_names(path, where, opts, known):
             if tuning and tuning not in known["variants"][vid]:
                 _fail(path, f"{where}: unknown tuning '{tuning}' of {vid}")
     variant_names = {common.variant_name(vid) for vid in known["variants"]}
-    for v in _values(opts.get("variant")):  # `nsbench stages --variant NAME`
-        if common.variant_name(str(v)) not in variant_names:
+    for v in _values(opts.get("variant")):  # `nsbench stages --variant NAME` (a CPU-only build lists no GPU variant)
+        if common.variant_name(str(v)) not in variant_names and known.get("with_cuda", True):
             _fail(path, f"{where}: unknown variant '{v}'")
 
 

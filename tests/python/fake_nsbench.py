@@ -68,6 +68,12 @@ FAMILY_VARIANTS = {"contiguous": ["pcr_thomas_shared", "thomas_thread"], "interl
                    "lines_y": ["thomas_thread"], "cyclic": ["thomas_thread"], "pdd": ["pdd_thread"],
                    "ppt": ["ppt_thread"]}
 FAMILY_FRACTIONS = [0.85, 0.5]
+# V1's global transposes (fracstep/transpose_zx, _xz), timed by `stages --stage fracstep/transpose_*`: see
+# transpose_rows for their phases.
+TRANSPOSE_KINDS = ["transpose_zx", "transpose_xz"]
+TRANSPOSE_VARIANTS = ["pack_copy_unpack", "ranks_peer"]
+TRANSPOSE_WORKLOADS = ["p2", "p4", "p2_complex", "p4_complex"]
+PEER_LINK = (5e-6, 100e9)  # the fake ranks_peer's all-to-all: alpha, B
 COPY_BANDWIDTH = 4e12  # as machine() says
 # The urban cases' stages, variants (with their own tunings), recipes and cases: listed only, so that the
 # urban study files validate (the fake's results keep the stages above).
@@ -315,6 +321,30 @@ def family_rows(o):
     return rows
 
 
+def transpose_rows(o):
+    """V1's transposes of a field of F bytes (8 a word) over p ranks. pack_copy_unpack: its local pass (pack for
+    zx, unpack for xz) reads and writes F at the copy bandwidth, its all-to-all 2 F (p - 1) / p. ranks_peer (rank 0's
+    phases): the local pass 2 F / p at the copy bandwidth, the all-to-all (p - 1) messages of F / p^2 over PEER_LINK."""
+    kind = o["stage"].split("/")[1]
+    variant = o.get("variant", "pack_copy_unpack")
+    rows = []
+    for w in TRANSPOSE_WORKLOADS:
+        p = int(w[1])
+        nbytes = points(o["grid"]) * (2 if w.endswith("complex") else 1) * 8
+        if variant == "ranks_peer":
+            local, a2a = 2 * nbytes / p / COPY_BANDWIDTH, (p - 1) * (PEER_LINK[0] + nbytes / p**2 / PEER_LINK[1])
+        else:
+            local, a2a = 2 * nbytes / COPY_BANDWIDTH, 2 * nbytes * (p - 1) / p / COPY_BANDWIDTH
+        phases = {"pack" if kind == "transpose_zx" else "unpack": local, "all_to_all": a2a}
+        med = local + a2a
+        rows.append({"solver": "fracstep", "stage": kind, "variant": f"fracstep/{kind}/{variant}", "tuning": "b256",
+                     "scheme": w, "median_s": med, "model_bytes": 4 * nbytes, "model_flops": 0,
+                     "bytes_per_second": 4 * nbytes / med, "flops_per_second": 0,
+                     "fraction_of_copy_bandwidth": 4 * nbytes / med / COPY_BANDWIDTH,
+                     "phases": {k: {"median_s": v, "iqr_s": 0, "samples": 10} for k, v in phases.items()}})
+    return rows
+
+
 def imle_stage_rows(o):
     """imle/ccd (each axis and boundary rule) and imle/mls rows, timed like a run's step (median_for)."""
     backend = o.get("backend", "cuda")
@@ -337,6 +367,10 @@ def stages(o):
         return {"schema": "nsbench.stages/2", "timestamp": "2026-11-22T00:00:00Z", "grid": {"nx": nx, "ny": ny, "nz": nz},
                 "precision": o.get("precision", "double"), "backend": o.get("backend", "cuda"), "machine": machine(),
                 "build": build(), "rows": imle_stage_rows(o)}
+    if str(o.get("stage", "")).startswith("fracstep/transpose"):
+        return {"schema": "nsbench.stages/2", "timestamp": "2026-11-22T00:00:00Z", "grid": {"nx": nx, "ny": ny, "nz": nz},
+                "precision": o.get("precision", "double"), "machine": machine(), "build": build(),
+                "rows": transpose_rows(o)}
     if str(o.get("stage", "")).startswith(FAMILY + "/"):
         return {"schema": "nsbench.stages/2", "timestamp": "2026-11-22T00:00:00Z", "grid": {"nx": nx, "ny": ny, "nz": nz},
                 "precision": o.get("precision", "double"),
@@ -386,6 +420,8 @@ def listing():
                 # the family named with its solver, so every study (studies/ha/ too) loads under both schemas
                 + [{"solver": FAMILY, "stage": k, "name": n, "tunings": ["b64"]}
                    for k, names in FAMILY_VARIANTS.items() for n in names]
+                + [{"solver": "fracstep", "stage": k, "name": n, "tunings": ["b256"]}
+                   for k in TRANSPOSE_KINDS for n in TRANSPOSE_VARIANTS]
                 + [{"solver": "multiblock", "stage": s, "name": "global_2d", "tunings": ["bx32_by4"]} for s in MULTIBLOCK["stages"]]
                 + [{"solver": so, "stage": s, "name": n, "tunings": GOHARI_TUNINGS} for so, s, n in GOHARI_VARIANTS]
                 + [{"solver": "poisson", "stage": s, "name": n, "tunings": ["bx32_by4_sz8"]} for s, n in POISSON_VARIANTS]}
@@ -402,6 +438,9 @@ def listing():
                 "tag_vocabulary": {}} for k in FAMILY_VARIANTS]
             + [{"id": f"{SOLVER}/{s}", "solver": SOLVER, "name": s, "reads": [], "writes": [], "workloads": [""],
                 "flops_per_point": {"": 0}, "tuning_axes": [], "tag_vocabulary": {}} for s in URBAN_STAGES]
+            + [{"id": f"fracstep/{k}", "solver": "fracstep", "name": k, "reads": [], "writes": [],
+                "workloads": TRANSPOSE_WORKLOADS, "flops_per_point": {w: 0 for w in TRANSPOSE_WORKLOADS},
+                "tuning_axes": ["b"], "tag_vocabulary": {}} for k in TRANSPOSE_KINDS]
             + [{"id": f"{g['name']}/{s}", "solver": g["name"], "name": s, "reads": [], "writes": [], "workloads": [""],
                 "flops_per_point": {"": 10}, "tuning_axes": [], "tag_vocabulary": {}} for g in GOHARI for s in g["stages"]],
             "variants": [{"id": vid(s, n), "solver": SOLVER, "stage": s, "name": n, "backend": "cuda", "tags": {},
@@ -410,6 +449,8 @@ def listing():
                 "status": ""} for s, n, t in URBAN_VARIANTS]
             + [{"id": f"{FAMILY}/{k}/{n}", "solver": FAMILY, "stage": k, "name": n, "backend": "cuda", "tags": {},
                 "tunings": ["b64"], "status": ""} for k, names in FAMILY_VARIANTS.items() for n in names]
+            + [{"id": f"fracstep/{k}/{n}", "solver": "fracstep", "stage": k, "name": n, "backend": "cuda", "tags": {},
+                "tunings": ["b256"], "status": ""} for k in TRANSPOSE_KINDS for n in TRANSPOSE_VARIANTS]
             + [{"id": f"multiblock/{s}/global_2d", "solver": "multiblock", "stage": s, "name": "global_2d", "backend": "cuda",
                 "tags": {}, "tunings": ["bx32_by4"], "status": ""} for s in MULTIBLOCK["stages"]]
             + [{"id": f"{so}/{s}/{n}", "solver": so, "stage": s, "name": n, "backend": "cuda", "tags": {},

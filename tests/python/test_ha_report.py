@@ -2,7 +2,7 @@
 the copy bandwidth are known (fake_nsbench.FAMILY_FRACTIONS: the first variant of a kind 85%, the second 50%)."""
 import os
 
-from fake_nsbench import FAMILY_FRACTIONS
+from fake_nsbench import COPY_BANDWIDTH, FAMILY_FRACTIONS, PEER_LINK
 from study_helpers import ROOT, STUDIES, md_rows, run_study
 import study_report  # noqa: E402
 import ha_comm_model as cm  # noqa: E402
@@ -87,12 +87,64 @@ def test_fig5_components_efficiency_and_shares(tmp_path):
     assert (out / "fracstep_fig5_speedup.png").stat().st_size > 5000
 
 
+def _fig3_local(cells):
+    """A rank's local transpose work a step by the fake's pack_copy_unpack rows (fake_nsbench.transpose_rows): each
+    local pass reads and writes the field (cells x words x 8 B) at the copy bandwidth; a sub-step 3 real fields and
+    1 complex one each way, 3 sub-steps: (momentum, Poisson)."""
+    one = 2 * cells * 8 / COPY_BANDWIDTH
+    return 3 * 2 * 3 * one, 3 * 2 * 1 * (2 * one)
+
+
 def test_fig3_transpose_share(tmp_path):
+    """V1's share = (measured local transposes + modelled links) / (that + the measured z-slab step)."""
     out, md = _quick_report(tmp_path, "fig3_v1_transpose_model")
+    slab = 1024 * 256 * 64
+    compute = slab * 1e-9
+    momentum, poisson = _fig3_local(slab)
+    for name, link in (("P100 NVLink 1", cm.P100_NVLINK1), ("this machine's link", cm.find_link(os.path.join(ROOT, "results")))):
+        row = md_rows(md, ["1024x256x256", "1024x256x64", name])
+        tr = 3 * cm.t_transposes(link, 1024 * 256 * 256, 4)
+        total = compute + momentum + poisson + tr
+        assert row[3] == fmt(compute * 1e3) and row[4] == fmt((momentum + poisson) * 1e3) and row[5] == fmt(tr * 1e3)
+        assert row[6] == fmt(100 * (tr + momentum + poisson) / total)
+        assert row[7] == fmt(100 * (momentum + poisson) / total) and row[8] == fmt(100 * tr / total)
+        assert row[9] == fmt(100 * (0.6 * tr + momentum) / total) and row[-1] == fmt(46)
+    assert "MEASURED" in md and "MODEL" in md
+
+
+def test_fig3_without_transposes_says_not_run(tmp_path):
+    """A z-slab run without the transposes' rows (an older result set): the links alone, the local part 'not run'."""
+    r = run_study(tmp_path, "fig3_v1_transpose_model", "--quick", "--gpus", "1")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    for f in (tmp_path / "results").rglob("*.json"):
+        if "transpose" in f.name:
+            f.unlink()
+    out = tmp_path / "out"
+    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
+    md = (out / "report.md").read_text()
     row = md_rows(md, ["1024x256x256", "1024x256x64", "P100 NVLink 1"])
     compute = 1024 * 256 * 64 * 1e-9
     tr = 3 * cm.t_transposes(cm.P100_NVLINK1, 1024 * 256 * 256, 4)
-    assert row[3] == fmt(compute * 1e3) and row[5] == fmt(100 * tr / (tr + compute)) and row[-1] == fmt(46)
+    assert row[4] == "not run" and row[6] == fmt(100 * tr / (tr + compute))
+
+
+def test_fig3_all_to_all_measured_at_p2(tmp_path):
+    """The ranks_peer group (2 GPUs): rank 0's all-to-all (the fake: one message over fake_nsbench.PEER_LINK) against
+    the model's message for this machine's link."""
+    r = run_study(tmp_path, "fig3_v1_transpose_model", "--quick", "--gpus", "2")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    out = tmp_path / "out"
+    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
+    md = (out / "report.md").read_text()
+    assert "REPORT ERROR" not in md
+    cells = 1024 * 256 * 64
+    link = cm.find_link(os.path.join(ROOT, "results"))
+    for kind, workload, words in (("transpose_zx", "p2", 1), ("transpose_xz", "p2_complex", 2)):
+        row = md_rows(md, ["1024x256x64", kind, workload])
+        got = PEER_LINK[0] + cells * words * 8 / 4 / PEER_LINK[1]
+        model = cm.message_time(link, cells * words * 8 / 4)
+        assert row[3] == fmt(got * 1e3) and row[4] == fmt(model * 1e3) and row[5] == fmt(got / model)
+        assert row[6] == fmt(2 * cells * words * 8 / 2 / COPY_BANDWIDTH * 1e3)
 
 
 def test_e2_two_gpus_measured_efficiency(tmp_path):
