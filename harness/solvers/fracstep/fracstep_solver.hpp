@@ -200,10 +200,11 @@ class FracstepSolver final : public Solver<T> {
   // Bytes on the GPU: the 15 fields, and the direct Poisson solve's working arrays (W and E, a complex
   // value a cell each, and a word of Thomas scratch: variants/poisson/fft/spectral_lines.cuh) with room for
   // cuFFT's work areas of its two plans (up to a complex value a cell each): 24 words a cell in all.
-  // V2 (y_ranks > 1): the 9 scratch fields of the split y sweeps (with shared factors, split_factors=shared:
-  // their 27 short lines instead) and 2 more words a cell of Poisson scratch.
+  // V2 (y_ranks > 1): the 9 scratch fields of the split y sweeps and 2 more words a cell of Poisson scratch.
   // Timed rank by rank (rank_phases), the ranks' message buffers too (split_buffer_words): of the ADI-Y
-  // and, in the Poisson solve, of TDMA-C with 3 more scratch words a point (PPT's size, the larger).
+  // and, in the Poisson solve, of TDMA-C with 3 more scratch words a point (PPT's size, the larger): 6 a
+  // point of TDMA-C scratch in all. With shared factors (split_factors=shared): ADI-Y's 27 short lines in
+  // place of the 9 fields, and TDMA-C's v, w, c' shared by a line's two parts (3 words a point, not 6).
   static std::size_t adi_split_words(const Grid& g, int y_ranks, bool exact, int slots = -1) {
     return split_buffer_words(3 * std::size_t(g.nx) * g.nz, y_ranks, exact, slots);
   }
@@ -213,7 +214,8 @@ class FracstepSolver final : public Solver<T> {
     if (y_ranks <= 1) return 24 * g.padded_points() * sizeof(T);
     const std::size_t split = adi_split_words(g, y_ranks, momentum_exact) + split_buffer_words(2 * std::size_t(g.nx) * g.nz, y_ranks, true);
     const std::size_t adi_y = factors_shared ? AdiYSplitFactors<T>::words(channel_ny > 0 ? channel_ny : g.ny) : 9 * g.padded_points();
-    return ((15 + 14) * g.padded_points() + adi_y + split) * sizeof(T);
+    const std::size_t poisson = 8 + (factors_shared ? kTdmaSharedFactorsPerPoint : kTdmaPhasedScratchPerPoint);  // W, E, cuFFT; TDMA-C's scratch
+    return ((15 + poisson) * g.padded_points() + adi_y + split) * sizeof(T);
   }
 
   // Whether the solver allocated this field (what V2's forms allocate: split_factors=shared has no split_*).
@@ -336,7 +338,7 @@ class FracstepSolver final : public Solver<T> {
     e.rhs = fields_["div"];
     e.rhs_scale = T(1.0 / (2 * Rk3::alpha(k) * prm_.dt));
     e.y_faces = prm_.y_stretch > 0 ? prm_.y_faces.data() : nullptr;
-    e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact;
+    e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact, e.y_factors_shared = prm_.split_factors_shared;
     e.phases = {timer_, kFsFft, kFsTdmaC, rank_.comm || (prm_.y_ranks > 1 && prm_.rank_phases) ? int(kFsTdmaCRanks) : -1};
     if (rank_.comm) e.y_slab = {rank_.comm, rank_.rank, rank_.first, rank_.whole.ny, rank_.whole.dy()};
     e.exec = exec_;

@@ -82,6 +82,18 @@ struct SplitLocalFactoredOp {
   int r;
   NSB_TRIDIAG_HD void operator()(std::size_t l) const { split_local_factored(lines.line(l), lines.ranks(), r); }
 };
+// The set-up of shared factors: ranks [r0, r1)'s v, w, c' (split_factor) of lines [0, count), computed
+// once before the solves whose local phase reads them (a real rank: its own block only).
+template <class T, class Lines>
+struct SplitFactorOp {
+  Lines lines;
+  int r;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const { split_factor(lines.line(l), lines.ranks(), r); }
+};
+template <class T, class Lines, class Launch>
+void split_factor_setup(const Lines& lines, std::size_t count, const Launch& launch, int r0, int r1) {
+  for (int r = r0; r < r1; ++r) launch.each(count, SplitFactorOp<T, Lines>{lines, r});
+}
 // Rank r's local phase as `phase(op)` runs it: the paper's per-line form (Algorithm 1: x~, v, w and c'
 // on every line), or the x sweep alone where the lines share factors set up beforehand.
 template <class T, class Lines, class Phase>
