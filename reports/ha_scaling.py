@@ -336,7 +336,9 @@ def _rank_section(r, rank, name):
 
 def fracstep_e2_measured(s, study, results, paper, out, all_results):
     """E(2) = T(V0, p = 1) / (2 T(V2, p = 2)), both measured: V0 on one GPU, V2 on two real y-slab ranks; a pair
-    a grid and recipe (the same kernels on both sides)."""
+    a grid and recipe (the same kernels on both sides) and V2's form of the split y solves' local phase
+    (run.split_factors: per_line, the paper's Algorithm 1 and the form of runs that do not record it, or shared:
+    v, w, c' set up once, ADI-Y's and TDMA-C's), each form its own row."""
     v0, v2 = {}, {}
     for r in results.values():
         run = r.get("run") or {}
@@ -346,28 +348,32 @@ def fracstep_e2_measured(s, study, results, paper, out, all_results):
         if run.get("variant", "V0") == "V0":
             _newest(v0, key, r)
         elif run.get("real_ranks") == 2 and not run.get("emulated"):
-            _newest(v2, key, r)
-    pairs = sorted(set(v0) & set(v2), key=lambda k: (_cells(k[0]), k[1]))
+            _newest(v2, key + (run.get("split_factors", "per_line"),), r)
+    pairs = sorted((k for k in v2 if k[:2] in v0), key=lambda k: (_cells(k[0]), k[1], k[2]))
     if not pairs:
         s.p("No pair of runs (V0 on one GPU and V2 on 2 real ranks on the same grid with the same recipe) here.")
         return
     rows = []
     for key in pairs:
-        t1, t2 = v0[key]["timing"]["step"]["median"], v2[key]["timing"]["step"]["median"]
+        t1, t2 = v0[key[:2]]["timing"]["step"]["median"], v2[key]["timing"]["step"]["median"]
         shared = ((v2[key]["run"].get("decomposition") or {}).get("oversubscribed"))
         e2 = t1 / (2 * t2)
         verdict = "one GPU shared: not a 2-GPU time" if shared else ("reached" if e2 >= 0.9 else "not reached")
-        rows.append(["x".join(map(str, key[0])), key[1], fmt(_cells(key[0]) / 1e6), fmt(t1 * 1e3), fmt(t2 * 1e3),
+        rows.append(["x".join(map(str, key[0])), key[1], key[2], fmt(_cells(key[0]) / 1e6), fmt(t1 * 1e3), fmt(t2 * 1e3),
                      fmt(t1 / t2), fmt(e2), verdict])
-    s.table(["grid", "recipe", "M cells", "V0, 1 GPU: ms/step", "V2, 2 GPUs: ms/step", "speedup", "E(2)",
-             "target E(2) >= 0.9"], rows)
+    s.table(["grid", "recipe", "V2's split factors", "M cells", "V0, 1 GPU: ms/step", "V2, 2 GPUs: ms/step", "speedup",
+             "E(2)", "target E(2) >= 0.9"], rows)
     largest = max(_cells(k[0]) for k in pairs)
     for key in [k for k in pairs if _cells(k[0]) == largest]:
-        e2_components(s, key, v0[key], v2[key])
+        e2_components(s, key, v0[key[:2]], v2[key])
     s.p("MEASURED, both: V2's ranks are threads of one process, one GPU each; their ghost rows and the split y solves' "
         "messages are peer copies (PDD's neighbour messages for ADI-Y, PPT's all-gather for TDMA-C), the null-space "
         "line's rows gathered through the host. V2 does more work than V0 (PDD and PPT's extra solves), so E(2) counts "
-        "the method's cost as well as the messages'.")
+        "the method's cost as well as the messages'. V2's split factors: per_line, the paper's Algorithm 1 (each line's "
+        "local phase of ADI-Y and TDMA-C solves for x~, v and w and forms c'); shared, v, w and c' set up once (ADI-Y: "
+        "a short line a component and sub-step, every y line of a component having the same matrix; TDMA-C: each "
+        "(kx, kz) line's, shared by its real and imaginary parts), the local phase a sweep of x~ alone (notes [A] of "
+        "Sec. 6.4 asks for both).")
 
 
 def e2_components(s, key, a, b):
@@ -380,7 +386,7 @@ def e2_components(s, key, a, b):
     rest = [r["timing"]["step"]["median"] - sum(sum(_section_per_step(r, x) or 0.0 for x in secs)
                                                  for _, secs in E2_COMPONENTS) for r in (a, b)]
     comp.append(["rest of the step", fmt(rest[0] * 1e3), fmt(rest[1] * 1e3), "-"])
-    s.p(f"Each component on {'x'.join(map(str, key[0]))}, recipe {key[1]}: ms a step (medians of its section; at p = 2 "
+    s.p(f"Each component on {'x'.join(map(str, key[0]))}, recipe {key[1]}, V2's split factors {key[2]}: ms a step (medians of its section; at p = 2 "
         "the slowest rank's, ADI-Y and TDMA-C with their messages), E(2) of the component = its p = 1 time / (2 x its "
         "p = 2 time):")
     s.table(["component", "V0, 1 GPU: ms/step", "V2, 2 GPUs: ms/step", "E(2)"], comp)

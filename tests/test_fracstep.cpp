@@ -14,6 +14,7 @@
 
 #include "device.hpp"
 #include "fracstep/adi_tables.hpp"
+#include "fracstep/fracstep_solver.hpp"
 #include "fracstep/gpu_ranks.hpp"
 #include "fracstep/stage_call.hpp"
 #include "comm.hpp"
@@ -206,10 +207,11 @@ TEST(Fracstep, ConvectionOfUAndWIsConservative) {
 
 // V2 on virtual y-ranks (variant=..., y_ranks=P): the largest difference of u, v, w from V0 after
 // `steps` steps of the synthetic case (stretched y), over the largest |velocity|.
-double difference_from_v0(const char* variant, int ranks, int steps) {
+// split_factors: V2's ADI-Y local phase (per_line, the default; shared: its factors set up once).
+double difference_from_v0(const char* variant, int ranks, int steps, const char* split_factors = "per_line") {
   CaseOptions o = options("synthetic", 16, 32, 10);
   const auto v0 = problem(o);
-  o.params = {std::string("variant=") + variant, "y_ranks=" + std::to_string(ranks)};
+  o.params = {std::string("variant=") + variant, "y_ranks=" + std::to_string(ranks), std::string("split_factors=") + split_factors};
   const auto v2 = problem(o);
   const HostState<double> a = run<double>(*v0, "cpu-serial", steps).state, b = run<double>(*v2, "cpu-serial", steps).state;
   double diff = 0, size = 0;
@@ -227,6 +229,11 @@ TEST(Fracstep, V2EqualsV0ToRoundOff) {
     const double d = difference_from_v0(variant, ranks, 3);
     std::cout << variant << " y_ranks " << ranks << ": max |u - u_V0| / max |u| after 3 steps " << d << "\n";
     EXPECT_LT(d, 1e-13) << variant << " " << ranks;
+  }
+  for (const auto& [variant, ranks] : {std::pair{"V2", 4}, std::pair{"V2-ppt", 8}}) {  // ADI-Y's factors set up once
+    const double d = difference_from_v0(variant, ranks, 3, "shared");
+    std::cout << variant << " y_ranks " << ranks << " split_factors=shared: max |u - u_V0| / max |u| after 3 steps " << d << "\n";
+    EXPECT_LT(d, 1e-13) << variant << " " << ranks << " shared";
   }
 }
 
@@ -356,6 +363,46 @@ TEST(Fracstep, V2OnRealRanksEqualsTheEmulation) {
   for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(omp.state.field(f), emulated.state.field(f)) << "cpu_omp ranks " << f;
 }
 
+// ADI-Y with its factors set up once (split_factors=shared: v, w, c' a component and sub-step,
+// AdiYSplitFactors; the local phase sweeps x alone) gives the per-line form's numbers bit for bit: emulated
+// at y_ranks = 2, 3, 4 (V2: PDD; V2-ppt, V2-acc), and on 2 and 3 real host ranks against the per-line
+// emulation. Its memory estimate drops the 9 scratch fields (27 short lines in their place), and the
+// solver allocates none of them.
+TEST(Fracstep, V2SharedFactorsEqualThePerLineFormBitForBit) {
+  for (const auto& [variant, ranks] : {std::pair{"V2", 2}, std::pair{"V2", 3}, std::pair{"V2", 4}, std::pair{"V2-ppt", 3},
+                                       std::pair{"V2-acc", 4}}) {
+    CaseOptions o = options("synthetic", 12, 24, 9);
+    o.params = {std::string("variant=") + variant, "y_ranks=" + std::to_string(ranks)};
+    const HostState<double> per_line = run<double>(*problem(o), "cpu-serial", 2).state;
+    o.params.push_back("split_factors=shared");
+    const auto shared_problem = problem(o);
+    const HostState<double> shared = run<double>(*shared_problem, "cpu-serial", 2).state;
+    for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(shared.field(f), per_line.field(f)) << variant << " p = " << ranks << " " << f;
+    EXPECT_EQ(shared_problem->describe()["split_factors"], "shared");
+  }
+  for (int ranks : {2, 3}) {
+    CaseOptions o = options("synthetic", 12, 20, 9);
+    o.params = {"variant=V2", "split_factors=shared"};
+    const RealRanks got = run_real_ranks(*problem(o), ranks, 3);
+    o.params = {"variant=V2", "y_ranks=" + std::to_string(ranks)};
+    const Ran<double> per_line = run<double>(*problem(o), "cpu-serial", 3);
+    for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(got.state.field(f), per_line.state.field(f)) << "real ranks " << ranks << " " << f;
+    for (int r = 0; r < ranks; ++r)
+      EXPECT_EQ(got.calls[std::size_t(r)].at("adi_y/r" + std::to_string(r) + "/local"), 9) << "the x sweep, timed as the local phase";
+  }
+  CaseOptions o = options("synthetic", 12, 24, 9);
+  o.params = {"variant=V2", "y_ranks=3"};
+  const Grid g{12, 24, 9, 1, 1, 1};
+  const std::size_t per_line_bytes = problem(o)->device_bytes(Precision<double>{}, g, SolverOptions{});
+  o.params.push_back("split_factors=shared");
+  const std::size_t shared_bytes = problem(o)->device_bytes(Precision<double>{}, g, SolverOptions{});
+  // ADI-Y: 9 fields less its 27 short lines; TDMA-C: v, w, c' shared by a line's two parts, 3 words a point less
+  EXPECT_EQ(per_line_bytes - shared_bytes, ((9 + 3) * g.padded_points() - 27 * std::size_t(g.ny)) * sizeof(double));
+  const auto s = problem(o)->make_solver(Precision<double>{}, resolve(find_recipe("fracstep", "cpu-serial"), {}), SolverOptions{}, nullptr);
+  const auto& solver = dynamic_cast<const FracstepSolver<double>&>(*s);
+  EXPECT_FALSE(solver.has_field("split_0")) << "the per-line scratch is not allocated";
+}
+
 TEST(Fracstep, RealRanksRefuseV0AndAnotherYRanks) {
   const auto v0 = problem(options("synthetic", 12, 20, 9));
   EXPECT_THROW(dynamic_cast<const SlabAssigner&>(*v0).assign_slabs(2), std::invalid_argument);
@@ -408,7 +455,9 @@ TEST(Fracstep, RefusesWhatItCannotRun) {
   bad.params = {"stretch=1"};
   EXPECT_THROW(problem(bad), std::invalid_argument);
   for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V2", "y_ranks=1"},
-                                            {"variant=V2", "y_ranks=9"}, {"variant=V2", "y_ranks=3"}, {"y_ranks=2"}}) {
+                                            {"variant=V2", "y_ranks=9"}, {"variant=V2", "y_ranks=3"}, {"y_ranks=2"},
+                                            {"split_factors=shared"}, {"variant=V2", "y_ranks=2", "split_factors=once"},
+                                            {"variant=V2", "y_ranks=2", "rank_phases=0", "split_factors=shared"}}) {
     bad.params = v;
     EXPECT_THROW(problem(bad), std::invalid_argument) << v.front();  // 8 y cells: at most 2 ranks (3 cells a rank)
   }
@@ -479,20 +528,24 @@ TEST(FracstepGpu, GlobalRecipeMatchesTheCpuSolverAfterTenSteps) {
 }
 
 // V2, V2-acc, V2-ppt on 4 virtual y-ranks: the GPU's split y sweeps and TDMA-C (PDD, PPT) = the CPU's
-// after 3 steps (V2-acc: 1).
+// after 3 steps (V2-acc: 1); and V2, V2-ppt with ADI-Y's factors set up once (split_factors=shared: the
+// GPU's x sweep against the host's factors) = the CPU's per-line form.
 TEST(FracstepGpu, V2MatchesTheCpuSolver) {
   NSB_NEEDS_GPU();
-  for (const char* variant : {"V2", "V2-acc", "V2-ppt"}) {
+  for (const auto& [variant, factors] : {std::pair{"V2", "per_line"}, std::pair{"V2-acc", "per_line"}, std::pair{"V2-ppt", "per_line"},
+                                         std::pair{"V2", "shared"}, std::pair{"V2-ppt", "shared"}}) {
     CaseOptions o = options("synthetic", 48, 32, 24);
     o.params = {std::string("variant=") + variant, "y_ranks=4"};
     const auto p = problem(o);
+    o.params.push_back(std::string("split_factors=") + factors);
+    const auto p_gpu = problem(o);
     const int steps = std::string(variant) == "V2-acc" ? 1 : 3;  // V2-acc grows without bound: one step
-    const HostState<double> cpu = run<double>(*p, "cpu-serial", steps).state, gpu = run<double>(*p, "global", steps).state;
+    const HostState<double> cpu = run<double>(*p, "cpu-serial", steps).state, gpu = run<double>(*p_gpu, "global", steps).state;
     for (const char* f : {"u", "v", "w"}) {
       double d = 0, size = 0;
       for (std::size_t n = 0; n < cpu.field(f).size(); ++n)
         d = std::max(d, std::abs(cpu.field(f)[n] - gpu.field(f)[n])), size = std::max(size, std::abs(cpu.field(f)[n]));
-      EXPECT_LT(d, 1e-11 * size) << variant << " " << f;
+      EXPECT_LT(d, 1e-11 * size) << variant << " split_factors=" << factors << " " << f;
     }
   }
 }
@@ -502,20 +555,23 @@ TEST(FracstepGpu, V2MatchesTheCpuSolver) {
 // the emulated V2 (y_ranks = 2) on the GPU to round-off (the ranks' transforms are cuFFT's of a slab, not
 // of the whole grid: not bit for bit). ny = 31: slabs of 15 and 16 rows (the two ranks' pitches differ).
 // The ranks' GPUs talk by peer copies (gpu_messages=peer, the default) or by NCCL (gpu_messages=nccl,
-// one GPU a rank: with fewer than 2 GPUs, or in a build without NCCL, that half is skipped, said so).
+// one GPU a rank: with fewer than 2 GPUs, or in a build without NCCL, that test is skipped, said so).
+// With split_factors=shared (V2, V2-ppt: ADI-Y's factors set up once) on both sides too.
 void expect_v2_on_gpu_ranks_equals_the_emulation(const std::string& messages) {
-  for (const char* variant : {"V2", "V2-ppt", "V2-acc"}) {
+  for (const auto& [variant, factors] : {std::pair{"V2", "per_line"}, std::pair{"V2-ppt", "per_line"}, std::pair{"V2-acc", "per_line"},
+                                         std::pair{"V2", "shared"}, std::pair{"V2-ppt", "shared"}}) {
     CaseOptions o = options("synthetic", 48, 31, 24);
-    o.params = {std::string("variant=") + variant, "gpu_messages=" + messages};
+    o.params = {std::string("variant=") + variant, std::string("split_factors=") + factors, "gpu_messages=" + messages};
     const RealRanks got = run_real_ranks(*problem(o), 2, 3, "global");
-    o.params = {std::string("variant=") + variant, "y_ranks=2"};
+    o.params = {std::string("variant=") + variant, std::string("split_factors=") + factors, "y_ranks=2"};
     const Ran<double> emulated = run<double>(*problem(o), "global", 3);
     for (const char* f : {"u", "v", "w", "p"}) {
       double d = 0, size = 0;
       for (std::size_t n = 0; n < emulated.state.field(f).size(); ++n)
         d = std::max(d, std::abs(got.state.field(f)[n] - emulated.state.field(f)[n])), size = std::max(size, std::abs(emulated.state.field(f)[n]));
       EXPECT_LT(d, 1e-12 * size) << variant << " " << f;
-      std::cout << variant << " " << f << ": max |real - emulated| / max |emulated| = " << d / size << "\n";
+      std::cout << variant << " split_factors=" << factors << " gpu_messages=" << messages << " " << f
+                << ": max |real - emulated| / max |emulated| = " << d / size << "\n";
     }
     // final_checks over the ranks: round-off as the emulation's (a wrong ghost row or message: O(1e-2))
     EXPECT_LT(got.max_divergence, 1e-11) << variant << " emulated: " << emulated.checks["max_divergence"].get<double>();

@@ -462,6 +462,36 @@ TEST(TridiagPdd, ThePhasedSolveEqualsTheOneThreadSolveAndTimesEachRank) {
     }
 }
 
+// The local phase with its factors set up once (split_factor, then split_local_factored: x~ swept
+// against the stored c') gives the per-line form's (split_local: x~, v, w, c' in one sweep) x~, v, w and
+// c' bit for bit, on every block of even and uneven splits; a factor left out (c' of another matrix)
+// changes x~.
+TEST(TridiagPdd, SharedFactorsGiveThePerLineLocalPhaseBitForBit) {
+  const TridiagLayout l{29, 12, 4};
+  const RandomSystems<double> sys = random_systems<double>(l, false, 7);
+  for (int p : {2, 3, 4, 8}) {
+    std::vector<double> x1 = sys.d, v1(l.points()), w1(l.points()), cp1(l.points());
+    std::vector<double> x2 = sys.d, v2(l.points()), w2(l.points()), cp2(l.points());
+    const RandomLines per_line{l, p, &sys, x1.data(), v1.data(), w1.data(), cp1.data()};
+    const RandomLines factored{l, p, &sys, x2.data(), v2.data(), w2.data(), cp2.data()};
+    for (int s = 0; s < l.batch; ++s)
+      for (int r = 0; r < p; ++r) {
+        split_local(per_line.line(std::size_t(s)), p, r);
+        split_factor(factored.line(std::size_t(s)), p, r);
+        split_local_factored(factored.line(std::size_t(s)), p, r);
+      }
+    EXPECT_EQ(x2, x1) << "p " << p;
+    EXPECT_EQ(v2, v1) << "p " << p;
+    EXPECT_EQ(w2, w1) << "p " << p;
+    EXPECT_EQ(cp2, cp1) << "p " << p;
+    std::vector<double> x3 = sys.d, cp_other = cp1;  // the x sweep reads c': another system's gives another x~
+    for (std::size_t i = 0; i < cp_other.size(); ++i) cp_other[i] *= 1.0 + 1e-3;
+    const RandomLines wrong{l, p, &sys, x3.data(), v1.data(), w1.data(), cp_other.data()};
+    for (int r = 0; r < p; ++r) split_local_factored(wrong.line(0), p, r);
+    EXPECT_NE(x3[l.index(0, l.n - 1)], x1[l.index(0, l.n - 1)]) << "p " << p;
+  }
+}
+
 // Rank r's lines in a real run: its block of rows [j0, j1) of every system in arrays of its own (the
 // layout `mine` of j1 - j0 rows), the matrix rows read from the whole systems by their global index.
 struct RankLines {

@@ -95,6 +95,29 @@ void null_space_line_on_rank(const PoissonDirectCall<T>& c, std::vector<Cd>& w, 
   for (int j = 0; j < g.ny; ++j) w[std::size_t(g.nx) * j] = here[std::size_t(j)];
 }
 
+// fracstep's split_factors=shared: the y lines' v, w, c' (kTdmaSharedFactorsPerPoint words a point, both
+// parts'), computed once for the call's grid, faces, y ranks and rank block and kept in the method's
+// workspace; *fresh: just made, to be set up (split_factor_setup) before the solve reads them.
+struct TdmaFactorsState final : DirectSolveState {
+  std::vector<double> factors;
+};
+template <class T>
+double* tdma_shared_factors(const PoissonDirectCall<T>& c, std::size_t points, bool* fresh) {
+  if (!c.workspace) throw std::logic_error("poisson/fft2_tridiag: shared y factors need the method's workspace");
+  const std::string key = direct_solve_key("poisson/fft2_tridiag cpu y factors", int(sizeof(T)), c.grid, c.faces, c.y_faces, c.y_ranks) +
+                          " first_row " + std::to_string(c.y_slab.first_row);
+  auto* state = dynamic_cast<TdmaFactorsState*>(c.workspace->state.get());
+  *fresh = !state || state->key != key;
+  if (*fresh) {
+    auto made = std::make_unique<TdmaFactorsState>();
+    made->key = key;
+    made->factors.assign(points * kTdmaSharedFactorsPerPoint, 0.0);
+    state = made.get();
+    c.workspace->state = std::move(made);
+  }
+  return state->factors.data();
+}
+
 // The (kx, kz) lines' tridiagonal solves in y: one pass a line (thomas_line, split or not), or split
 // over virtual ranks rank by rank and phase by phase (split_phases.hpp: fracstep V2's timed TDMA-C).
 template <class T>
@@ -110,11 +133,15 @@ void y_lines(const PoissonDirectCall<T>& c, std::vector<Cd>& w, const AxisTransf
     return LineShift{axis_eigenvalue(t[0], i, g.nx, h[0]) + axis_eigenvalue(t[2], k, g.nz, h[2]),
                      axis_constant_mode(t[0], i) && axis_constant_mode(t[2], k) && lo == PoissonFace::neumann};
   };
+  bool fresh = false;  // shared factors: just made
+  double* factors = c.y_factors_shared && c.y_ranks > 1 && (on_rank || c.phases.rank_phases >= 0)
+                        ? tdma_shared_factors(c, w.size(), &fresh) : nullptr;
   if (on_rank) {
     thread_local std::vector<double> scratch, words;  // a rank's thread's own, kept as below
-    scratch.resize(std::max(scratch.size(), w.size() * kTdmaPhasedScratchPerPoint));
-    const TdmaLines<double, decltype(rows), decltype(shift)> lines{w.data(), scratch.data(), g.nx, g.ny, g.nz, c.y_ranks, rows,
-                                                                 shift, n, c.y_slab.first_row};
+    if (!factors) scratch.resize(std::max(scratch.size(), w.size() * kTdmaPhasedScratchPerPoint));
+    const TdmaLines<double, decltype(rows), decltype(shift)> lines{w.data(), factors ? factors : scratch.data(), g.nx, g.ny, g.nz,
+                                                                 c.y_ranks, rows, shift, n, c.y_slab.first_row, factors != nullptr};
+    if (fresh) split_factor_setup<double>(lines, lines.count() / 2, HostSplitLaunch{threads, parallel}, c.y_slab.rank, c.y_slab.rank + 1);
     words.resize(std::max(words.size(), split_buffer_words(lines.count(), c.y_ranks, c.y_exact, 1)));
     const bool singular = shift(0, 0).singular;
     if (singular) null_space_line_on_rank(c, w, n, rows, true);
@@ -130,8 +157,10 @@ void y_lines(const PoissonDirectCall<T>& c, std::vector<Cd>& w, const AxisTransf
     // between calls, as the GPU variant keeps its own: allocated afresh, their new pages cost as much as
     // the solve (measured: fracstep.md, "tdma_c on the CPU"). Every word is written before it is read.
     thread_local std::vector<double> scratch, words;
-    scratch.resize(std::max(scratch.size(), w.size() * kTdmaPhasedScratchPerPoint));
-    const TdmaLines<double, decltype(rows), decltype(shift)> lines{w.data(), scratch.data(), g.nx, g.ny, g.nz, c.y_ranks, rows, shift};
+    if (!factors) scratch.resize(std::max(scratch.size(), w.size() * kTdmaPhasedScratchPerPoint));
+    const TdmaLines<double, decltype(rows), decltype(shift)> lines{w.data(), factors ? factors : scratch.data(), g.nx, g.ny, g.nz,
+                                                                 c.y_ranks, rows, shift, 0, 0, factors != nullptr};
+    if (fresh) split_factor_setup<double>(lines, lines.count() / 2, HostSplitLaunch{threads, parallel}, 0, c.y_ranks);
     words.resize(std::max(words.size(), split_buffer_words(lines.count(), c.y_ranks, c.y_exact)));
     split_solve_phased(lines, split_buffers(words.data(), lines.count(), c.y_ranks, c.y_exact), c.y_exact,
                        HostSplitLaunch{threads, parallel}, RankPhaseSections{c.phases.timer, c.phases.rank_phases});

@@ -266,6 +266,9 @@ def fracstep_v2_sections(o, run_record, timing, t):
         p = int(o["ranks"])  # 1.25 times that, the sections as they are (the rest: ghost rows and messages)
         run_record.update(variant=cp["variant"], y_ranks=p, emulated=False, real_ranks=p)
         timing["step"]["median"] = 1.25 * t
+        if "split_factors" in cp:  # recorded as given; shared: the step 1.125 t (left out: as before this key)
+            run_record["split_factors"] = cp["split_factors"]
+            timing["step"]["median"] = (1.125 if cp["split_factors"] == "shared" else 1.25) * t
         # the slowest rank's (rank 0's) phases in sections, t / 100 a step each; every rank's in
         # per_rank_section_median, rank 1's twice rank 0's
         names = [f"{part}/r{{}}/{phase}" for part in ("adi_y", "tdma_c")

@@ -159,10 +159,16 @@ def test_e2_two_gpus_measured_efficiency(tmp_path):
     t1 = 1024 * 256 * 64 * 1e-9
     t2 = 1.25 * t1 / 2
     for recipe in ("global", "tiled"):  # a pair a recipe (the fake's times do not depend on it)
-        row = md_rows(md, ["1024x256x64", recipe])
-        assert row[3] == fmt(t1 * 1e3) and row[4] == fmt(t2 * 1e3) and row[5] == fmt(t1 / t2)
-        assert row[6] == fmt(0.8) and row[7] == "not reached"
-    assert "Each component on 1024x256x64, recipe tiled" in md
+        row = md_rows(md, ["1024x256x64", recipe, "per_line"])  # the run without split_factors: per line
+        assert row[4] == fmt(t1 * 1e3) and row[5] == fmt(t2 * 1e3) and row[6] == fmt(t1 / t2)
+        assert row[7] == fmt(0.8) and row[8] == "not reached"
+    # V2 with its split factors shared (the fake's step 1.125 x half V0's): a row of its own, read apart
+    t2s = 1.125 * t1 / 2
+    row = md_rows(md, ["1024x256x64", "global", "shared"])
+    assert row[4] == fmt(t1 * 1e3) and row[5] == fmt(t2s * 1e3) and row[7] == fmt(t1 / (2 * t2s))
+    assert not any(line.startswith("| 1024x256x64 | tiled | shared |") for line in md.splitlines())
+    assert "Each component on 1024x256x64, recipe tiled, V2's split factors per_line" in md
+    assert "Each component on 1024x256x64, recipe global, V2's split factors shared" in md
     assert md_rows(md, ["ADI-Y"])[1:] == [fmt(t1 / 8 * 1e3), fmt(t1 / 16 * 1e3), fmt(1.0)]
     assert md_rows(md, ["TDMA-C"])[1:] == [fmt(t1 / 16 * 1e3), fmt(t1 / 32 * 1e3), fmt(1.0)]
     assert md_rows(md, ["y halo"])[1:] == [fmt(0.0), fmt(t1 / 2 / 20 * 1e3), "-"]

@@ -71,22 +71,66 @@ class AdiTables {
           slots.push_back({adi_table_values(lower, upper, ends), all.size()});
           all.insert(all.end(), slots.back().v.packed.begin(), slots.back().v.packed.end());
         }
+    host_.assign(all.begin(), all.end());
     buffer_ = Buffer<T>(all.size(), on_device, "fracstep ADI tables");
-    buffer_.upload(std::vector<T>(all.begin(), all.end()));
+    buffer_.upload(host_);
     for (std::size_t s = 0; s < slots.size(); ++s) {
       const AdiTableValues& v = slots[s].v;
-      AdiTable<T>& t = table_[s / 9][(s / 3) % 3][s % 3];
-      t.n = v.n, t.cyclic = v.cyclic, t.a0 = T(v.a0), t.gamma = T(v.gamma);
-      t.a = buffer_.get() + slots[s].offset;
-      t.b = t.a + v.n, t.c = t.b + v.n, t.cp = t.c + v.n, t.z = t.cp + v.n;
+      for (int on_host = 0; on_host < 2; ++on_host) {
+        AdiTable<T>& t = (on_host ? host_table_ : table_)[s / 9][(s / 3) % 3][s % 3];
+        t.n = v.n, t.cyclic = v.cyclic, t.a0 = T(v.a0), t.gamma = T(v.gamma);
+        t.a = (on_host ? host_.data() : buffer_.get()) + slots[s].offset;
+        t.b = t.a + v.n, t.c = t.b + v.n, t.cp = t.c + v.n, t.z = t.cp + v.n;
+      }
     }
   }
-  // Sub-step k's tables, [axis][component].
+  // Sub-step k's tables, [axis][component]; the same in host memory.
   const AdiTable<T> (&of_substep(int k) const)[3][3] { return table_[k]; }
+  const AdiTable<T> (&host_of_substep(int k) const)[3][3] { return host_table_[k]; }
+
+ private:
+  std::vector<T> host_;
+  Buffer<T> buffer_;
+  AdiTable<T> table_[3][3][3];       // [sub-step][axis][component]
+  AdiTable<T> host_table_[3][3][3];  // the same rows in host_
+};
+
+// V2's ADI-Y with shared factors (split_factors=shared): every y line of a component has its table's
+// matrix, so each rank block's v, w, c' (split_factor, pdd_formulas.hpp) are one line of the channel's
+// rows a component and sub-step, computed here once on the host in T (split_local's operations: the
+// per-line form's values bit for bit) and kept in the backend's memory: 3 sub-steps x 3 components x
+// (v, w, c') x the channel's rows (ny; v: ny - 1), in place of the per-line form's 9 fields. All p
+// blocks (cut at the channel's `cells` cell rows, as AdiYLines cuts them): a real rank reads its own.
+template <class T>
+class AdiYSplitFactors {
+ public:
+  AdiYSplitFactors(const AdiTables<T>& tables, int p, int cells, bool on_device) {
+    std::size_t offset[3][3], words = 0;
+    for (int k = 0; k < 3; ++k)
+      for (int comp = 0; comp < 3; ++comp) offset[k][comp] = words, words += 3 * std::size_t(tables.host_of_substep(k)[1][comp].n);
+    std::vector<T> host(words);
+    for (int k = 0; k < 3; ++k)
+      for (int comp = 0; comp < 3; ++comp) {
+        const AdiTable<T>& t = tables.host_of_substep(k)[1][comp];
+        T* v = host.data() + offset[k][comp];
+        const SplitLine<T, AdiRows<T>> line{AdiRows<T>{t.a, t.b, t.c}, t.n, nullptr, 0, v, v + t.n, v + 2 * t.n, 1, 0, cells};
+        for (int r = 0; r < p; ++r) split_factor(line, p, r);
+      }
+    buffer_ = Buffer<T>(words, on_device, "fracstep: ADI-Y split factors");
+    buffer_.upload(host);
+    for (int k = 0; k < 3; ++k)
+      for (int comp = 0; comp < 3; ++comp) {
+        const int n = tables.host_of_substep(k)[1][comp].n;
+        for (int m = 0; m < 3; ++m) factor_[k][comp][m] = buffer_.get() + offset[k][comp] + std::size_t(m) * n;
+      }
+  }
+  // Sub-step k's factors, [component][v, w, cp] (AdiYLines::factor).
+  T* const (&of_substep(int k) const)[3][3] { return factor_[k]; }
+  static std::size_t words(int ny) { return 3 * 3 * 3 * std::size_t(ny); }  // at most (v's lines: ny - 1)
 
  private:
   Buffer<T> buffer_;
-  AdiTable<T> table_[3][3][3];  // [sub-step][axis][component]
+  T* factor_[3][3][3] = {};  // [sub-step][component][v, w, cp]
 };
 
 }  // namespace nsb

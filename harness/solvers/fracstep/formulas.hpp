@@ -344,6 +344,10 @@ NSB_FS_HD std::size_t adi_line_start(const Grid& g, int axis, int line) {
 // of its component (the y_scratch fields). On a real y-slab rank (split_solve_rank) g is the rank's
 // grid: its lines hold rows first .. of the whole lines (first: the rank's first row of the channel,
 // 0-based), whose rows (the tables t) stay the whole channel's, cut at the blocks of `cells` rows.
+// Shared factors (factor[0][0] set: split_factors=shared): every line of a component has the same
+// matrix (its table), so its v, w, c' are one line of the channel's rows a component (AdiYSplitFactors,
+// indexed by the channel's row, stride 1), set up once; the local phase then sweeps x alone
+// (split_local_factored) and pack, reduced and correct read the factors in place of the scratch.
 template <class T>
 struct AdiYLines {
   Grid g;
@@ -353,9 +357,11 @@ struct AdiYLines {
   T* scratch[3][3];
   int first = 0;  // a real rank's first row; 0: the whole line is here (the emulation)
   int cells = 0;  // the channel's cell rows (0: g.ny, the emulation)
+  T* factor[3][3] = {};  // [component][v, w, cp] over the channel's rows; null: per line (the scratch)
   NSB_FS_HD std::size_t count() const { return 3 * std::size_t(g.nx) * std::size_t(g.nz); }
   NSB_FS_HD int ranks() const { return p; }
   bool whole_line_steps() const { return false; }
+  bool factors_shared() const { return factor[0][0] != nullptr; }
   NSB_FS_HD void before(std::size_t) const {}
   NSB_FS_HD void after(std::size_t) const {}
   NSB_FS_HD SplitLine<T, AdiRows<T>> line(std::size_t l) const {
@@ -363,8 +369,12 @@ struct AdiYLines {
     const int comp = int(l / per);
     const std::size_t start = adi_line_start(g, 1, int(l % per));
     const AdiTable<T>& tc = t[comp];
+    const int rows = cells > 0 ? cells : g.ny;
+    if (factor[comp][0])  // row j's factors at factor[j]: SplitLine reads v[(j - first) ss]
+      return {AdiRows<T>{tc.a, tc.b, tc.c}, tc.n, x[comp] + start, g.sy(), factor[comp][0] + first, factor[comp][1] + first,
+              factor[comp][2] + first, 1, first, rows};
     return {AdiRows<T>{tc.a, tc.b, tc.c}, tc.n, x[comp] + start, g.sy(), scratch[comp][0] + start, scratch[comp][1] + start,
-            scratch[comp][2] + start, g.sy(), first, cells > 0 ? cells : g.ny};
+            scratch[comp][2] + start, g.sy(), first, rows};
   }
 };
 

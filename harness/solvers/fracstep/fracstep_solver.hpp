@@ -73,6 +73,9 @@ struct FracstepParameters {
   int y_ranks = 1;
   bool momentum_exact = false, poisson_exact = true;
   bool rank_phases = true;  // V2: the y solves rank by rank, each rank's phases timed (split_phases.hpp)
+  // V2's ADI-Y local phase: v, w, c' of every line (false: the paper's Algorithm 1, split_local) or set
+  // up once a component and sub-step (true: AdiYSplitFactors, split_local_factored; notes [A] Sec. 6.4).
+  bool split_factors_shared = false;
   // V2 on GPU ranks: how the ranks' GPUs talk (ghost rows, the y solves' messages): "peer" (peer copies,
   // the threads driver) or "nccl" (either driver, one GPU a rank; gpu_ranks.hpp).
   std::string gpu_messages = "peer";
@@ -152,9 +155,14 @@ class FracstepSolver final : public Solver<T> {
     if (gpu) stream_ = device::stream_create();
     method_name_ = fracstep_poisson_method(o);
     for (const std::string& name : field_names()) fields_.add(name);
-    if (prm.y_ranks > 1)  // V2's split y sweeps: v, w and c' of each component
+    if (prm.y_ranks > 1 && prm.split_factors_shared) {  // V2's ADI-Y factors, one line a component and sub-step
+      if (!rank.comm && !prm.rank_phases)
+        throw std::invalid_argument("fracstep: split_factors=shared runs the y solves rank by rank (rank_phases=1, or --ranks P)");
+      y_factors_ = std::make_unique<AdiYSplitFactors<T>>(tables_, prm.y_ranks, rank.comm ? rank.whole.ny : g.ny, gpu);
+    } else if (prm.y_ranks > 1) {  // V2's split y sweeps per line: v, w and c' of each component
       for (int c = 0; c < 3; ++c)
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
+    }
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
     if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: peer copies)
       if (gpu) {
@@ -197,15 +205,24 @@ class FracstepSolver final : public Solver<T> {
   // cuFFT's work areas of its two plans (up to a complex value a cell each): 24 words a cell in all.
   // V2 (y_ranks > 1): the 9 scratch fields of the split y sweeps and 2 more words a cell of Poisson scratch.
   // Timed rank by rank (rank_phases), the ranks' message buffers too (split_buffer_words): of the ADI-Y
-  // and, in the Poisson solve, of TDMA-C with 3 more scratch words a point (PPT's size, the larger).
+  // and, in the Poisson solve, of TDMA-C with 3 more scratch words a point (PPT's size, the larger): 6 a
+  // point of TDMA-C scratch in all. With shared factors (split_factors=shared): ADI-Y's 27 short lines in
+  // place of the 9 fields, and TDMA-C's v, w, c' shared by a line's two parts (3 words a point, not 6).
   static std::size_t adi_split_words(const Grid& g, int y_ranks, bool exact, int slots = -1) {
     return split_buffer_words(3 * std::size_t(g.nx) * g.nz, y_ranks, exact, slots);
   }
-  static std::size_t device_bytes(const Grid& g, int y_ranks, bool momentum_exact = false) {
+  // channel_ny: the channel's cell rows, where g is a y-slab rank's (the factors are lines of the channel's rows).
+  static std::size_t device_bytes(const Grid& g, int y_ranks, bool momentum_exact = false, bool factors_shared = false,
+                                  int channel_ny = 0) {
     if (y_ranks <= 1) return 24 * g.padded_points() * sizeof(T);
     const std::size_t split = adi_split_words(g, y_ranks, momentum_exact) + split_buffer_words(2 * std::size_t(g.nx) * g.nz, y_ranks, true);
-    return ((15 + 9 + 14) * g.padded_points() + split) * sizeof(T);
+    const std::size_t adi_y = factors_shared ? AdiYSplitFactors<T>::words(channel_ny > 0 ? channel_ny : g.ny) : 9 * g.padded_points();
+    const std::size_t poisson = 8 + (factors_shared ? kTdmaSharedFactorsPerPoint : kTdmaPhasedScratchPerPoint);  // W, E, cuFFT; TDMA-C's scratch
+    return ((15 + poisson) * g.padded_points() + adi_y + split) * sizeof(T);
   }
+
+  // Whether the solver allocated this field (what V2's forms allocate: split_factors=shared has no split_*).
+  bool has_field(const std::string& name) const { return fields_.has(name); }
 
   void load(const HostState<T>& s) override {
     for (const std::string& name : field_names())
@@ -289,6 +306,9 @@ class FracstepSolver final : public Solver<T> {
     for (int a = 0; a < 3; ++a)
       for (int c = 0; c < 3; ++c) call_.adi[a][c] = tables_.of_substep(k)[a][c];
     for (int c = 0; c < 3; ++c) call_.conv[c] = conv_[k % 2][c], call_.conv_old[c] = conv_[(k + 1) % 2][c];
+    if (y_factors_)
+      for (int c = 0; c < 3; ++c)
+        for (int m = 0; m < 3; ++m) call_.y_factors[c][m] = y_factors_->of_substep(k)[c][m];
     exchange_ghost_rows({call_.vel[0], call_.vel[1], call_.vel[2], call_.p});  // convection, viscous term, G p
     run(kFsRhs);
     run(kFsAdiZ);
@@ -321,7 +341,7 @@ class FracstepSolver final : public Solver<T> {
     e.rhs = fields_["div"];
     e.rhs_scale = T(1.0 / (2 * Rk3::alpha(k) * prm_.dt));
     e.y_faces = prm_.y_stretch > 0 ? prm_.y_faces.data() : nullptr;
-    e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact;
+    e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact, e.y_factors_shared = prm_.split_factors_shared;
     e.phases = {timer_, kFsFft, kFsTdmaC, rank_.comm || (prm_.y_ranks > 1 && prm_.rank_phases) ? int(kFsTdmaCRanks) : -1};
     if (rank_.comm) e.y_slab = {rank_.comm, rank_.rank, rank_.first, rank_.whole.ny, rank_.whole.dy()};
     if (ghost_rows_) set_y_messages(e.y_slab, messages_.get());  // a GPU rank's TDMA-C talks as its ADI-Y
@@ -391,6 +411,7 @@ class FracstepSolver final : public Solver<T> {
   Buffer<T> split_words_;
   YMetric<T> metric_;
   AdiTables<T> tables_;
+  std::unique_ptr<AdiYSplitFactors<T>> y_factors_;  // V2's ADI-Y with shared factors
   std::unique_ptr<PoissonMethod<T>> poisson_;
   std::string method_name_ = "";
   T* conv_[2][3] = {};

@@ -62,11 +62,12 @@ double hashed_unit(unsigned field, std::size_t n) {
 class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAssigner {
  public:
   explicit FracstepProblem(const CaseOptions& o) : case_(parse_case(o.name)), re_(o.re) {
-    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks", "rank_phases", "gpu_messages"});
+    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks", "rank_phases", "split_factors", "gpu_messages"});
     stretch_ = number_param(params, "y_stretch", kDefaultStretch);
     if (stretch_ < 0) throw std::invalid_argument("fracstep: y_stretch must be >= 0 (0: uniform)");
     set_variant(params.count("variant") ? params.at("variant") : "V0", int(number_param(params, "y_ranks", 0)), o.ny);
     prm_.rank_phases = number_param(params, "rank_phases", 1) != 0;
+    set_split_factors(params.count("split_factors") ? params.at("split_factors") : "per_line");
     if (params.count("gpu_messages")) prm_.gpu_messages = params.at("gpu_messages");
     if (prm_.gpu_messages != "peer" && prm_.gpu_messages != "nccl")
       throw std::invalid_argument("fracstep: gpu_messages=" + prm_.gpu_messages + " is not one of peer (peer copies, the threads "
@@ -95,6 +96,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
             {"adi_y", prm_.variant == "V0" ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
             {"tdma_c", prm_.variant == "V0" ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
             {"rank_phases", y_ranks() > 1 && (prm_.rank_phases || real_ranks_ > 1)},
+            {"split_factors", prm_.split_factors_shared ? "shared" : "per_line"},
             {"gpu_messages", prm_.gpu_messages},
             {"min_dy", prm_.y_faces[1]},
             {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
@@ -167,7 +169,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions&) const {
-    return FracstepSolver<T>::device_bytes(g, y_ranks(), prm_.momentum_exact);
+    return FracstepSolver<T>::device_bytes(g, y_ranks(), prm_.momentum_exact, prm_.split_factors_shared, grid_.ny);
   }
 
  private:
@@ -191,6 +193,19 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     prm_.y_ranks = ranks;
     prm_.momentum_exact = v == "V2-ppt";
     prm_.poisson_exact = v != "V2-acc";
+  }
+  // --case-param split_factors=per_line|shared: V2's ADI-Y local phase as the paper's Algorithm 1 (x~, v,
+  // w and c' of every line: per_line, the default, what the recorded V2 runs measured) or with v, w, c'
+  // set up once a component and sub-step (shared: the x sweep alone; notes [A] of Sec. 6.4 asks for both
+  // timed). V2 only: V0 has no split solve.
+  void set_split_factors(const std::string& v) {
+    if (v != "per_line" && v != "shared")
+      throw std::invalid_argument("fracstep: split_factors=" + v + " is not per_line or shared");
+    if (v == "shared" && prm_.variant == "V0")
+      throw std::invalid_argument("fracstep: split_factors=shared is V2's split y solve (--case-param variant=V2, V2-acc or V2-ppt)");
+    if (v == "shared" && !prm_.rank_phases && prm_.y_ranks > 1)
+      throw std::invalid_argument("fracstep: split_factors=shared runs the y solves rank by rank (rank_phases=1)");
+    prm_.split_factors_shared = v == "shared";
   }
   void check_y_ranks(int ranks) const {
     if (ranks < 2 || ranks > kPptMaxRanks || ny_ < 3 * ranks)  // v's last block, below the wall face, is a row shorter

@@ -43,6 +43,9 @@ struct FracstepCall {
   int y_ranks = 1;
   bool y_exact = false;
   T* y_scratch[3][3] = {};  // [component][v, w, cp]
+  // split_factors=shared: this sub-step's v, w, c' of each component's blocks, set up once
+  // (AdiYSplitFactors: one line of the channel's rows each); the y_scratch fields are then not used.
+  T* y_factors[3][3] = {};  // [component][v, w, cp]; null: the per-line form
   // V2 timed rank by rank (tridiag/split_phases.hpp): rank r's phase q of adi_y is section rank_phases +
   // r * 5 + q of timer; split_words: the ranks' message buffers (split_buffer_words). -1: one pass.
   int rank_phases = -1;
@@ -63,7 +66,7 @@ AdiYLines<T> adi_y_lines(const FracstepCall<T>& c) {
   AdiYLines<T> l{c.grid, c.y_ranks, {}, {}, {}, c.y_first, c.y_cells};
   for (int comp = 0; comp < 3; ++comp) {
     l.t[comp] = c.adi[1][comp], l.x[comp] = c.dvel[comp];
-    for (int m = 0; m < 3; ++m) l.scratch[comp][m] = c.y_scratch[comp][m];
+    for (int m = 0; m < 3; ++m) l.scratch[comp][m] = c.y_scratch[comp][m], l.factor[comp][m] = c.y_factors[comp][m];
   }
   return l;
 }

@@ -32,7 +32,7 @@ class DirectSolve final : public PoissonMethod<T> {
     c.rhs = e.rhs;
     c.rhs_scale = e.rhs_scale;
     c.y_faces = e.y_faces;
-    c.y_ranks = e.y_ranks, c.y_exact = e.y_exact;
+    c.y_ranks = e.y_ranks, c.y_exact = e.y_exact, c.y_factors_shared = e.y_factors_shared;
     c.phases = e.phases;
     c.y_slab = e.y_slab;
     c.workspace = &workspace_;

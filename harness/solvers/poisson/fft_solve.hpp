@@ -71,6 +71,7 @@ struct PoissonDirectCall {
   const double* y_faces = nullptr;  // fft2_tridiag: ny + 1 face positions of a stretched y (host); null: uniform
   int y_ranks = 1;                  // fft2_tridiag: the y lines split over this many virtual ranks (LineSplit)
   bool y_exact = true;              // ... their interfaces by PPT (true) or PDD
+  bool y_factors_shared = false;    // ... rank by rank, v, w, c' set up once (TdmaLines::shared_factors)
   SolvePhases phases;               // sections the caller times inside the solve
   PoissonYSlab y_slab;              // fft2_tridiag on a real y-slab rank (PoissonEquation::y_slab)
   DirectSolveWorkspace* workspace = nullptr;  // never null: the variant's plans live there
@@ -261,6 +262,9 @@ NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, cons
 // point, [part][v, w, cp][point]), rows from `row` shifted by shift(i, k) (a LineShift). On a real
 // y-slab rank (split_solve_rank) W holds the rank's ny rows of lines of n rows, from row first_row: the
 // rows are read by the whole line's index; the null-space line's whole-line steps are then the caller's.
+// shared_factors: the two parts of a line share one v, w, c' (scratch: 3 values a point, [v, w, cp][point]),
+// which depend on the line's matrix only: set up once (split_factor_setup over the first count() / 2
+// lines, part 0's) and kept between solves; the local phase then sweeps x alone (split_local_factored).
 struct LineShift {
   double shift;
   bool singular;
@@ -274,9 +278,11 @@ struct TdmaLines {
   ShiftOf shift_of;
   int n = 0;          // the lines' rows (0: ny, the emulation)
   int first_row = 0;  // this rank's first row of them
+  bool shared_factors = false;
   NSB_HD std::size_t count() const { return 2 * std::size_t(nx) * std::size_t(nz); }
   NSB_HD int ranks() const { return p; }
   bool whole_line_steps() const { return true; }
+  bool factors_shared() const { return shared_factors; }
   NSB_HD std::size_t first(std::size_t l) const {
     const std::size_t li = l % (std::size_t(nx) * nz);
     return li % std::size_t(nx) + std::size_t(nx) * ny * (li / std::size_t(nx));
@@ -294,12 +300,13 @@ struct TdmaLines {
   NSB_HD SplitLine<T, ShiftedRows<Rows>> line(std::size_t l) const {
     const std::size_t f = first(l), part = l / (std::size_t(nx) * nz), points = std::size_t(nx) * ny * nz;
     const LineShift s = shift(l);
-    T* sc = scratch + 3 * part * points + f;
+    T* sc = scratch + (shared_factors ? 0 : 3 * part * points) + f;
     return {ShiftedRows<Rows>{row, s.shift, s.singular}, n > 0 ? n : ny, &W[f].re + part, 2 * std::ptrdiff_t(nx),
             sc, sc + points, sc + 2 * points, std::ptrdiff_t(nx), first_row, 0};
   }
 };
 inline constexpr int kTdmaPhasedScratchPerPoint = 6;
+inline constexpr int kTdmaSharedFactorsPerPoint = 3;  // shared_factors: v, w, c' of both parts
 
 // Work models. Minimal bytes: rhs read and p written once (2 words a point). Flops: the usual count of
 // 5 n log2 n a complex FFT of length n (forward and inverse on every transformed axis), 6 a point for

@@ -144,6 +144,9 @@ struct PoissonEquation {
   // (fracstep V2, emulated on one device), and the sections it times inside (transforms, y solve).
   int y_ranks = 1;
   bool y_exact = true;
+  // ... split, rank by rank: each line's v, w, c' computed once and kept (its matrix is constant: fracstep's
+  // split_factors=shared), the local phase then a sweep of x alone; false: every solve's every line (the paper's).
+  bool y_factors_shared = false;
   SolvePhases phases;
   PoissonYSlab y_slab;  // fft2_tridiag on a real y-slab rank (y_ranks of them)
 };

@@ -51,6 +51,15 @@ NSB_TRIDIAG_HD ThomasRow<T> thomas_forward(T a, T b, T c, T d, ThomasRow<T> prev
   return {c * inv, (d - a * prev.dp) * inv};
 }
 
+// The d' of thomas_forward where c'_{j-1} is already known (stored by an earlier sweep of the same
+// rows): the same operations on the same values, so the same bits; one right-hand side swept against
+// factors computed once (tridiag/pdd_formulas.hpp split_local_factored).
+template <class T>
+NSB_TRIDIAG_HD T thomas_forward_known_cp(T a, T b, T cp_prev, T d, T dp_prev) {
+  const T inv = T(1) / (b - a * cp_prev);
+  return (d - a * dp_prev) * inv;
+}
+
 // 2 flops.
 template <class T>
 NSB_TRIDIAG_HD T thomas_back(ThomasRow<T> r, T x_next) {

@@ -287,6 +287,44 @@ NSB_TRIDIAG_HD void split_local(const SplitLine<T, Rows>& l, int p, int r) {
   }
 }
 
+// The same local phase with the matrix's part done once (notes [A] of Sec. 6.4: the Poisson and ADI
+// matrices are constant in time, so v, w and c' can be precomputed). split_factor: Eq. (6) and c' of
+// rank r's block, exactly split_local's operations on v, w (rv's c' is rx's: the same recurrence on the
+// same rows), for a line whose matrix many lines share (ADI-Y: one a component and sub-step) or that
+// stays the same from step to step. split_local_factored: Eq. (5) alone, x~ swept against the stored
+// c' (thomas_forward_known_cp) with split_local's operations on x. Together they give split_local's x~,
+// v, w, c' bit for bit; a line's local phase then reads and writes x only (and reads the factors).
+template <class T, class Rows>
+NSB_TRIDIAG_HD void split_factor(const SplitLine<T, Rows>& l, int p, int r) {
+  const int j0 = l.block_start(p, r), j1 = l.block_start(p, r + 1);
+  const T a_first = j0 > 0 ? T(l.row(j0).lower) : T(0), c_last = j1 < l.n ? T(l.row(j1 - 1).upper) : T(0);
+  ThomasRow<T> rv{T(0), T(0)}, rw{T(0), T(0)};
+  for (int j = j0; j < j1; ++j) {
+    const auto rr = l.row(j);
+    const T aj = j == j0 ? T(0) : T(rr.lower), bj = T(rr.diag), cj = j == j1 - 1 ? T(0) : T(rr.upper);
+    rv = thomas_forward(aj, bj, cj, j == j0 ? a_first : T(0), rv);
+    rw = thomas_forward(aj, bj, cj, j == j1 - 1 ? c_last : T(0), rw);
+    l.cpj(j) = rv.cp, l.vj(j) = rv.dp, l.wj(j) = rw.dp;
+  }
+  T nv = l.vj(j1 - 1), nw = l.wj(j1 - 1);
+  for (int j = j1 - 2; j >= j0; --j) {
+    nv = l.vj(j) = thomas_back(ThomasRow<T>{l.cpj(j), l.vj(j)}, nv);
+    nw = l.wj(j) = thomas_back(ThomasRow<T>{l.cpj(j), l.wj(j)}, nw);
+  }
+}
+template <class T, class Rows>
+NSB_TRIDIAG_HD void split_local_factored(const SplitLine<T, Rows>& l, int p, int r) {
+  const int j0 = l.block_start(p, r), j1 = l.block_start(p, r + 1);
+  T dp = T(0);
+  for (int j = j0; j < j1; ++j) {
+    const auto rr = l.row(j);
+    const T aj = j == j0 ? T(0) : T(rr.lower);
+    dp = l.xj(j) = thomas_forward_known_cp(aj, T(rr.diag), j == j0 ? T(0) : l.cpj(j - 1), l.xj(j), dp);
+  }
+  T nx = l.xj(j1 - 1);
+  for (int j = j1 - 2; j >= j0; --j) nx = l.xj(j) = thomas_back(ThomasRow<T>{l.cpj(j), l.xj(j)}, nx);
+}
+
 // What rank r contributes to the reduced system (its message): x~, v, w at its first row (1) and its
 // last row (m), in this order. PDD sends the first two to rank r - 1; PPT all-gathers all six.
 enum SplitBoundary : int { kSbX1 = 0, kSbV1, kSbW1, kSbXm, kSbVm, kSbWm, kSbCount };

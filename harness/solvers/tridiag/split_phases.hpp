@@ -4,6 +4,7 @@
 // "execute the ranks one after another, timing each rank's local phases"):
 //
 //   local     Eqs. (5)-(6) on the rank's block of every line                   split_local
+//             (or, factors set up once: Eq. (5)'s x~ alone                   split_local_factored)
 //   pack      the rank's boundary values into its send buffer                  split_boundary
 //   exchange  the messages as device copies: PDD's x~_1, v_1 from rank r+1 (Algorithm 1, Step 4) and
 //             y_{2r-1} from rank r-1 (Step 6); PPT's all-gather of every rank's six values
@@ -73,6 +74,34 @@ struct SplitLocalOp {
   int r;
   NSB_TRIDIAG_HD void operator()(std::size_t l) const { split_local(lines.line(l), lines.ranks(), r); }
 };
+// The local phase with the factors computed once (split_local_factored): for Lines whose lines point v,
+// w, c' at factors set up before the solve (Lines::factors_shared(), e.g. AdiYLines of split_factors=shared).
+template <class T, class Lines>
+struct SplitLocalFactoredOp {
+  Lines lines;
+  int r;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const { split_local_factored(lines.line(l), lines.ranks(), r); }
+};
+// The set-up of shared factors: ranks [r0, r1)'s v, w, c' (split_factor) of lines [0, count), computed
+// once before the solves whose local phase reads them (a real rank: its own block only).
+template <class T, class Lines>
+struct SplitFactorOp {
+  Lines lines;
+  int r;
+  NSB_TRIDIAG_HD void operator()(std::size_t l) const { split_factor(lines.line(l), lines.ranks(), r); }
+};
+template <class T, class Lines, class Launch>
+void split_factor_setup(const Lines& lines, std::size_t count, const Launch& launch, int r0, int r1) {
+  for (int r = r0; r < r1; ++r) launch.each(count, SplitFactorOp<T, Lines>{lines, r});
+}
+// Rank r's local phase as `phase(op)` runs it: the paper's per-line form (Algorithm 1: x~, v, w and c'
+// on every line), or the x sweep alone where the lines share factors set up beforehand.
+template <class T, class Lines, class Phase>
+void split_local_phase(const Lines& lines, int r, const Phase& phase) {
+  if constexpr (requires { lines.factors_shared(); })
+    if (lines.factors_shared()) return phase(SplitLocalFactoredOp<T, Lines>{lines, r});
+  phase(SplitLocalOp<T, Lines>{lines, r});
+}
 template <class T, class Lines>
 struct SplitPackOp {
   Lines lines;
@@ -159,7 +188,7 @@ void split_solve_phased(const Lines& lines, const SplitBuffers<T>& b, bool exact
     sec.end(r, kSplitExchange);
   };
   if (lines.whole_line_steps()) launch.each(n, SplitBeforeOp<T, Lines>{lines});
-  for (int r = 0; r < p; ++r) phase(r, kSplitLocal, SplitLocalOp<T, Lines>{lines, r});
+  for (int r = 0; r < p; ++r) split_local_phase<T>(lines, r, [&](const auto& op) { phase(r, kSplitLocal, op); });
   for (int r = 0; r < p; ++r) phase(r, kSplitPack, SplitPackOp<T, Lines>{lines, b, r, r});
   const std::size_t rank_words = std::size_t(kSbCount) * n;
   if (exact) {  // the all-gather: every rank receives all p contributions
@@ -209,7 +238,7 @@ void split_solve_rank(const Lines& lines, const SplitBuffers<T>& b, bool exact, 
     send();
     sec.end(r, kSplitExchange);
   };
-  phase(kSplitLocal, SplitLocalOp<T, Lines>{lines, r});
+  split_local_phase<T>(lines, r, [&](const auto& op) { phase(kSplitLocal, op); });
   phase(kSplitPack, SplitPackOp<T, Lines>{lines, b, r, 0});
   if (exact) {
     message([&] { m.allgather(b.send, b.recv, std::size_t(kSbCount) * n); });

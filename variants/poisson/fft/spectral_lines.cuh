@@ -307,6 +307,7 @@ class SpectralLines final : public DirectSolveState {
         y_step_(c.y_slab.comm ? c.y_slab.h : c.grid.dy()), tridiagonal_(tridiagonal) {
     if (c.y_faces) y_faces_.assign(c.y_faces, c.y_faces + y_rows_ + 1);
     y_ranks_ = c.y_ranks;
+    factors_shared_ = c.y_factors_shared && c.y_ranks > 1 && (c.y_slab.comm || c.phases.rank_phases >= 0);
     try {
       build();
     } catch (...) {  // a plan or an allocation refused (a grid too large): nothing left behind
@@ -352,8 +353,10 @@ class SpectralLines final : public DirectSolveState {
     } else if (tridiagonal_ && y_ranks_ > 1 && c.phases.rank_phases >= 0) {  // fracstep V2's TDMA-C, rank by rank
       const TdmaLines<T, RowsFromArrays<T>, EigShift<T>> lines{
           w_, scratch_, g_.nx, g_.ny, g_.nz, y_ranks_, RowsFromArrays<T>{rows_, g_.ny},
-          EigShift<T>{eig_, g_.nx, g_.ny, t_[0], t_[2], faces_.face[1][0] == PoissonFace::neumann}};
-      split_solve_phased(lines, split_buffers(scratch_ + kTdmaPhasedScratchPerPoint * points, lines.count(), y_ranks_, c.y_exact),
+          EigShift<T>{eig_, g_.nx, g_.ny, t_[0], t_[2], faces_.face[1][0] == PoissonFace::neumann}, 0, 0, factors_shared_};
+      if (factors_shared_ && !factors_ready_)  // once: every virtual rank's blocks (in the first solve's tdma_c)
+        split_factor_setup<T>(lines, lines.count() / 2, DeviceSplitLaunch{stream}, 0, y_ranks_), factors_ready_ = true;
+      split_solve_phased(lines, split_buffers(scratch_ + line_scratch_per_point() * points, lines.count(), y_ranks_, c.y_exact),
                          c.y_exact, DeviceSplitLaunch{stream}, RankPhaseSections{c.phases.timer, c.phases.rank_phases});
     } else if (tridiagonal_) {
       const std::size_t lines = std::size_t(g_.nx) * g_.nz;
@@ -382,11 +385,13 @@ class SpectralLines final : public DirectSolveState {
 
  private:
   // Thomas's c' (a word a point); split over virtual ranks: v and w beside it, or, phased
-  // (split_phases.hpp), v, w, c' of each part and the ranks' message buffers (PPT's, the larger).
+  // (split_phases.hpp), v, w, c' of each part (shared factors: of both parts, kept between solves) and
+  // the ranks' message buffers (PPT's, the larger).
+  std::size_t line_scratch_per_point() const { return factors_shared_ ? kTdmaSharedFactorsPerPoint : kTdmaPhasedScratchPerPoint; }
   std::size_t scratch_words() const {
     const std::size_t points = g_.interior_points(), lines = 2 * std::size_t(g_.nx) * g_.nz;
     if (y_ranks_ <= 1) return points;
-    return kTdmaPhasedScratchPerPoint * points + split_buffer_words(lines, y_ranks_, true);
+    return line_scratch_per_point() * points + split_buffer_words(lines, y_ranks_, true);
   }
   void build() {
     const std::size_t points = g_.interior_points();
@@ -445,10 +450,12 @@ class SpectralLines final : public DirectSolveState {
     const bool neumann = faces_.face[1][0] == PoissonFace::neumann;
     const TdmaLines<T, RowsFromArrays<T>, EigShift<T>> lines{
         w_, scratch_, g_.nx, g_.ny, g_.nz, y_ranks_, RowsFromArrays<T>{rows_, y_rows_},
-        EigShift<T>{eig_, g_.nx, g_.ny, t_[0], t_[2], neumann}, y_rows_, slab_.first_row};
+        EigShift<T>{eig_, g_.nx, g_.ny, t_[0], t_[2], neumann}, y_rows_, slab_.first_row, factors_shared_};
+    if (factors_shared_ && !factors_ready_)  // once: this rank's block of every line
+      split_factor_setup<T>(lines, lines.count() / 2, DeviceSplitLaunch{stream}, slab_.rank, slab_.rank + 1), factors_ready_ = true;
     const bool singular = neumann && axis_constant_mode(t_[0], 0) && axis_constant_mode(t_[2], 0);
     if (singular) null_space_line_on_rank(stream, true);
-    split_solve_rank(lines, split_buffers(scratch_ + kTdmaPhasedScratchPerPoint * points, lines.count(), y_ranks_, c.y_exact, 1),
+    split_solve_rank(lines, split_buffers(scratch_ + line_scratch_per_point() * points, lines.count(), y_ranks_, c.y_exact, 1),
                      c.y_exact, DeviceSplitLaunch{stream}, RankPhaseSections{c.phases.timer, c.phases.rank_phases}, slab_.rank,
                      *messages);
     if (singular) null_space_line_on_rank(stream, false);
@@ -520,6 +527,8 @@ class SpectralLines final : public DirectSolveState {
   T* eig_ = nullptr;
   T* rows_ = nullptr;
   T* scratch_ = nullptr;
+  bool factors_shared_ = false;  // TDMA-C's v, w, c' set up once (fracstep split_factors=shared), in scratch_
+  bool factors_ready_ = false;
 };
 
 // The call's state (a State, made by make()): built on the first call for its grid and faces, kept in
@@ -529,7 +538,8 @@ State& direct_solve_state(const PoissonDirectCall<T>& c, const char* variant, bo
   if (const std::string why = direct_solve_refusal(c.faces, tridiagonal, c.y_faces != nullptr); !why.empty())
     throw std::invalid_argument(why);
   if (!c.workspace) throw std::logic_error(std::string(variant) + ": the call carries no workspace");
-  const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces, c.y_faces, c.y_ranks);
+  const std::string key = direct_solve_key(variant, int(sizeof(T)), c.grid, c.faces, c.y_faces, c.y_ranks) +
+                          (c.y_factors_shared ? " shared y factors" : "");
   auto* state = dynamic_cast<State*>(c.workspace->state.get());
   if (!state || state->key != key) {
     c.workspace->state.reset();  // the old plans and buffers first: two 512^3 sets may not fit
