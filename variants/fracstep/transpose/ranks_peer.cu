@@ -108,6 +108,9 @@ void run_on_ranks(const TransposeCall<T>& c) {
         {
           PeerRanks peers(comm, device, stream);
           rank_transpose(c, peers, mine, r, stream);
+          // Every rank has queued its waits on the others' events before any rank's PeerRanks (and its
+          // events) goes: the last wait_for_all's gather is a barrier before the waits, not after them.
+          comm.barrier();
         }
         NSB_CUDA(cudaMemcpyAsync(c.to + mine.to_at, mine.to.get(), mine.to.size() * sizeof(T), cudaMemcpyDefault, stream));
         NSB_CUDA(cudaStreamSynchronize(stream));
