@@ -7,6 +7,7 @@
 #include <nccl.h>
 
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,13 +29,16 @@ class NcclComm {
  public:
   // user: who asks (named in the refusal); instead: what runs ranks that share a GPU.
   NcclComm(Communicator& comm, int device, const std::string& user, const std::string& instead) {
+    // Once a process (the threads driver's ranks share its environment), before the gather: no rank's NCCL
+    // reads the environment while another thread writes it.
+    static std::once_flag nvls_off;
+    std::call_once(nvls_off, [] { setenv("NCCL_NVLS_ENABLE", "0", 1); });
     const std::vector<int> devices = comm.allgather_value(device);
     for (std::size_t r = 1; r < devices.size(); ++r)
       for (std::size_t q = 0; q < r; ++q)
         if (devices[r] == devices[q])
           throw std::runtime_error(user + " needs one GPU per rank: ranks " + std::to_string(q) + " and " + std::to_string(r) +
                                    " share GPU " + std::to_string(devices[r]) + "; " + instead);
-    setenv("NCCL_NVLS_ENABLE", "0", 1);
     ncclUniqueId id{};
     if (comm.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     comm.broadcast(&id, sizeof id, 0);

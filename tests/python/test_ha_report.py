@@ -176,3 +176,26 @@ def test_e2_two_gpus_measured_efficiency(tmp_path):
     assert rest[1:3] == [fmt(t1 / 8 * 1e3), fmt((t2 - 7 / 16 * t1 - t1 / 40) * 1e3)]
     assert md_rows(md, ["tdma_c", "0"])[2:] == [fmt(t1 / 2 / 100 * 1e3)] * 5
     assert md_rows(md, ["adi_y", "1"])[2:] == [fmt(2 * t1 / 2 / 100 * 1e3)] * 5  # each rank's own median
+
+
+def test_e2_keeps_nccl_runs_apart(tmp_path):
+    """A V2 run whose GPU ranks talked by NCCL (run.gpu_messages) is its own E(2) row, not the newest of the peer ones:
+    a copy of the shared-factor run marked nccl and twice as slow gives a second row at half the efficiency."""
+    import glob
+    import json
+    r = run_study(tmp_path, "e2_two_gpus", "--quick", "--gpus", "2")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    (shared,) = glob.glob(str(tmp_path / "results" / "e2_two_gpus" / "*" / "*shared_factors-recipeglobal*.json"))
+    d = json.load(open(shared))
+    d["run"]["gpu_messages"] = "nccl"
+    d["timestamp"] = "9999"  # the newest: it would win the peer row if the key ignored gpu_messages
+    d["timing"]["step"]["median"] *= 2
+    json.dump(d, open(shared.replace(".json", "-nccl.json"), "w"))
+    out = tmp_path / "out"
+    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
+    md = (out / "report.md").read_text()
+    assert "REPORT ERROR" not in md
+    t1 = 1024 * 256 * 64 * 1e-9
+    peer = md_rows(md, ["1024x256x64", "global", "shared"])
+    nccl = md_rows(md, ["1024x256x64", "global", "shared, messages by NCCL"])
+    assert peer[7] == fmt(t1 / (2 * 1.125 * t1 / 2)) and nccl[7] == fmt(t1 / (2 * 2.25 * t1 / 2))

@@ -139,7 +139,7 @@ __global__ void fracstep_adi_kernel(FracstepArgs<T> a) {
 template <class T, int Axis>
 void run_adi(const FracstepCall<T>& c) {
   const int threads = c.tuning.bx > 0 ? c.tuning.bx : 128;
-  if (Axis == 1 && c.y_messages) {  // a real y-slab rank: its own part, its messages (peer copies) to its neighbours
+  if (Axis == 1 && c.y_messages) {  // a real y-slab rank: its own part, its messages (peer copies or NCCL) to its neighbours
     const AdiYLines<T> lines = adi_y_lines(c);
     split_solve_rank(lines, split_buffers(c.split_words, lines.count(), c.y_ranks, c.y_exact, 1), c.y_exact,
                      DeviceSplitLaunch{stream_of(c.exec), threads}, RankPhaseSections{c.timer, c.rank_phases}, c.y_rank, *c.y_messages);

@@ -93,9 +93,14 @@ GpuRankLinks<T> make_gpu_rank_links(const std::string& how, Communicator& comm, 
   }
   if (how != "peer") throw std::invalid_argument("fracstep: gpu_messages=" + how + " is not one of peer, nccl");
   if (!PeerRanks::possible(comm, device))
-    throw std::runtime_error("fracstep: V2 on GPU ranks by peer copies needs the threads driver and every rank's GPU able to "
-                             "read the others' directly (peer access, or one GPU shared); --case-param gpu_messages=nccl "
-                             "runs under either driver, one GPU a rank");
+    throw std::runtime_error(std::string("fracstep: V2 on GPU ranks by peer copies needs the threads driver and every rank's GPU "
+                             "able to read the others' directly (peer access, or one GPU shared)") +
+#if defined(NSB_WITH_NCCL)
+                             "; --case-param gpu_messages=nccl runs under either driver, one GPU a rank"
+#else
+                             " (this build has no NCCL for gpu_messages=nccl)"
+#endif
+    );
   GpuRankLinks<T> links;
   links.ghost_rows = std::make_unique<PeerGhostRows<T>>(comm, g, s, device);
   links.messages = std::make_unique<PeerSplitMessages<T>>(comm, s, device);

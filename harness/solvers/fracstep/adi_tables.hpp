@@ -98,7 +98,8 @@ class AdiTables {
 // V2's ADI-Y with shared factors (split_factors=shared): every y line of a component has its table's
 // matrix, so each rank block's v, w, c' (split_factor, pdd_formulas.hpp) are one line of the channel's
 // rows a component and sub-step, computed here once on the host in T (split_local's operations: the
-// per-line form's values bit for bit) and kept in the backend's memory: 3 sub-steps x 3 components x
+// host per-line form's values bit for bit; against the GPU's per-line kernel, whose multiply-adds nvcc may
+// fuse, to round-off) and kept in the backend's memory: 3 sub-steps x 3 components x
 // (v, w, c') x the channel's rows (ny; v: ny - 1), in place of the per-line form's 9 fields. All p
 // blocks (cut at the channel's `cells` cell rows, as AdiYLines cuts them): a real rank reads its own.
 template <class T>

@@ -164,7 +164,7 @@ class FracstepSolver final : public Solver<T> {
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
     }
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
-    if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: peer copies)
+    if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: gpu_messages)
       if (gpu) {
         links_ = make_gpu_rank_links<T>(prm.gpu_messages, *rank.comm, g, stream_, rank.device);
         messages_ = std::move(links_.messages), ghost_rows_ = std::move(links_.ghost_rows);
@@ -239,9 +239,9 @@ class FracstepSolver final : public Solver<T> {
   }
 
   void step() override {
-    if (ghost_rows_ && device::stream_capturing(stream_))  // the split solves' messages wait on the host
-      throw std::runtime_error("fracstep: V2 on GPU ranks cannot be recorded in a CUDA graph (its messages wait for the "
-                               "ranks' streams on the host): --launch stream");
+    if (ghost_rows_ && device::stream_capturing(stream_))  // the host waits inside a step (below)
+      throw std::runtime_error("fracstep: V2 on GPU ranks cannot be recorded in a CUDA graph (the peer messages and TDMA-C's "
+                               "null-space line wait for the ranks' streams on the host): --launch stream");
     if (timer_) timer_->set_step(step_);
     NvtxRange step_range("step");
     begin(kStepSection);
@@ -355,7 +355,7 @@ class FracstepSolver final : public Solver<T> {
 
   // A y-slab rank's ghost rows of these fields from its neighbours' edge rows (row 1 goes down, row ny
   // up): a row of a field is its nz + 2 padded planes' runs of NX values; host arrays through the
-  // Communicator, GPU arrays by peer copies (ghost_rows_, gpu_ranks.hpp). A global wall's ghost row is
+  // Communicator, GPU arrays by peer copies or NCCL (ghost_rows_, gpu_ranks.hpp). A global wall's ghost row is
   // never read (the formulas' wall rules). Timed as section ghost_rows (a step's, not final_checks').
   // One rank: nothing.
   void exchange_ghost_rows(std::initializer_list<T*> fields, bool timed = true) {

@@ -1,5 +1,5 @@
-// What a y-slab rank of the fracstep solver's V2 needs on a GPU (fracstep.md, "V2 on real ranks"; the
-// threads driver, a rank's GPU r % count): its ghost rows from the neighbours' edge rows, and the
+// What a y-slab rank of the fracstep solver's V2 needs on a GPU (fracstep.md, "V2 on real ranks"; a rank's
+// GPU r % count): its ghost rows from the neighbours' edge rows, and the
 // messages of its split y solves (ADI-Y's and TDMA-C's), both between the ranks' GPUs, by peer copies or
 // NCCL. The solver's header is host C++ compiled without CUDA too: the GPU side is
 // variants/fracstep/gpu_ranks.cu, and a build without CUDA refuses by name.
@@ -27,13 +27,13 @@ class GhostRows {
 };
 
 // What a V2 rank on a GPU talks through: its ghost rows and its split y solves' messages (ADI-Y's, and
-// TDMA-C's: PoissonYSlab), and what the two share (`keep`: NCCL's communicator; declared last so it goes
-// last).
+// TDMA-C's: PoissonYSlab), and what the two share (`keep`: NCCL's communicator; declared first so that
+// it is destroyed last, after the two that use it).
 template <class T>
 struct GpuRankLinks {
+  std::shared_ptr<void> keep;
   std::unique_ptr<GhostRows<T>> ghost_rows;
   std::unique_ptr<SplitMessages<T>> messages;
-  std::shared_ptr<void> keep;
 };
 
 // Collective (every rank of comm, each with its GPU `device` current and its compute stream).

@@ -72,6 +72,9 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     if (prm_.gpu_messages != "peer" && prm_.gpu_messages != "nccl")
       throw std::invalid_argument("fracstep: gpu_messages=" + prm_.gpu_messages + " is not one of peer (peer copies, the threads "
                                   "driver), nccl (NCCL, either driver, one GPU a rank)");
+    if (params.count("gpu_messages") && prm_.variant == "V0")
+      throw std::invalid_argument("fracstep: gpu_messages is how V2's GPU ranks talk; V0 runs on one rank (add "
+                                  "--case-param variant=V2 --ranks P)");
     if (o.nx < 3 || o.nz < 3 || o.ny < 2)
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
     if (!(o.re > 0)) throw std::invalid_argument("fracstep: --re must be positive");
@@ -90,17 +93,18 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
   bool periodic_z() const override { return true; }
   double dt() const override { return prm_.dt; }
   nlohmann::json describe() const override {
-    return {{"case", case_name(case_)}, {"re", re_}, {"nu", prm_.nu}, {"dt", prm_.dt}, {"y_stretch", stretch_},
+    nlohmann::json d = {{"case", case_name(case_)}, {"re", re_}, {"nu", prm_.nu}, {"dt", prm_.dt}, {"y_stretch", stretch_},
             {"variant", prm_.variant}, {"y_ranks", y_ranks()}, {"emulated", y_ranks() > 1 && real_ranks_ <= 1},
             {"real_ranks", real_ranks_},
             {"adi_y", prm_.variant == "V0" ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
             {"tdma_c", prm_.variant == "V0" ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
             {"rank_phases", y_ranks() > 1 && (prm_.rank_phases || real_ranks_ > 1)},
             {"split_factors", prm_.split_factors_shared ? "shared" : "per_line"},
-            {"gpu_messages", prm_.gpu_messages},
             {"min_dy", prm_.y_faces[1]},
             {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
             {"time_scheme", "RK3 (Spalart-Moser-Rogers) + Crank-Nicolson, ADI z-y-x, 3 sub-steps a step"}};
+    if (real_ranks_ > 1) d["gpu_messages"] = prm_.gpu_messages;  // on real ranks (GPU ranks use it; host ranks: the Communicator)
+    return d;
   }
   void check_options(const SolverOptions& o) const override { check_fracstep_options(o, stretch_ > 0); }
 

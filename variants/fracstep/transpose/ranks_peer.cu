@@ -95,7 +95,9 @@ void run_on_ranks(const TransposeCall<T>& c) {
   for (int r = 0; r < s.p; ++r)
     ranks.emplace_back([&, r] {
       ThreadComm comm(group, r);
-      cudaStream_t stream = call_stream;  // rank 0: the call's (its timer's events are on it)
+      // rank 0: the call's (its timer's events are on it); the others their own, made below (so an error
+      // before that destroys nothing of the caller's)
+      cudaStream_t stream = r == 0 ? call_stream : nullptr;
       try {
         const int device = r % gpus;
         NSB_CUDA(cudaSetDevice(device));

@@ -9,8 +9,9 @@
 //   divide      W /= (lambda_x + lambda_y + lambda_z), the constant mode set to 0 (null space)
 //   thomas      one thread a (kx, kz) line of W in y (consecutive threads: consecutive x: coalesced);
 //               on a real y-slab rank (fracstep V2 on GPU ranks, PoissonYSlab) the rank's blocks of the
-//               lines by split_solve_rank, the messages peer copies (PeerSplitMessages), the null-space
-//               line's whole-line steps on its rows gathered through the host (a few KB)
+//               lines by split_solve_rank, the messages the caller's (fracstep: peer copies or NCCL) or
+//               peer copies of its own, the null-space line's whole-line steps on its rows gathered
+//               through the host (a few KB)
 //   inverse(a)  the inverse of forward(a) times n (cuFFT's inverse is unnormalised)
 //   unpack      p = Re(W) / (product of the transformed lengths); then p's ghosts by the faces
 // The fused variants fold pack into the first gather, divide into the last forward scatter and unpack
@@ -436,7 +437,7 @@ class SpectralLines final : public DirectSolveState {
   }
 
   // A real y-slab rank's y lines (fracstep V2 on GPU ranks): its block of every (kx, kz) line, real and
-  // imaginary parts, by split_solve_rank with peer-copy messages, as the host path
+  // imaginary parts, by split_solve_rank with the caller's messages (else peer copies), as the host path
   // (reference_cpu/poisson/fft_cpu.cpp y_lines) does with the Communicator's.
   void y_lines_on_rank(const PoissonDirectCall<T>& c, cudaStream_t stream) {
     SplitMessages<T>* messages = y_messages<T>(slab_);  // the caller's (fracstep: its ADI-Y's), else our own
