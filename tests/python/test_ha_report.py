@@ -9,15 +9,20 @@ import ha_comm_model as cm  # noqa: E402
 from common import fmt  # noqa: E402
 
 
-def _quick_report(tmp_path, study):
-    """The study's quick form run by the fake nsbench and the report made of it: (folder, report.md's text)."""
-    r = run_study(tmp_path, study, "--quick", "--gpus", "1")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+def _report(tmp_path):
+    """The report made of the results under tmp_path: (folder, report.md's text)."""
     out = tmp_path / "out"
     study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
     md = (out / "report.md").read_text()
     assert "REPORT ERROR" not in md
     return out, md
+
+
+def _quick_report(tmp_path, study, gpus="1"):
+    """The study's quick form run by the fake nsbench on `gpus` GPUs and the report made of it."""
+    r = run_study(tmp_path, study, "--quick", "--gpus", gpus)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    return _report(tmp_path)
 
 
 def test_tridiag_bandwidth_tables_and_target(tmp_path):
@@ -119,9 +124,7 @@ def test_fig3_without_transposes_says_not_run(tmp_path):
     for f in (tmp_path / "results").rglob("*.json"):
         if "transpose" in f.name:
             f.unlink()
-    out = tmp_path / "out"
-    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
-    md = (out / "report.md").read_text()
+    out, md = _report(tmp_path)
     row = md_rows(md, ["1024x256x256", "1024x256x64", "P100 NVLink 1"])
     compute = 1024 * 256 * 64 * 1e-9
     tr = 3 * cm.t_transposes(cm.P100_NVLINK1, 1024 * 256 * 256, 4)
@@ -131,12 +134,7 @@ def test_fig3_without_transposes_says_not_run(tmp_path):
 def test_fig3_all_to_all_measured_at_p2(tmp_path):
     """The ranks_peer group (2 GPUs): rank 0's all-to-all (the fake: one message over fake_nsbench.PEER_LINK) against
     the model's message for this machine's link."""
-    r = run_study(tmp_path, "fig3_v1_transpose_model", "--quick", "--gpus", "2")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    out = tmp_path / "out"
-    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
-    md = (out / "report.md").read_text()
-    assert "REPORT ERROR" not in md
+    out, md = _quick_report(tmp_path, "fig3_v1_transpose_model", "2")
     cells = 1024 * 256 * 64
     link = cm.find_link(os.path.join(ROOT, "results"))
     for kind, workload, words in (("transpose_zx", "p2", 1), ("transpose_xz", "p2_complex", 2)):
@@ -150,12 +148,7 @@ def test_fig3_all_to_all_measured_at_p2(tmp_path):
 def test_e2_two_gpus_measured_efficiency(tmp_path):
     """E(2) = T(V0, 1 GPU) / (2 T(V2, 2 ranks)): the fake's V2 on 2 real ranks takes 1.25 x half the V0 step, its
     sections half V0's (so each component's E(2) is 1), its ghost rows (y halo) 1/20 of half the V0 step."""
-    r = run_study(tmp_path, "e2_two_gpus", "--quick", "--gpus", "2")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-    out = tmp_path / "out"
-    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
-    md = (out / "report.md").read_text()
-    assert "REPORT ERROR" not in md
+    out, md = _quick_report(tmp_path, "e2_two_gpus", "2")
     t1 = 1024 * 256 * 64 * 1e-9
     t2 = 1.25 * t1 / 2
     for recipe in ("global", "tiled"):  # a pair a recipe (the fake's times do not depend on it)
@@ -191,10 +184,7 @@ def test_e2_keeps_nccl_runs_apart(tmp_path):
     d["timestamp"] = "9999"  # the newest: it would win the peer row if the key ignored gpu_messages
     d["timing"]["step"]["median"] *= 2
     json.dump(d, open(shared.replace(".json", "-nccl.json"), "w"))
-    out = tmp_path / "out"
-    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
-    md = (out / "report.md").read_text()
-    assert "REPORT ERROR" not in md
+    out, md = _report(tmp_path)
     t1 = 1024 * 256 * 64 * 1e-9
     peer = md_rows(md, ["1024x256x64", "global", "shared"])
     nccl = md_rows(md, ["1024x256x64", "global", "shared, messages by NCCL"])
