@@ -11,13 +11,11 @@ std::vector<Slab> decompose_z(const Grid& g, int ranks, bool periodic_z) {
     throw std::runtime_error("decomposition: cannot split " + std::to_string(g.nz) + " z planes over " +
                              std::to_string(ranks) + " ranks (every rank needs at least one plane)");
   std::vector<Slab> out(static_cast<std::size_t>(ranks));
-  int z = 1;
   for (int r = 0; r < ranks; ++r) {
     Slab& s = out[std::size_t(r)];
     s.rank = r, s.ranks = ranks;
-    s.nz = g.nz / ranks + (r < g.nz % ranks ? 1 : 0);
-    s.z_begin = z;
-    z += s.nz;
+    s.z_begin = 1 + slab_block_start(g.nz, ranks, r);
+    s.nz = slab_block_start(g.nz, ranks, r + 1) - slab_block_start(g.nz, ranks, r);
     if (ranks > 1) {
       s.lo_rank = r > 0 ? r - 1 : periodic_z ? ranks - 1 : -1;
       s.hi_rank = r < ranks - 1 ? r + 1 : periodic_z ? 0 : -1;

@@ -14,8 +14,6 @@
 
 #include "grid.hpp"
 
-#include "grid.hpp"
-
 namespace nsb {
 
 struct Slab {
@@ -29,8 +27,12 @@ struct Slab {
   bool has_hi() const { return hi_rank >= 0; }
 };
 
-// Splits nz planes over `ranks`: nz / ranks each, the first nz % ranks ranks one more. Throws
-// std::runtime_error naming the problem when a rank would get no plane.
+// First index of rank r's block when n items are split over p ranks: n / p each, the first n % p ranks one
+// more (z-slabs; also V1's x-slabs and z-slabs of a transposed field, fracstep/transpose.hpp).
+NSB_HD inline int slab_block_start(int n, int p, int r) { return r * (n / p) + (r < n % p ? r : n % p); }
+
+// Splits nz planes over `ranks` (slab_block_start). Throws std::runtime_error naming the problem when a
+// rank would get no plane.
 std::vector<Slab> decompose_z(const Grid& global, int ranks, bool periodic_z);
 
 // Y-slabs (Ha, Park & You's V2: fracstep.md): rank r owns every z plane and the rows

@@ -10,7 +10,6 @@
 #include <algorithm>
 
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 #include <vector>
 

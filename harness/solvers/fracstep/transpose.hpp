@@ -16,22 +16,20 @@
 // mirror (the blocks leave from place; unpack scatters them into the z-slab's rows).
 //
 // A point is `words` values (1: a real field; 2: a complex one, re and im adjacent, P1/P4's spectral field).
-// Uneven splits: the remainders go to the first ranks, as harness/decomposition.cpp splits z-slabs.
+// Uneven splits: the remainders go to the first ranks, as z-slabs are split (slab_block_start, decomposition.hpp).
 #pragma once
 
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 
+#include "decomposition.hpp"
 #include "grid.hpp"
 #include "stage.hpp"
 #include "stage_kind.hpp"
 #include "timer.hpp"
 
 namespace nsb {
-
-// First index of rank r's block when n items are split over p ranks, the remainder to the first ranks.
-NSB_HD inline int slab_block_start(int n, int p, int r) { return r * (n / p) + (r < n % p ? r : n % p); }
 
 struct TransposeShape {
   int nx = 0, ny = 0, nz = 0;  // the whole field's points

@@ -29,8 +29,6 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
-#include <algorithm>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
