@@ -96,7 +96,7 @@ void null_space_line_on_rank(const PoissonDirectCall<T>& c, std::vector<Cd>& w, 
 
 // fracstep's split_factors=shared: the y lines' v, w, c' (kTdmaSharedFactorsPerPoint words a point, both
 // parts'), computed once for the call's grid, faces, y ranks and rank block and kept in the method's
-// workspace; *fresh: just made, to be set up (split_factor_setup) before the solve reads them.
+// workspace; *fresh: just made, to be set up (tdma_factor_setup) before the solve reads them.
 struct TdmaFactorsState final : DirectSolveState {
   std::vector<double> factors;
 };
@@ -140,7 +140,7 @@ void y_lines(const PoissonDirectCall<T>& c, std::vector<Cd>& w, const AxisTransf
     if (!factors) scratch.resize(std::max(scratch.size(), w.size() * kTdmaPhasedScratchPerPoint));
     const TdmaLines<double, decltype(rows), decltype(shift)> lines{w.data(), factors ? factors : scratch.data(), g.nx, g.ny, g.nz,
                                                                  c.y_ranks, rows, shift, n, c.y_slab.first_row, factors != nullptr};
-    if (fresh) split_factor_setup<double>(lines, lines.count() / 2, HostSplitLaunch{threads, parallel}, c.y_slab.rank, c.y_slab.rank + 1);
+    if (fresh) tdma_factor_setup<double>(lines, HostSplitLaunch{threads, parallel}, c.y_slab.rank, c.y_slab.rank + 1);
     words.resize(std::max(words.size(), split_buffer_words(lines.count(), c.y_ranks, c.y_exact, 1)));
     const bool singular = shift(0, 0).singular;
     if (singular) null_space_line_on_rank(c, w, n, rows, true);
@@ -159,7 +159,7 @@ void y_lines(const PoissonDirectCall<T>& c, std::vector<Cd>& w, const AxisTransf
     if (!factors) scratch.resize(std::max(scratch.size(), w.size() * kTdmaPhasedScratchPerPoint));
     const TdmaLines<double, decltype(rows), decltype(shift)> lines{w.data(), factors ? factors : scratch.data(), g.nx, g.ny, g.nz,
                                                                  c.y_ranks, rows, shift, 0, 0, factors != nullptr};
-    if (fresh) split_factor_setup<double>(lines, lines.count() / 2, HostSplitLaunch{threads, parallel}, 0, c.y_ranks);
+    if (fresh) tdma_factor_setup<double>(lines, HostSplitLaunch{threads, parallel}, 0, c.y_ranks);
     words.resize(std::max(words.size(), split_buffer_words(lines.count(), c.y_ranks, c.y_exact)));
     split_solve_phased(lines, split_buffers(words.data(), lines.count(), c.y_ranks, c.y_exact), c.y_exact,
                        HostSplitLaunch{threads, parallel}, RankPhaseSections{c.phases.timer, c.phases.rank_phases});

@@ -258,13 +258,18 @@ NSB_HD inline void thomas_line(Complex<T>* x, std::ptrdiff_t stride, int n, cons
 
 // The (kx, kz) lines of the compact spectral array W (nx x ny x nz, x fastest) as the phased split
 // solve sees them (tridiag/split_phases.hpp, fracstep V2's TDMA-C rank by rank): a line is the real or
-// the imaginary part of one (i, k) line (part-major), each with its own v, w, c' (scratch: 6 values a
-// point, [part][v, w, cp][point]), rows from `row` shifted by shift(i, k) (a LineShift). On a real
+// the imaginary part of one (i, k) line, each with its own v, w, c' (scratch: 6 values a point,
+// [part][v, w, cp][point]), rows from `row` shifted by shift(i, k) (a LineShift). On a real
 // y-slab rank (split_solve_rank) W holds the rank's ny rows of lines of n rows, from row first_row: the
 // rows are read by the whole line's index; the null-space line's whole-line steps are then the caller's.
 // shared_factors: the two parts of a line share one v, w, c' (scratch: 3 values a point, [v, w, cp][point]),
-// which depend on the line's matrix only: set up once (split_factor_setup over the first count() / 2
-// lines, part 0's) and kept between solves; the local phase then sweeps x alone (split_local_factored).
+// which depend on the line's matrix only: set up once (tdma_factor_setup, on the real parts) and kept
+// between solves; the local phase then sweeps x alone (split_local_factored).
+// The two parts of a line are neighbours, l = 2 (i + nx k) + part: a warp's threads (neighbouring l) then
+// read and write runs of consecutive words of W (re, im, re, im, ..). Part-major (all real parts, then all
+// imaginary ones), neighbours were two words apart and each pass over W moved every word twice: the
+// phases' local and correct passes on a V2 rank took as long on half the rows as V0's whole Thomas
+// solve (results/e2_two_gpus/nvidia-h100-80gb-hbm3-x2/, fracstep.md "E(2)").
 struct LineShift {
   double shift;
   bool singular;
@@ -284,27 +289,40 @@ struct TdmaLines {
   bool whole_line_steps() const { return true; }
   bool factors_shared() const { return shared_factors; }
   NSB_HD std::size_t first(std::size_t l) const {
-    const std::size_t li = l % (std::size_t(nx) * nz);
+    const std::size_t li = l / 2;
     return li % std::size_t(nx) + std::size_t(nx) * ny * (li / std::size_t(nx));
   }
   NSB_HD LineShift shift(std::size_t l) const {
-    const std::size_t li = l % (std::size_t(nx) * nz);
+    const std::size_t li = l / 2;
     return shift_of(int(li % std::size_t(nx)), int(li / std::size_t(nx)));
   }
   NSB_HD void before(std::size_t l) const {  // the null-space line, once for both parts
-    if (l < count() / 2 && shift(l).singular) singular_line_before(W + first(l), nx, ny, row);
+    if (l % 2 == 0 && shift(l).singular) singular_line_before(W + first(l), nx, ny, row);
   }
   NSB_HD void after(std::size_t l) const {
-    if (l < count() / 2 && shift(l).singular) singular_line_after(W + first(l), nx, ny);
+    if (l % 2 == 0 && shift(l).singular) singular_line_after(W + first(l), nx, ny);
   }
   NSB_HD SplitLine<T, ShiftedRows<Rows>> line(std::size_t l) const {
-    const std::size_t f = first(l), part = l / (std::size_t(nx) * nz), points = std::size_t(nx) * ny * nz;
+    const std::size_t f = first(l), part = l % 2, points = std::size_t(nx) * ny * nz;
     const LineShift s = shift(l);
     T* sc = scratch + (shared_factors ? 0 : 3 * part * points) + f;
     return {ShiftedRows<Rows>{row, s.shift, s.singular}, n > 0 ? n : ny, &W[f].re + part, 2 * std::ptrdiff_t(nx),
             sc, sc + points, sc + 2 * points, std::ptrdiff_t(nx), first_row, 0};
   }
 };
+// Where the two parts share their factors: the real parts' lines (l = 2 q), whose set-up writes them.
+template <class Lines>
+struct RealPartLines {
+  Lines lines;
+  NSB_HD std::size_t count() const { return lines.count() / 2; }
+  NSB_HD int ranks() const { return lines.ranks(); }
+  NSB_HD auto line(std::size_t q) const { return lines.line(2 * q); }
+};
+// The shared factors of ranks [r0, r1)'s blocks of every line (split_factor_setup on the real parts).
+template <class T, class Lines, class Launch>
+void tdma_factor_setup(const Lines& lines, const Launch& launch, int r0, int r1) {
+  split_factor_setup<T>(RealPartLines<Lines>{lines}, lines.count() / 2, launch, r0, r1);
+}
 inline constexpr int kTdmaPhasedScratchPerPoint = 6;
 inline constexpr int kTdmaSharedFactorsPerPoint = 3;  // shared_factors: v, w, c' of both parts
 

@@ -14,6 +14,7 @@ namespace {
 
 constexpr int kLanes = 32;
 constexpr int kTileRow = kLanes + 1;  // one padding word: lane l reading row l column c hits bank (l + c) % 32
+constexpr int kLoadsInFlight = 16;    // a warp's outstanding loads of a chunk (registers: 16 values a thread)
 
 // The warp's tile and its lines: rows [line0, line0 + lines) of the x sweep, component comp.
 template <class T>
@@ -25,10 +26,21 @@ struct WarpTile {
 
   __device__ T* line(int l) const { return x + adi_line_start(*g, 0, line0 + l); }
   __device__ T* row(int l) const { return tile + l * kTileRow; }
-  // Chunk [j0, j1) of every line into the tile and back: a line's chunk is one coalesced access.
+  // Chunk [j0, j1) of every line into the tile and back: a line's chunk is one coalesced access. The
+  // loads go kLoadsInFlight lines at a time into registers before any is stored to the tile: a loop that
+  // stored each load before issuing the next kept one load a warp in flight, and with only ny nz / 32
+  // warps (a y-slab rank: 11.6 an SM at 4096x128x128) the sweep waited on memory latency, not bandwidth.
   __device__ void load(int j0, int j1) const {
-    for (int l = 0; l < lines; ++l)
-      if (j0 + lane < j1) row(l)[lane] = line(l)[j0 + lane];
+    const bool in = j0 + lane < j1;
+    for (int l0 = 0; l0 < lines; l0 += kLoadsInFlight) {
+      T v[kLoadsInFlight];
+#pragma unroll
+      for (int b = 0; b < kLoadsInFlight; ++b)
+        if (in && l0 + b < lines) v[b] = line(l0 + b)[j0 + lane];
+#pragma unroll
+      for (int b = 0; b < kLoadsInFlight; ++b)
+        if (in && l0 + b < lines) row(l0 + b)[lane] = v[b];
+    }
     __syncwarp();
   }
   __device__ void store(int j0, int j1) const {

@@ -354,7 +354,7 @@ class SpectralLines final : public DirectSolveState {
           w_, scratch_, g_.nx, g_.ny, g_.nz, y_ranks_, RowsFromArrays<T>{rows_, g_.ny},
           EigShift<T>{eig_, g_.nx, g_.ny, t_[0], t_[2], faces_.face[1][0] == PoissonFace::neumann}, 0, 0, factors_shared_};
       if (factors_shared_ && !factors_ready_)  // once: every virtual rank's blocks (in the first solve's tdma_c)
-        split_factor_setup<T>(lines, lines.count() / 2, DeviceSplitLaunch{stream}, 0, y_ranks_), factors_ready_ = true;
+        tdma_factor_setup<T>(lines, DeviceSplitLaunch{stream}, 0, y_ranks_), factors_ready_ = true;
       split_solve_phased(lines, split_buffers(scratch_ + line_scratch_per_point() * points, lines.count(), y_ranks_, c.y_exact),
                          c.y_exact, DeviceSplitLaunch{stream}, RankPhaseSections{c.phases.timer, c.phases.rank_phases});
     } else if (tridiagonal_) {
@@ -451,7 +451,7 @@ class SpectralLines final : public DirectSolveState {
         w_, scratch_, g_.nx, g_.ny, g_.nz, y_ranks_, RowsFromArrays<T>{rows_, y_rows_},
         EigShift<T>{eig_, g_.nx, g_.ny, t_[0], t_[2], neumann}, y_rows_, slab_.first_row, factors_shared_};
     if (factors_shared_ && !factors_ready_)  // once: this rank's block of every line
-      split_factor_setup<T>(lines, lines.count() / 2, DeviceSplitLaunch{stream}, slab_.rank, slab_.rank + 1), factors_ready_ = true;
+      tdma_factor_setup<T>(lines, DeviceSplitLaunch{stream}, slab_.rank, slab_.rank + 1), factors_ready_ = true;
     const bool singular = neumann && axis_constant_mode(t_[0], 0) && axis_constant_mode(t_[2], 0);
     if (singular) null_space_line_on_rank(stream, true);
     split_solve_rank(lines, split_buffers(scratch_ + line_scratch_per_point() * points, lines.count(), y_ranks_, c.y_exact, 1),
