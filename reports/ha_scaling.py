@@ -57,6 +57,21 @@ def fracstep_runs(results):
     return out
 
 
+def run_form(r):
+    """A run's configuration as the reports name it: its recipe and, for V2, its split solves' form."""
+    run = r.get("run") or {}
+    form = run.get("recipe", "?")
+    if run.get("variant", "V0") != "V0":
+        form += ", " + run.get("split_factors", "per_line") + " factors"
+    return form
+
+
+def forms_used(runs, keys):
+    """'V0 4096x256x128: tiled; ...' for the runs of these (grid, variant, y_ranks) keys that exist."""
+    return "; ".join(f"{k[1]}{' p = ' + str(k[2]) if k[2] > 1 else ''} {'x'.join(map(str, k[0]))}: {run_form(runs[k])}"
+                     for k in keys if k in runs)
+
+
 def slowest_rank(v2, part, p):
     """(seconds a step, rank, {phase: seconds}) of the virtual rank whose phases of `part` (adi_y, tdma_c) take
     longest, the exchange (a device copy in the emulation) left out: the model replaces it."""
@@ -122,11 +137,14 @@ def table1_p4_emulated(s, study, results, paper, out, all_results):
         pr = paper_by_grid.get(g)
         tp = float(pr["wall_clock_s_per_step"]) if pr else None
         row += [fmt(tp), fmt(p * tp / _cells(g) / SUBSTEPS * 1e9) if tp else "-"]
+        slab, v2 = runs.get(((g[0], g[1] // p, g[2]), "V0", 1)), runs.get((g, "V2", p))
+        row.append(f"{run_form(slab)} / {run_form(v2)}" if slab and v2 else "-")
         table.append(row)
     heads = ["grid (cells)", "M cells"]
     for name, _ in lk:
         heads += [f"here, EMULATED p = 4 ({name}): s/step", "of which messages (model) %", "GPU-ns/cell/sub-step"]
-    s.table(heads + ["paper: s/step (4 x P100)", "paper: GPU-ns/cell/sub-step"], table)
+    s.table(heads + ["paper: s/step (4 x P100)", "paper: GPU-ns/cell/sub-step", "runs used: slab / V2 (the fastest of each)"],
+            table)
     _link_note(s, lk)
     s.p("EMULATED: one GPU ran every rank. A rank's local work is a V0 run on its slab (Nx x Ny/4 x Nz); ADI-Y and "
         "TDMA-C are the slowest virtual rank's phases of a V2 run on the whole grid, rank by rank; the messages (PDD, "
@@ -158,7 +176,9 @@ def fig5_components_emulated(s, study, results, paper, out, all_results):
     g = grids[-1]
     nx, _, nz = g
     s.p(f"Grid {'x'.join(map(str, g))} ({fmt(_cells(g) / 1e6)} M cells; the paper's is 4096x256x128). p = 1 measured "
-        "(V0); p = 2 and 4 EMULATED (one GPU; messages by the model).")
+        "(V0); p = 2 and 4 EMULATED (one GPU; messages by the model). Runs used, the fastest of each: " +
+        forms_used(runs, [(g, "V0", 1), ((nx, g[1] // 2, nz), "V0", 1), ((nx, g[1] // 4, nz), "V0", 1), (g, "V2", 2),
+                          (g, "V2", 4)]) + ".")
     verdicts = []
     for name, link in lk:
         t = {p: components(runs, g, p, link) for p in (1, 2, 4)}

@@ -77,7 +77,9 @@ def test_table1_p4_emulated_against_the_model(tmp_path):
     assert row[2] == fmt(t) and row[4] == fmt(4 * t / 256**3 / 3 * 1e9)
     t_p100 = _emulated_step(cm.P100_NVLINK1, (256, 256, 256), 4)
     assert row[5] == fmt(t_p100) and t_p100 > t
-    assert row[-2] == fmt(0.67)
+    assert row[-3] == fmt(0.67)
+    slab_form, v2_form = row[-1].split(" / ")  # the runs used: recipe, and V2's split solves' form
+    assert slab_form in ("global", "tiled") and v2_form.endswith("factors")
     assert md_rows(md, ["3072x256x768"])[2] == "-"  # not in the quick grids
 
 
@@ -90,6 +92,7 @@ def test_fig5_components_efficiency_and_shares(tmp_path):
     assert verdict[1] == fmt(t1 / (4 * _emulated_step(link, g, 4))) and verdict[2] == fmt(0.89)
     assert md_rows(md, ["P100 NVLink 1"])[1] == fmt(t1 / (4 * _emulated_step(cm.P100_NVLINK1, g, 4)))
     assert (out / "fracstep_fig5_speedup.png").stat().st_size > 5000
+    assert "Runs used, the fastest of each: V0 1024x256x64: " in md and "V2 p = 4 1024x256x64: " in md
 
 
 def _fig3_local(cells):
