@@ -94,14 +94,15 @@ BUILDERS = {"tridiag_bandwidth": tridiag_bandwidth}
 FRACSTEP_SECTIONS = ["rhs", "adi_x", "adi_y", "adi_z", "divergence", "poisson", "correct"]
 
 
-def _fracstep_rows(results):
-    """grid -> the fastest fracstep result of that grid (one GPU)."""
+def _fracstep_rows(results, ranks=1):
+    """grid -> the fastest fracstep result of that grid: ranks 1, V0 on one GPU; ranks P, V2 on P real y-slab ranks
+    (measured; V2-acc and V2-ppt are other algorithms, V2 emulated on virtual ranks no p = 1 time)."""
     out = {}
     for r in results.values():
         run = r.get("run") or {}
-        if run.get("solver") != "fracstep" or "timing" not in r or run.get("decomposition", {}).get("ranks", 1) != 1:
+        if run.get("solver") != "fracstep" or "timing" not in r or run.get("decomposition", {}).get("ranks", 1) != ranks:
             continue
-        if run.get("variant", "V0") != "V0":  # V2 on virtual y-ranks (emulated) is no p = 1 time
+        if run.get("variant", "V0") != ("V0" if ranks == 1 else "V2"):
             continue
         g = run["grid"]
         grid = f"{g['nx']}x{g['ny']}x{g['nz']}"
@@ -118,10 +119,10 @@ def _section_per_step(r, name):
 
 
 def fracstep_step_time(s, study, results, paper, out, all_results):
-    rows = _fracstep_rows(results)
+    rows, rows2 = _fracstep_rows(results), _fracstep_rows(results, 2)
     paper_by_grid = {p["grid"]: p for p in paper or []}
     cells = {g: int(g.split("x")[0]) * int(g.split("x")[1]) * int(g.split("x")[2])
-             for g in set(rows) | set(paper_by_grid)}
+             for g in set(rows) | set(rows2) | set(paper_by_grid)}
     order = sorted(cells, key=lambda g: (cells[g], g))
     table, previous = [], None
     for g in order:
@@ -133,18 +134,27 @@ def fracstep_step_time(s, study, results, paper, out, all_results):
             slope = (t - previous[1]) / ((cells[g] - previous[0]) / 1e6)
         if t is not None:
             previous = (cells[g], t)
+        r2 = rows2.get(g)
+        t2 = r2["timing"]["step"]["median"] if r2 else None
+        forms = " / ".join(f"{(x['run'] or {}).get('recipe', '?')}" + (f", {x['run'].get('split_factors', 'per_line')} factors"
+                                                                       if x is r2 else "") if x else "-" for x in (r, r2))
         table.append([g, fmt(cells[g] / 1e6), fmt(t), fmt(t / cells[g] / 3 * 1e9 if t else None), fmt(slope),
                       fmt(tp), fmt(tp / cells[g] / 3 * 1e9 if tp else None),
-                      fmt(4 * tp / cells[g] / 3 * 1e9 if tp else None), verdict(r) if r else "not run"])
+                      fmt(4 * tp / cells[g] / 3 * 1e9 if tp else None), fmt(t2),
+                      fmt(2 * t2 / cells[g] / 3 * 1e9 if t2 else None), fmt(t / (2 * t2) if t and t2 else None),
+                      forms, (verdict(r) if r else "not run") + (" / " + verdict(r2) if r2 else "")])
     s.table(["grid (cells)", "M cells", "here: s/step (1 GPU)", "here: ns/cell/sub-step", "here: slope s per M cells",
-             "paper: s/step (4 x P100)", "paper: ns/cell/sub-step", "paper: GPU-ns/cell/sub-step (x 4 GPUs)", "check"],
-            table)
+             "paper: s/step (4 x P100)", "paper: ns/cell/sub-step", "paper: GPU-ns/cell/sub-step (x 4 GPUs)",
+             "here: s/step (2 GPUs, V2, measured)", "here: GPU-ns/cell/sub-step (x 2 GPUs)", "E(2)",
+             "runs used: 1 GPU / 2 GPUs (recipe, the fastest of each)", "check"], table)
     s.p("Here one GPU runs the whole grid (V0); the paper's numbers are four P100s on y-slabs (V2). So the "
         "comparable number is GPU-nanoseconds per cell per sub-step: the paper's ns/cell/sub-step times its 4 GPUs "
         "against this GPU's ns/cell/sub-step. The P100 has about 0.73 TB/s of HBM bandwidth [X, notes Sec. 6.5]; "
         "compare the shape (linear growth, the slope jumps the paper sees at sizes with a factor 3) more than "
         "the absolute values. The check column is the run's own verdict (finite state; validation: none for the "
-        "synthetic case; the CPU reference is skipped at these sizes).")
+        "synthetic case; the CPU reference is skipped at these sizes). p = 2 is MEASURED: V2 on two real y-slab ranks, "
+        "a GPU each (ghost rows and the split solves' messages between them); E(2) = T(1 GPU) / (2 T(2 GPUs)) of the "
+        "two runs of the grid; a grid too large for one GPU has a p = 2 time alone.")
     if not rows:
         s.p("No fracstep results here (GPU runs only; none on this machine).")
         return
@@ -163,6 +173,9 @@ def fracstep_step_time(s, study, results, paper, out, all_results):
     fig, ax = plots.figure(7.5, 4.0)
     here = [(cells[g], rows[g]["timing"]["step"]["median"]) for g in order if g in rows]
     ax.plot([c / 1e6 for c, _ in here], [t for _, t in here], "-o", label="here, V0, 1 GPU")
+    here2 = [(cells[g], rows2[g]["timing"]["step"]["median"]) for g in order if g in rows2]
+    if here2:
+        ax.plot([c / 1e6 for c, _ in here2], [t for _, t in here2], "-^", label="here, V2, 2 GPUs (measured)")
     there = [(cells[g], float(paper_by_grid[g]["wall_clock_s_per_step"])) for g in order if g in paper_by_grid]
     ax.plot([c / 1e6 for c, _ in there], [t for _, t in there], "--s", label="paper, V2, 4 x P100")
     plots.finish(ax, "M cells", "seconds per step (3 sub-steps)", "Table 1 / Fig. 6", log_x=False)

@@ -55,6 +55,18 @@ def test_fracstep_step_time_table_against_the_paper(tmp_path):
     assert (out / "fracstep_table1.png").stat().st_size > 5000
 
 
+def test_fracstep_step_time_measured_on_two_gpus(tmp_path):
+    """Table 1's p = 2 columns: the fake's V2 on 2 real ranks with shared factors takes 1.125 x half the V0 step
+    (1 ns a cell), so E(2) = 1 / 1.125; the runs-used column names each side's recipe (and V2's form)."""
+    out, md = _quick_report(tmp_path, "table1_step_time", "2")
+    cells = 256**3
+    row = md_rows(md, ["256x256x256"])
+    t2 = 1.125 * cells * 1e-9 / 2
+    assert row[8] == fmt(t2) and row[9] == fmt(2 * t2 / cells / 3 * 1e9) and row[10] == fmt(1 / 1.125)
+    assert row[11].endswith(" / tiled, shared factors")
+    assert "p = 2 is MEASURED" in md
+
+
 def _emulated_step(link, grid, p):
     """T(p) by the formula of reports/ha_scaling.py on the fake's numbers: the fake GPU takes 1 ns a cell a step;
     a V0 run's rhs, adi_x, adi_z, divergence, correct take 1/8 of its step each and fft 1/16; a V2 run's virtual rank
