@@ -190,11 +190,12 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
   }
 
  private:
-  // --case-param variant=V0|V2|V2-acc|V2-ppt, y_ranks=P (notes Sec. 6.1): V2's y-slabs are virtual ranks
+  // --case-param variant=V0|V2|V2-acc|V2-ppt|V2-async, y_ranks=P (notes Sec. 6.1): V2's y-slabs are virtual ranks
   // on this device (emulated: the ranks' local work runs as one whole-grid launch, the y solves cut into
   // the ranks' blocks with their interfaces solved as PDD or PPT would). rank_phases=1 (default): ADI-Y
   // and TDMA-C run rank after rank, phase after phase, each timed (tridiag/split_phases.hpp), the
   // messages device copies; rank_phases=0: each line in one pass, the other blocks' rows read in place.
+  // V2-async: V2 on real GPU ranks only (--ranks P), its messages overlapped (FracstepParameters::overlap).
   // ranks: y_ranks as given, 0 where it is not (V2: the run's --ranks, assign_slabs).
   void set_variant(const std::string& v, int ranks, int ny) {
     prm_.variant = v;
@@ -310,7 +311,8 @@ const SolverRegistrar reg{SolverDef{
     .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
                    "tridiagonal Poisson), staggered, x/z periodic, y walls stretched; V0 (one GPU), V2 / V2-acc / V2-ppt "
                    "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P) or on real y-slab ranks, host "
-                   "or GPU (--ranks P --case-param variant=V2)",
+                   "or GPU (--ranks P --case-param variant=V2); V2-async: V2 on GPU ranks with the split y solves' NCCL "
+                   "messages overlapping the next batch of lines (--ranks P --case-param variant=V2-async [batches=K])",
     .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),
     .stages = std::vector<std::string>(std::begin(kFracstepStages), std::end(kFracstepStages)),
