@@ -260,7 +260,8 @@ void split_solve_rank(const Lines& lines, const SplitBuffers<T>& b, bool exact, 
 // with its own SplitBuffers carved from the same scratch (split_buffer_words is linear in the lines, so the
 // batches together fit the words of the whole). SplitOverlap orders the rank's compute work (the Launch's
 // stream) against its messages (the SplitMessages, on a stream of their own): on a GPU events between two
-// streams (variants/tridiag/split_overlap.cuh), on the host nothing (the calls run in the order made).
+// streams (variants/tridiag/split_overlap.cuh); on the host, where every call runs when it is made, it has
+// nothing to do (test_tridiag's logs the order instead).
 template <class Lines>
 struct SplitLinesRange {
   Lines lines;
@@ -281,14 +282,6 @@ class SplitOverlap {
   virtual void messages_after_compute() = 0;  // messages queued from now on wait for the compute work queued so far
   virtual int mark_messages() = 0;            // a mark after the messages queued so far
   virtual void compute_after(int mark) = 0;   // compute work queued from now on waits for that mark
-};
-// The host's: a Launch and SplitMessages that run each call when it is made need no ordering.
-class InOrderSplitOverlap final : public SplitOverlap {
- public:
-  void start() override {}
-  void messages_after_compute() override {}
-  int mark_messages() override { return 0; }
-  void compute_after(int) override {}
 };
 
 // Rank r's split solve as split_solve_rank computes it, the lines in `batches` batches (at most one a
