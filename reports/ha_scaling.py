@@ -372,7 +372,7 @@ def fracstep_e2_measured(s, study, results, paper, out, all_results):
         if run.get("variant", "V0") == "V0":
             _newest(v0, key, r)
         elif run.get("real_ranks") == 2 and not run.get("emulated"):
-            _newest(v2, key + (run.get("split_factors", "per_line"), run.get("gpu_messages", "peer")), r)
+            _newest(v2, key + (run.get("split_factors", "per_line"), run.get("gpu_messages", "peer"), run.get("variant", "V2")), r)
     pairs = sorted((k for k in v2 if k[:2] in v0), key=lambda k: (_cells(k[0]), k[1], k[2]))
     if not pairs:
         s.p("No pair of runs (V0 on one GPU and V2 on 2 real ranks on the same grid with the same recipe) here.")
@@ -383,7 +383,7 @@ def fracstep_e2_measured(s, study, results, paper, out, all_results):
         shared = ((v2[key]["run"].get("decomposition") or {}).get("oversubscribed"))
         e2 = t1 / (2 * t2)
         verdict = "one GPU shared: not a 2-GPU time" if shared else ("reached" if e2 >= 0.9 else "not reached")
-        form = key[2] + ("" if key[3] == "peer" else f", messages by {key[3].upper()}")
+        form = key[2] + ("" if key[3] == "peer" else f", messages by {key[3].upper()}") + ("" if key[4] == "V2" else f", {key[4]}")
         rows.append(["x".join(map(str, key[0])), key[1], form, fmt(_cells(key[0]) / 1e6), fmt(t1 * 1e3), fmt(t2 * 1e3),
                      fmt(t1 / t2), fmt(e2), verdict])
     s.table(["grid", "recipe", "V2's split factors", "M cells", "V0, 1 GPU: ms/step", "V2, 2 GPUs: ms/step", "speedup",
@@ -411,7 +411,7 @@ def e2_components(s, key, a, b):
     rest = [r["timing"]["step"]["median"] - sum(sum(_section_per_step(r, x) or 0.0 for x in secs)
                                                  for _, secs in E2_COMPONENTS) for r in (a, b)]
     comp.append(["rest of the step", fmt(rest[0] * 1e3), fmt(rest[1] * 1e3), "-"])
-    messages = "" if key[3] == "peer" else f", messages by {key[3].upper()}"
+    messages = ("" if key[3] == "peer" else f", messages by {key[3].upper()}") + ("" if key[4] == "V2" else f", {key[4]}")
     s.p(f"Each component on {'x'.join(map(str, key[0]))}, recipe {key[1]}, V2's split factors {key[2]}{messages}: ms a step (medians of its section; at p = 2 "
         "the slowest rank's, ADI-Y and TDMA-C with their messages), E(2) of the component = its p = 1 time / (2 x its "
         "p = 2 time):")

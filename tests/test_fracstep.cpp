@@ -457,7 +457,10 @@ TEST(Fracstep, RefusesWhatItCannotRun) {
   for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V2", "y_ranks=1"},
                                             {"variant=V2", "y_ranks=9"}, {"variant=V2", "y_ranks=3"}, {"y_ranks=2"},
                                             {"split_factors=shared"}, {"variant=V2", "y_ranks=2", "split_factors=once"},
-                                            {"variant=V2", "y_ranks=2", "rank_phases=0", "split_factors=shared"}}) {
+                                            {"variant=V2", "y_ranks=2", "rank_phases=0", "split_factors=shared"},
+                                            {"variant=V2-async", "y_ranks=2"}, {"variant=V2-async", "gpu_messages=peer"},
+                                            {"variant=V2", "batches=4"}, {"variant=V2-async", "batches=0"},
+                                            {"variant=V2-async", "batches=2.5"}}) {
     bad.params = v;
     EXPECT_THROW(problem(bad), std::invalid_argument) << v.front();  // 8 y cells: at most 2 ranks (3 cells a rank)
   }
@@ -593,6 +596,58 @@ TEST(FracstepGpu, V2OnRealGpuRanksByNcclEqualsTheEmulation) {
   if (device::count() < 2) GTEST_SKIP() << "SKIPPED: NCCL needs one GPU a rank, 2 ranks (" << device::count() << " usable)";
   if (!Registry::instance().find("multiblock/ifsum", "boundary_band_nccl")) GTEST_SKIP() << "SKIPPED: built without NCCL";
   expect_v2_on_gpu_ranks_equals_the_emulation("nccl");
+}
+
+// V2-async on 2 real GPU ranks (NCCL, one GPU a rank, threads driver): the split y solves' messages on a
+// stream of their own beside the next batch's kernels (split_solve_rank_pipelined, ADI-Y and TDMA-C)
+// give V2's numbers on the same ranks (split_solve_rank, the messages on the compute stream) BIT FOR BIT
+// after 3 steps: a line's arithmetic is the same, only the launch order and the messages' grouping
+// differ (a missing wait between the streams would read a message still travelling: wrong numbers, or
+// differing from run to run). Both forms of the local phase; the default 4 batches, 1, and 7 (uneven:
+// 3456 ADI-Y lines, 2304 of TDMA-C). The phases are not timed one by one (they run beside the messages),
+// the whole solves are (adi_y, tdma_c: 9 calls a rank).
+TEST(FracstepGpu, V2AsyncOnRealGpuRanksEqualsV2BitForBit) {
+  NSB_NEEDS_GPU();
+  if (device::count() < 2) GTEST_SKIP() << "SKIPPED: NCCL needs one GPU a rank, 2 ranks (" << device::count() << " usable)";
+  if (!Registry::instance().find("multiblock/ifsum", "boundary_band_nccl")) GTEST_SKIP() << "SKIPPED: built without NCCL";
+  for (const std::string factors : {"split_factors=per_line", "split_factors=shared"}) {
+    CaseOptions o = options("synthetic", 48, 31, 24);
+    o.params = {"variant=V2", factors, "gpu_messages=nccl"};
+    const RealRanks sync = run_real_ranks(*problem(o), 2, 3, "global");
+    for (const std::string batches : {"", "batches=1", "batches=7"}) {
+      o.params = {"variant=V2-async", factors};  // gpu_messages: nccl, V2-async's one transport
+      if (!batches.empty()) o.params.push_back(batches);
+      const auto async_problem = problem(o);
+      const RealRanks async = run_real_ranks(*async_problem, 2, 3, "global");
+      const std::string what = factors + " " + (batches.empty() ? "batches=4 (default)" : batches);
+      for (const char* f : {"u", "v", "w", "p"}) {  // counted, not listed (a failure would print 40K values)
+        const std::vector<double>&a = async.state.field(f), &b = sync.state.field(f);
+        ASSERT_EQ(a.size(), b.size());
+        std::size_t differ = 0;
+        double d = 0;
+        for (std::size_t n = 0; n < a.size(); ++n)
+          if (a[n] != b[n]) ++differ, d = std::max(d, std::abs(a[n] - b[n]));
+        EXPECT_EQ(differ, 0u) << what << " " << f << ": largest difference " << d;
+        std::cout << "V2-async " << what << " " << f << ": " << differ << " of " << a.size() << " values differ from V2's (largest "
+                  << d << ")\n";
+      }
+      EXPECT_EQ(async.max_divergence, sync.max_divergence) << what;
+      const nlohmann::json d = async_problem->describe();
+      EXPECT_EQ(d["variant"], "V2-async");
+      EXPECT_EQ(d["gpu_messages"], "nccl");
+      EXPECT_EQ(d["overlap"], true);
+      EXPECT_EQ(d["rank_phases"], false);
+      EXPECT_EQ(d["batches"], batches.empty() ? 4 : batches == "batches=1" ? 1 : 7);
+      for (int r = 0; r < 2; ++r) {
+        const std::map<std::string, int>& c = async.calls[std::size_t(r)];
+        EXPECT_EQ(c.at("adi_y"), 9) << what;
+        EXPECT_EQ(c.at("tdma_c"), 9) << what;
+        EXPECT_EQ(c.count("adi_y/r" + std::to_string(r) + "/local"), 0u) << what << ": the phases are not timed one by one";
+        EXPECT_EQ(c.count("tdma_c/r" + std::to_string(r) + "/exchange"), 0u) << what;
+        EXPECT_EQ(c.at("ghost_rows"), 27) << what;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -4,9 +4,11 @@
 // against the CPU reference and by its residual (skips without a GPU).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "device.hpp"
@@ -563,6 +565,110 @@ TEST(TridiagPdd, RealRanksEqualThePhasedEmulation) {
         EXPECT_EQ(c[std::size_t(r * kSplitPhases + kSplitReduced)], exact || r + 1 < p ? 1 : 0) << "rank " << r;
       }
     }
+}
+
+// V2-async's pipelined solve (split_solve_rank_pipelined), checked on the host where it really runs (the
+// threads driver, messages through the Communicator): with K batches it gives split_solve_rank's numbers
+// bit for bit (PDD and PPT, K = 1, uneven batches, K past the line count), and it issues its work in the
+// order the overlap needs, logged per rank: every batch's kernels (k) and first message (m) posted right
+// after its pack, each message preceded by a hand-over from the compute work (h) and followed by a mark
+// (M); then each batch's reduced kernel after a wait (w) for its message's mark, PDD's second message
+// likewise; then the corrections. Every mark is waited for before the solve returns (else the next
+// kernels on a GPU could read a message still travelling), and each message carries its batch's words.
+struct LoggedLaunch {
+  std::string* log;
+  template <class Op>
+  void each(std::size_t n, const Op& op) const {
+    *log += 'k';
+    HostSplitLaunch{}.each(n, op);
+  }
+};
+struct LoggedMessages final : SplitMessages<double> {
+  SplitMessages<double>& inner;
+  std::string* log;
+  std::vector<std::size_t> words;
+  LoggedMessages(SplitMessages<double>& m, std::string* l) : inner(m), log(l) {}
+  void allgather(const double* send, double* recv, std::size_t n) override { note(n), inner.allgather(send, recv, n); }
+  void from_next(const double* send, double* recv, std::size_t n) override { note(n), inner.from_next(send, recv, n); }
+  void from_prev(const double* send, double* recv, std::size_t n) override { note(n), inner.from_prev(send, recv, n); }
+  void note(std::size_t n) { *log += 'm', words.push_back(n); }
+};
+struct LoggedOverlap final : SplitOverlap {
+  std::string* log;
+  int marks = 0;
+  std::vector<int> waited;
+  explicit LoggedOverlap(std::string* l) : log(l) {}
+  void start() override { marks = 0, waited.clear(); }
+  void messages_after_compute() override { *log += 'h'; }
+  int mark_messages() override {
+    *log += 'M';
+    return marks++;
+  }
+  void compute_after(int mark) override { *log += 'w', waited.push_back(mark); }
+};
+std::string repeat(const std::string& s, std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) out += s;
+  return out;
+}
+TEST(TridiagPdd, PipelinedRankSolveEqualsTheRankSolveInItsIssueOrder) {
+  const TridiagLayout l{29, 12, 4};
+  const RandomSystems<double> sys = random_systems<double>(l, false, 9);
+  const std::size_t lines = std::size_t(l.batch);
+  for (int p : {2, 3})
+    for (bool exact : {false, true})
+      for (int batches : {1, 3, 5, 12, 40}) {
+        const std::size_t k = std::min<std::size_t>(std::size_t(batches), lines);
+        std::vector<double> one(l.points(), std::nan("")), piped(l.points(), std::nan(""));
+        const std::size_t ranks_count = static_cast<std::size_t>(p);
+        std::vector<std::string> logs(ranks_count);
+        std::vector<std::vector<std::size_t>> words(ranks_count);
+        std::vector<std::vector<int>> waited(ranks_count);
+        const auto group = std::make_shared<ThreadGroup>(p);
+        std::vector<std::thread> ranks;
+        for (int r = 0; r < p; ++r)
+          ranks.emplace_back([&, r] {
+            ThreadComm comm(group, r);
+            CommSplitMessages<double> messages(comm);
+            const int j0 = pdd_block_start(l.n, p, r), j1 = pdd_block_start(l.n, p, r + 1);
+            const TridiagLayout mine{j1 - j0, l.batch, l.inner};
+            for (bool pipelined : {false, true}) {
+              std::vector<double> x(mine.points()), rv(mine.points()), rw(mine.points()), rcp(mine.points());
+              for (int s = 0; s < l.batch; ++s)
+                for (int j = j0; j < j1; ++j) x[mine.index(s, j - j0)] = sys.d[l.index(s, j)];
+              std::vector<double> own(split_buffer_words(lines, p, exact, 1), std::nan(""));
+              const RankLines mine_lines{l, mine, p, j0, &sys, x.data(), rv.data(), rw.data(), rcp.data()};
+              if (pipelined) {
+                std::string& log = logs[std::size_t(r)];
+                LoggedMessages logged(messages, &log);
+                LoggedOverlap overlap(&log);
+                split_solve_rank_pipelined(mine_lines, own.data(), exact, LoggedLaunch{&log}, r, logged, overlap, batches);
+                words[std::size_t(r)] = logged.words, waited[std::size_t(r)] = overlap.waited;
+              } else {
+                split_solve_rank(mine_lines, split_buffers(own.data(), lines, p, exact, 1), exact, HostSplitLaunch{}, RankPhaseSections{}, r,
+                                 messages);
+              }
+              std::vector<double>& out = pipelined ? piped : one;
+              for (int s = 0; s < l.batch; ++s)
+                for (int j = j0; j < j1; ++j) out[l.index(s, j)] = x[mine.index(s, j - j0)];
+            }
+          });
+        for (std::thread& t : ranks) t.join();
+        const std::string what = "p " + std::to_string(p) + (exact ? " PPT" : " PDD") + " batches " + std::to_string(batches);
+        EXPECT_EQ(piped, one) << what;
+        for (int r = 0; r < p; ++r) {
+          const bool reduced = exact || r + 1 < p;
+          const std::string expected = repeat("kkhmM", k) + (exact ? repeat("wk", k) : repeat(reduced ? "wkhmM" : "whmM", k)) +
+                                       (exact ? repeat("k", k) : repeat("wk", k));
+          EXPECT_EQ(logs[std::size_t(r)], expected) << what << " rank " << r;
+          std::vector<int> all(exact ? k : 2 * k);
+          for (std::size_t i = 0; i < all.size(); ++i) all[i] = int(i);
+          EXPECT_EQ(waited[std::size_t(r)], all) << what << " rank " << r << ": every mark waited for, in order";
+          std::size_t sent = 0;
+          for (std::size_t b = 0; b < k; ++b) sent += words[std::size_t(r)][b];
+          EXPECT_EQ(sent, (exact ? std::size_t(kSbCount) : 2) * lines) << what << ": the batches' first messages cover every line once";
+        }
+      }
 }
 
 TEST(TridiagPdd, RefusesBlocksOfFewerThanTwoUnknowns) {

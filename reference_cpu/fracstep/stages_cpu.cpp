@@ -42,6 +42,8 @@ void rhs(const FracstepCall<T>& c) {
 template <class T>
 void adi(const FracstepCall<T>& c, int axis) {
   const Grid g = c.grid;
+  if (axis == 1 && c.y_overlap)  // the message stream is a GPU's
+    throw std::invalid_argument("fracstep: V2-async's adi_y runs on GPU ranks (--backend cuda), not on the CPU");
   if (axis == 1 && c.y_messages) {  // a real y-slab rank: its own part, the messages to its neighbours
     const AdiYLines<T> lines = adi_y_lines(c);
     split_solve_rank(lines, split_buffers(c.split_words, lines.count(), c.y_ranks, c.y_exact, 1), c.y_exact,

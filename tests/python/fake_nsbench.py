@@ -265,6 +265,8 @@ def fracstep_v2_sections(o, run_record, timing, t):
     if "y_ranks" not in cp:  # --ranks P: real y-slab ranks: the step (already divided by P by median_for) takes
         p = int(o["ranks"])  # 1.25 times that, the sections as they are (the rest: ghost rows and messages)
         run_record.update(variant=cp["variant"], y_ranks=p, emulated=False, real_ranks=p)
+        if "gpu_messages" in cp:  # recorded as given (nsbench records it on every real-rank run)
+            run_record["gpu_messages"] = cp["gpu_messages"]
         timing["step"]["median"] = 1.25 * t
         if "split_factors" in cp:  # recorded as given; shared: the step 1.125 t (left out: as before this key)
             run_record["split_factors"] = cp["split_factors"]

@@ -204,3 +204,15 @@ def test_e2_keeps_nccl_runs_apart(tmp_path):
     peer = md_rows(md, ["1024x256x64", "global", "shared"])
     nccl = md_rows(md, ["1024x256x64", "global", "shared, messages by NCCL"])
     assert peer[7] == fmt(t1 / (2 * 1.125 * t1 / 2)) and nccl[7] == fmt(t1 / (2 * 2.25 * t1 / 2))
+
+
+def test_e2_keeps_v2_async_apart(tmp_path):
+    """V2-async (group v2_async_two_gpus: recipe tiled, shared factors, NCCL) is a row of its own beside V2 with the
+    same recipe, factors and transport (run.variant in the key), each against V0 of the tiled recipe."""
+    out, md = _quick_report(tmp_path, "e2_two_gpus", "2")
+    t1 = 1024 * 256 * 64 * 1e-9
+    t2s = 1.125 * t1 / 2  # the fake's step with shared factors, whatever the variant
+    v2 = md_rows(md, ["1024x256x64", "tiled", "shared, messages by NCCL"])
+    v2_async = md_rows(md, ["1024x256x64", "tiled", "shared, messages by NCCL, V2-async"])
+    for row in (v2, v2_async):
+        assert row[4] == fmt(t1 * 1e3) and row[5] == fmt(t2s * 1e3) and row[7] == fmt(t1 / (2 * t2s))

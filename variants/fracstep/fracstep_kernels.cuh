@@ -139,6 +139,12 @@ __global__ void fracstep_adi_kernel(FracstepArgs<T> a) {
 template <class T, int Axis>
 void run_adi(const FracstepCall<T>& c) {
   const int threads = c.tuning.bx > 0 ? c.tuning.bx : 128;
+  if (Axis == 1 && c.y_overlap) {  // V2-async: the same on a real rank, batch b's messages beside batch b + 1's work
+    const AdiYLines<T> lines = adi_y_lines(c);
+    split_solve_rank_pipelined(lines, c.split_words, c.y_exact, DeviceSplitLaunch{stream_of(c.exec), threads}, c.y_rank,
+                               *c.y_messages, *c.y_overlap, c.y_batches);
+    return;
+  }
   if (Axis == 1 && c.y_messages) {  // a real y-slab rank: its own part, its messages (peer copies or NCCL) to its neighbours
     const AdiYLines<T> lines = adi_y_lines(c);
     split_solve_rank(lines, split_buffers(c.split_words, lines.count(), c.y_ranks, c.y_exact, 1), c.y_exact,

@@ -78,20 +78,24 @@ class PeerGhostRows final : public GhostRows<T> {
 
 #if defined(NSB_WITH_NCCL)
 template <class T>  // variants/fracstep/gpu_ranks_nccl.cu
-GpuRankLinks<T> make_nccl_gpu_rank_links(Communicator& comm, const Grid& g, cudaStream_t stream, int device);
+GpuRankLinks<T> make_nccl_gpu_rank_links(Communicator& comm, const Grid& g, cudaStream_t stream, int device, bool overlap);
 #endif
 
 template <class T>
-GpuRankLinks<T> make_gpu_rank_links(const std::string& how, Communicator& comm, const Grid& g, void* stream, int device) {
+GpuRankLinks<T> make_gpu_rank_links(const std::string& how, Communicator& comm, const Grid& g, void* stream, int device,
+                                    bool overlap) {
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   if (how == "nccl") {
 #if defined(NSB_WITH_NCCL)
-    return make_nccl_gpu_rank_links<T>(comm, g, s, device);
+    return make_nccl_gpu_rank_links<T>(comm, g, s, device, overlap);
 #else
     throw std::runtime_error("fracstep: gpu_messages=nccl needs nsbench built with NCCL (none was found): gpu_messages=peer");
 #endif
   }
   if (how != "peer") throw std::invalid_argument("fracstep: gpu_messages=" + how + " is not one of peer, nccl");
+  if (overlap)
+    throw std::invalid_argument("fracstep: V2-async overlaps the split solves' messages on a stream of their own: "
+                                "gpu_messages=nccl (the peer copies wait on the host)");
   if (!PeerRanks::possible(comm, device))
     throw std::runtime_error(std::string("fracstep: V2 on GPU ranks by peer copies needs the threads driver and every rank's GPU "
                              "able to read the others' directly (peer access, or one GPU shared)") +
@@ -107,7 +111,7 @@ GpuRankLinks<T> make_gpu_rank_links(const std::string& how, Communicator& comm, 
   return links;
 }
 
-template GpuRankLinks<float> make_gpu_rank_links<float>(const std::string&, Communicator&, const Grid&, void*, int);
-template GpuRankLinks<double> make_gpu_rank_links<double>(const std::string&, Communicator&, const Grid&, void*, int);
+template GpuRankLinks<float> make_gpu_rank_links<float>(const std::string&, Communicator&, const Grid&, void*, int, bool);
+template GpuRankLinks<double> make_gpu_rank_links<double>(const std::string&, Communicator&, const Grid&, void*, int, bool);
 
 }  // namespace nsb

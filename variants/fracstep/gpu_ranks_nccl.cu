@@ -6,7 +6,10 @@
 // strided device copy (cudaMemcpy2DAsync) into a send buffer laid out [side][field][row], each side one
 // message (down to rank r - 1: the rows 1; up to r + 1: the rows ny); the two receives land in a buffer of
 // the same layout and are unpacked into rows 0 and ny + 1 the same way. The split y solves' messages:
-// NcclSplitMessages (tridiag/split_nccl.cuh), shared by ADI-Y and TDMA-C.
+// NcclSplitMessages (tridiag/split_nccl.cuh), shared by ADI-Y and TDMA-C: on the rank's stream (V2), or
+// (V2-async, overlap) on the message stream of a StreamSplitOverlap (tridiag/split_overlap.cuh). One
+// communicator serves both streams: every message-stream call is fenced by events from the compute
+// stream's work before and after it, so the communicator's calls never run two at a time.
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -17,6 +20,7 @@
 #include "fields.hpp"
 #include "fracstep/gpu_ranks.hpp"
 #include "tridiag/split_nccl.cuh"
+#include "tridiag/split_overlap.cuh"
 
 namespace nsb {
 namespace {
@@ -69,17 +73,23 @@ class NcclGhostRows final : public GhostRows<T> {
 }  // namespace
 
 template <class T>
-GpuRankLinks<T> make_nccl_gpu_rank_links(Communicator& comm, const Grid& g, cudaStream_t stream, int device) {
+GpuRankLinks<T> make_nccl_gpu_rank_links(Communicator& comm, const Grid& g, cudaStream_t stream, int device, bool overlap) {
   auto nccl = std::make_shared<NcclComm>(comm, device, "fracstep gpu_messages=nccl",
                                          "gpu_messages=peer runs ranks that share a GPU (threads driver)");
   GpuRankLinks<T> links;
   links.ghost_rows = std::make_unique<NcclGhostRows<T>>(nccl->get(), comm.rank(), comm.size(), g, stream);
-  links.messages = std::make_unique<NcclSplitMessages<T>>(nccl->get(), comm.rank(), comm.size(), stream);
+  cudaStream_t messages = stream;
+  if (overlap) {
+    auto streams = std::make_unique<StreamSplitOverlap>(stream);
+    messages = streams->message_stream();
+    links.overlap = std::move(streams);
+  }
+  links.messages = std::make_unique<NcclSplitMessages<T>>(nccl->get(), comm.rank(), comm.size(), messages);
   links.keep = nccl;
   return links;
 }
 
-template GpuRankLinks<float> make_nccl_gpu_rank_links<float>(Communicator&, const Grid&, cudaStream_t, int);
-template GpuRankLinks<double> make_nccl_gpu_rank_links<double>(Communicator&, const Grid&, cudaStream_t, int);
+template GpuRankLinks<float> make_nccl_gpu_rank_links<float>(Communicator&, const Grid&, cudaStream_t, int, bool);
+template GpuRankLinks<double> make_nccl_gpu_rank_links<double>(Communicator&, const Grid&, cudaStream_t, int, bool);
 
 }  // namespace nsb

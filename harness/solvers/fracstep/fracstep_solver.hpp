@@ -79,6 +79,11 @@ struct FracstepParameters {
   // V2 on GPU ranks: how the ranks' GPUs talk (ghost rows, the y solves' messages): "peer" (peer copies,
   // the threads driver) or "nccl" (either driver, one GPU a rank; gpu_ranks.hpp).
   std::string gpu_messages = "peer";
+  // V2-async (variant=V2-async: V2's PDD ADI-Y and PPT TDMA-C): on real GPU ranks, the split y solves'
+  // messages on a stream of their own, beside the work of the next of `batches` batches of lines
+  // (split_solve_rank_pipelined; gpu_messages=nccl).
+  bool overlap = false;
+  int batches = 4;
 };
 
 // The Poisson method: fft2_tridiag (the paper's), or fft; the generic default "jacobi" means the
@@ -164,10 +169,13 @@ class FracstepSolver final : public Solver<T> {
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
     }
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
+    if (prm.overlap && !(rank.comm && gpu))
+      throw std::invalid_argument("fracstep: V2-async overlaps the messages of real GPU ranks: --ranks P --backend cuda");
     if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: gpu_messages)
       if (gpu) {
-        links_ = make_gpu_rank_links<T>(prm.gpu_messages, *rank.comm, g, stream_, rank.device);
-        messages_ = std::move(links_.messages), ghost_rows_ = std::move(links_.ghost_rows);
+        links_ = make_gpu_rank_links<T>(prm.gpu_messages, *rank.comm, g, stream_, rank.device, prm.overlap);
+        messages_ = std::move(links_.messages), ghost_rows_ = std::move(links_.ghost_rows), overlap_ = std::move(links_.overlap);
+        call_.y_overlap = overlap_.get(), call_.y_batches = prm.batches;
       } else {
         messages_ = std::make_unique<CommSplitMessages<T>>(*rank.comm);
       }
@@ -194,7 +202,7 @@ class FracstepSolver final : public Solver<T> {
   }
   ~FracstepSolver() override {
     poisson_.reset();  // its plans may use the stream
-    ghost_rows_.reset(), messages_.reset(), links_ = {};
+    ghost_rows_.reset(), messages_.reset(), overlap_.reset(), links_ = {};
     if (stream_) device::stream_destroy(stream_);
   }
   FracstepSolver(const FracstepSolver&) = delete;
@@ -345,6 +353,7 @@ class FracstepSolver final : public Solver<T> {
     e.phases = {timer_, kFsFft, kFsTdmaC, rank_.comm || (prm_.y_ranks > 1 && prm_.rank_phases) ? int(kFsTdmaCRanks) : -1};
     if (rank_.comm) e.y_slab = {rank_.comm, rank_.rank, rank_.first, rank_.whole.ny, rank_.whole.dy()};
     if (ghost_rows_) set_y_messages(e.y_slab, messages_.get());  // a GPU rank's TDMA-C talks as its ADI-Y
+    e.y_slab.overlap = overlap_.get(), e.y_slab.batches = prm_.batches;  // and overlaps as it does (V2-async)
     e.exec = exec_;
     FracstepPressureSystem<T> system(e);
     poisson_->solve(system);
@@ -404,6 +413,7 @@ class FracstepSolver final : public Solver<T> {
   FracstepRank rank_;
   std::unique_ptr<SplitMessages<T>> messages_;  // a real rank's ADI-Y messages
   std::unique_ptr<GhostRows<T>> ghost_rows_;     // a real GPU rank's ghost rows (host ranks: send_, recv_)
+  std::unique_ptr<SplitOverlap> overlap_;        // V2-async: its compute stream against its message stream
   GpuRankLinks<T> links_;                        // what the two above share on GPU ranks (NCCL's communicator)
   std::vector<T> send_[2], recv_[2];             // its ghost rows' messages (below, above)
   const ResolvedStage* stage_[6] = {};

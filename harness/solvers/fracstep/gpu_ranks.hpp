@@ -28,11 +28,14 @@ class GhostRows {
 
 // What a V2 rank on a GPU talks through: its ghost rows and its split y solves' messages (ADI-Y's, and
 // TDMA-C's: PoissonYSlab), and what the two share (`keep`: NCCL's communicator; declared first so that
-// it is destroyed last, after the two that use it).
+// it is destroyed last, after the two that use it). V2-async: `overlap` orders the rank's compute stream
+// against the messages, which then run on a stream of their own (split_solve_rank_pipelined); null: the
+// messages on the compute stream (V2).
 template <class T>
 struct GpuRankLinks {
   std::shared_ptr<void> keep;
   std::unique_ptr<GhostRows<T>> ghost_rows;
+  std::unique_ptr<SplitOverlap> overlap;
   std::unique_ptr<SplitMessages<T>> messages;
 };
 
@@ -43,12 +46,15 @@ struct GpuRankLinks {
 //   "nccl": NCCL, either driver, one GPU a rank: a field's edge row packed by a strided device copy,
 //           all fields' rows sent and received in one group, unpacked; the messages NcclSplitMessages.
 //           All on the stream (no host wait). Refused by name in a build without NCCL.
+// overlap (V2-async): the split solves' messages on a message stream of their own (`overlap`); NCCL only
+// (the peer copies wait on the host, so there would be nothing to overlap): refused by name with "peer".
 #if defined(NSB_WITH_CUDA)
 template <class T>
-GpuRankLinks<T> make_gpu_rank_links(const std::string& how, Communicator& comm, const Grid& g, void* stream, int device);
+GpuRankLinks<T> make_gpu_rank_links(const std::string& how, Communicator& comm, const Grid& g, void* stream, int device,
+                                    bool overlap = false);
 #else
 template <class T>
-GpuRankLinks<T> make_gpu_rank_links(const std::string&, Communicator&, const Grid&, void*, int) {
+GpuRankLinks<T> make_gpu_rank_links(const std::string&, Communicator&, const Grid&, void*, int, bool = false) {
   throw std::runtime_error("fracstep: V2 on GPU ranks needs nsbench built with CUDA");
 }
 #endif

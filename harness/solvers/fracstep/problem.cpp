@@ -62,19 +62,24 @@ double hashed_unit(unsigned field, std::size_t n) {
 class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAssigner {
  public:
   explicit FracstepProblem(const CaseOptions& o) : case_(parse_case(o.name)), re_(o.re) {
-    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks", "rank_phases", "split_factors", "gpu_messages"});
+    const auto params = case_params(o, {"y_stretch", "variant", "y_ranks", "rank_phases", "split_factors", "gpu_messages", "batches"});
     stretch_ = number_param(params, "y_stretch", kDefaultStretch);
     if (stretch_ < 0) throw std::invalid_argument("fracstep: y_stretch must be >= 0 (0: uniform)");
     set_variant(params.count("variant") ? params.at("variant") : "V0", int(number_param(params, "y_ranks", 0)), o.ny);
     prm_.rank_phases = number_param(params, "rank_phases", 1) != 0;
     set_split_factors(params.count("split_factors") ? params.at("split_factors") : "per_line");
     if (params.count("gpu_messages")) prm_.gpu_messages = params.at("gpu_messages");
+    else if (prm_.overlap) prm_.gpu_messages = "nccl";  // V2-async's one transport
+    if (prm_.overlap && prm_.gpu_messages != "nccl")
+      throw std::invalid_argument("fracstep: V2-async needs gpu_messages=nccl (its messages on a stream of their own; the "
+                                  "peer copies wait on the host: nothing to overlap)");
     if (prm_.gpu_messages != "peer" && prm_.gpu_messages != "nccl")
       throw std::invalid_argument("fracstep: gpu_messages=" + prm_.gpu_messages + " is not one of peer (peer copies, the threads "
                                   "driver), nccl (NCCL, either driver, one GPU a rank)");
     if (params.count("gpu_messages") && prm_.variant == "V0")
       throw std::invalid_argument("fracstep: gpu_messages is how V2's GPU ranks talk; V0 runs on one rank (add "
                                   "--case-param variant=V2 --ranks P)");
+    set_batches(params);
     if (o.nx < 3 || o.nz < 3 || o.ny < 2)
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
     if (!(o.re > 0)) throw std::invalid_argument("fracstep: --re must be positive");
@@ -98,12 +103,14 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
             {"real_ranks", real_ranks_},
             {"adi_y", prm_.variant == "V0" ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
             {"tdma_c", prm_.variant == "V0" ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
-            {"rank_phases", y_ranks() > 1 && (prm_.rank_phases || real_ranks_ > 1)},
+            {"rank_phases", y_ranks() > 1 && !prm_.overlap && (prm_.rank_phases || real_ranks_ > 1)},
             {"split_factors", prm_.split_factors_shared ? "shared" : "per_line"},
+            {"overlap", prm_.overlap},
             {"min_dy", prm_.y_faces[1]},
             {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
             {"time_scheme", "RK3 (Spalart-Moser-Rogers) + Crank-Nicolson, ADI z-y-x, 3 sub-steps a step"}};
     if (real_ranks_ > 1) d["gpu_messages"] = prm_.gpu_messages;  // on real ranks (GPU ranks use it; host ranks: the Communicator)
+    if (prm_.overlap) d["batches"] = prm_.batches;
     return d;
   }
   void check_options(const SolverOptions& o) const override { check_fracstep_options(o, stretch_ > 0); }
@@ -143,9 +150,15 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     FracstepParameters prm = prm_;
     prm.y_ranks = y_ranks();
     if (prm.variant != "V0" && prm.y_ranks < 2)
-      throw std::invalid_argument("fracstep: " + prm.variant + " needs y_ranks=P (P virtual ranks on one device) or --ranks P "
-                                  "(P real y-slab ranks)");
-    if (!ctx || !ctx->decomposed()) return std::make_unique<FracstepSolver<T>>(grid_, prm, r, o);
+      throw std::invalid_argument("fracstep: " + prm.variant + (prm.overlap ? " needs --ranks P (P real GPU y-slab ranks)" :
+                                  " needs y_ranks=P (P virtual ranks on one device) or --ranks P (P real y-slab ranks)"));
+    if (prm.overlap && r.backend != Backend::cuda)
+      throw std::invalid_argument("fracstep: V2-async overlaps the messages of GPU ranks (a stream for them beside the work): "
+                                  "--backend cuda, not the CPU");
+    if (!ctx || !ctx->decomposed()) {  // one rank: V0, the emulation, or a real run's reference: V2 emulated (the same numbers)
+      prm.overlap = false;
+      return std::make_unique<FracstepSolver<T>>(grid_, prm, r, o);
+    }
     const Slab& slab = ctx->slab();
     const FracstepRank rank{ctx->comm, ctx->rank, int(ctx->slabs.size()), slab.y_begin - 1, grid_, ctx->device};
     return std::make_unique<FracstepSolver<T>>(slab_grid(grid_, slab), prm, r, o, rank);
@@ -177,11 +190,12 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
   }
 
  private:
-  // --case-param variant=V0|V2|V2-acc|V2-ppt, y_ranks=P (notes Sec. 6.1): V2's y-slabs are virtual ranks
+  // --case-param variant=V0|V2|V2-acc|V2-ppt|V2-async, y_ranks=P (notes Sec. 6.1): V2's y-slabs are virtual ranks
   // on this device (emulated: the ranks' local work runs as one whole-grid launch, the y solves cut into
   // the ranks' blocks with their interfaces solved as PDD or PPT would). rank_phases=1 (default): ADI-Y
   // and TDMA-C run rank after rank, phase after phase, each timed (tridiag/split_phases.hpp), the
   // messages device copies; rank_phases=0: each line in one pass, the other blocks' rows read in place.
+  // V2-async: V2 on real GPU ranks only (--ranks P), its messages overlapped (FracstepParameters::overlap).
   // ranks: y_ranks as given, 0 where it is not (V2: the run's --ranks, assign_slabs).
   void set_variant(const std::string& v, int ranks, int ny) {
     prm_.variant = v;
@@ -191,12 +205,29 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
       prm_.y_ranks = 1;
       return;
     }
-    if (v != "V2" && v != "V2-acc" && v != "V2-ppt")
-      throw std::invalid_argument("fracstep: variant=" + v + " is not one of V0, V2, V2-acc, V2-ppt (V1, V2-async: not built)");
+    if (v != "V2" && v != "V2-acc" && v != "V2-ppt" && v != "V2-async")
+      throw std::invalid_argument("fracstep: variant=" + v + " is not one of V0, V2, V2-acc, V2-ppt, V2-async (V1: not built)");
+    if (v == "V2-async" && ranks != 0)
+      throw std::invalid_argument("fracstep: V2-async overlaps real ranks' messages: --ranks P, not y_ranks (virtual ranks "
+                                  "have no messages to overlap)");
     if (ranks != 0) check_y_ranks(ranks);
     prm_.y_ranks = ranks;
     prm_.momentum_exact = v == "V2-ppt";
     prm_.poisson_exact = v != "V2-acc";
+    prm_.overlap = v == "V2-async";  // V2's solves (PDD ADI-Y, PPT TDMA-C), their messages overlapped
+  }
+  // --case-param batches=K (V2-async): the split y solves' lines in K batches, batch b's messages beside
+  // batch b + 1's work. Default 4: on Fig. 5's grid (4096x256x128) a batch is then 393K lines of ADI-Y and
+  // 262K of TDMA-C, each batch's kernel still about one wave of an H100's 270K threads (132 SMs x 2048) or
+  // more; more batches hide more of the messages but leave the SMs part idle at the end of each kernel.
+  void set_batches(const std::map<std::string, std::string>& params) {
+    if (!params.count("batches")) return;
+    if (!prm_.overlap)
+      throw std::invalid_argument("fracstep: batches is V2-async's (its split solves' lines in batches): add --case-param variant=V2-async");
+    const double k = number_param(params, "batches", 4);
+    if (!(k >= 1) || k != double(int(k)) || k > 1024)
+      throw std::invalid_argument("fracstep: batches must be a whole number, 1 to 1024");
+    prm_.batches = int(k);
   }
   // --case-param split_factors=per_line|shared: V2's ADI-Y local phase as the paper's Algorithm 1 (x~, v,
   // w and c' of every line: per_line, the default, what the recorded V2 runs measured) or with v, w, c'
@@ -280,7 +311,8 @@ const SolverRegistrar reg{SolverDef{
     .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
                    "tridiagonal Poisson), staggered, x/z periodic, y walls stretched; V0 (one GPU), V2 / V2-acc / V2-ppt "
                    "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P) or on real y-slab ranks, host "
-                   "or GPU (--ranks P --case-param variant=V2)",
+                   "or GPU (--ranks P --case-param variant=V2); V2-async: V2 on GPU ranks with the split y solves' NCCL "
+                   "messages overlapping the next batch of lines (--ranks P --case-param variant=V2-async [batches=K])",
     .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),
     .stages = std::vector<std::string>(std::begin(kFracstepStages), std::end(kFracstepStages)),

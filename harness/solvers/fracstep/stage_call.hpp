@@ -56,6 +56,10 @@ struct FracstepCall {
   // and split_words its own (split_buffer_words(.., slots = 1)); grid and spacing are the rank's.
   SplitMessages<T>* y_messages = nullptr;
   int y_rank = 0, y_first = 0, y_cells = 0;
+  // V2-async on a real GPU rank (y_overlap set): adi_y is split_solve_rank_pipelined in y_batches batches,
+  // y_messages on the message stream that y_overlap orders against the call's stream; untimed inside.
+  SplitOverlap* y_overlap = nullptr;
+  int y_batches = 1;
   Tuning tuning;
   Exec exec;
 };

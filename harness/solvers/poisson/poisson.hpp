@@ -75,6 +75,7 @@ struct SolvePhases {
 class Communicator;
 template <class T>
 struct SplitMessages;
+class SplitOverlap;
 
 // fft2_tridiag on a real y-slab rank (fracstep V2 on --ranks P, host arrays): the rank holds rows
 // [first_row, first_row + grid.ny) of a y axis of `rows` cells, cut as the split y solves cut it
@@ -91,6 +92,10 @@ struct PoissonYSlab {
   // peer copies or NCCL), in the solve's precision; null: the GPU variant makes peer copies of its own.
   SplitMessages<float>* messages_float = nullptr;
   SplitMessages<double>* messages_double = nullptr;
+  // V2-async (fracstep): the y lines by split_solve_rank_pipelined in `batches` batches, the messages above
+  // on the message stream that `overlap` orders against the solve's stream; null: split_solve_rank.
+  SplitOverlap* overlap = nullptr;
+  int batches = 1;
 };
 template <class T>
 void set_y_messages(PoissonYSlab& s, SplitMessages<T>* m) {

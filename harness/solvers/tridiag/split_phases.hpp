@@ -16,7 +16,9 @@
 // model (reports/ha_comm_model.py) in its place.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <vector>
 
 #include "timer.hpp"
 #include "tridiag/pdd_formulas.hpp"
@@ -249,6 +251,89 @@ void split_solve_rank(const Lines& lines, const SplitBuffers<T>& b, bool exact, 
     message([&] { m.from_prev(b.y_send, b.above, n); });
   }
   phase(kSplitCorrect, SplitCorrectOp<T, Lines>{lines, b, r, 0});
+}
+
+// V2-async (notes Sec. 6.1's "V2 with communication/computation overlap"): a real rank's split solve
+// with its lines cut into batches whose messages travel while the next batch computes.
+//
+// A batch is a contiguous range of the Lines' indices (SplitLinesRange: line(l) = lines.line(first + l)),
+// with its own SplitBuffers carved from the same scratch (split_buffer_words is linear in the lines, so the
+// batches together fit the words of the whole). SplitOverlap orders the rank's compute work (the Launch's
+// stream) against its messages (the SplitMessages, on a stream of their own): on a GPU events between two
+// streams (variants/tridiag/split_overlap.cuh); on the host, where every call runs when it is made, it has
+// nothing to do (test_tridiag's logs the order instead).
+template <class Lines>
+struct SplitLinesRange {
+  Lines lines;
+  std::size_t first = 0, n = 0;
+  NSB_TRIDIAG_HD std::size_t count() const { return n; }
+  NSB_TRIDIAG_HD int ranks() const { return lines.ranks(); }
+  NSB_TRIDIAG_HD auto line(std::size_t l) const { return lines.line(first + l); }
+  bool factors_shared() const {
+    if constexpr (requires { lines.factors_shared(); }) return lines.factors_shared();
+    else return false;
+  }
+};
+
+class SplitOverlap {
+ public:
+  virtual ~SplitOverlap() = default;
+  virtual void start() = 0;                   // a solve begins: its marks are numbered from 0 again
+  virtual void messages_after_compute() = 0;  // messages queued from now on wait for the compute work queued so far
+  virtual int mark_messages() = 0;            // a mark after the messages queued so far
+  virtual void compute_after(int mark) = 0;   // compute work queued from now on waits for that mark
+};
+
+// Rank r's split solve as split_solve_rank computes it, the lines in `batches` batches (at most one a
+// line). Issue order: every batch's local phase and pack, each batch's first message (PDD Step 4, PPT's
+// all-gather) posted right after its pack, so that message b travels while batch b + 1 computes; then
+// each batch's reduced phase once its message has arrived, PDD's second message (Step 6) posted right
+// after it; then each batch's correction once that one has arrived. A line's arithmetic is
+// split_solve_rank's (the same phase functors), so the numbers are bit for bit; only the launches and the
+// messages' grouping differ. words: split_buffer_words(lines.count(), p, exact, 1) of the solve's backend.
+// Every rank makes the same calls in the same order (the batches depend on the line count only). When
+// it returns, the compute work queued after it waits for every message. The phases are not timed one by
+// one (they run beside the messages): the caller times the whole solve.
+template <class T, class Lines, class Launch>
+void split_solve_rank_pipelined(const Lines& lines, T* words, bool exact, const Launch& launch, int r, SplitMessages<T>& m,
+                                SplitOverlap& overlap, int batches) {
+  const std::size_t n = lines.count();
+  const int p = lines.ranks();
+  const std::size_t k = std::min<std::size_t>(std::size_t(batches < 1 ? 1 : batches), n);
+  std::vector<SplitLinesRange<Lines>> part;
+  std::vector<SplitBuffers<T>> buf;
+  for (std::size_t b = 0; b < k; ++b) {
+    const std::size_t first = n * b / k, count = n * (b + 1) / k - first;
+    part.push_back({lines, first, count});
+    buf.push_back(split_buffers(words + split_buffer_words(first, p, exact, 1), count, p, exact, 1));
+  }
+  std::vector<int> arrived(k), returned(k);
+  overlap.start();
+  for (std::size_t b = 0; b < k; ++b) {  // local and pack; the batch's first message as soon as its pack is queued
+    const std::size_t nb = part[b].count();
+    split_local_phase<T>(part[b], r, [&](const auto& op) { launch.each(nb, op); });
+    launch.each(nb, SplitPackOp<T, SplitLinesRange<Lines>>{part[b], buf[b], r, 0});
+    overlap.messages_after_compute();
+    if (exact) m.allgather(buf[b].send, buf[b].recv, std::size_t(kSbCount) * nb);
+    else m.from_next(buf[b].send, buf[b].recv, 2 * nb);  // x~_1, v_1 lead the send buffer (kSbX1, kSbV1)
+    arrived[b] = overlap.mark_messages();
+  }
+  for (std::size_t b = 0; b < k; ++b) {  // the reduced system once the batch's message is here
+    const std::size_t nb = part[b].count();
+    overlap.compute_after(arrived[b]);
+    if (exact) {
+      launch.each(nb, SplitPptOp<T, SplitLinesRange<Lines>>{part[b], buf[b], r, 0});
+      continue;
+    }
+    if (r + 1 < p) launch.each(nb, SplitPddOp<T, SplitLinesRange<Lines>>{part[b], buf[b], r, 0});
+    overlap.messages_after_compute();
+    m.from_prev(buf[b].y_send, buf[b].above, nb);
+    returned[b] = overlap.mark_messages();
+  }
+  for (std::size_t b = 0; b < k; ++b) {
+    if (!exact) overlap.compute_after(returned[b]);
+    launch.each(part[b].count(), SplitCorrectOp<T, SplitLinesRange<Lines>>{part[b], buf[b], r, 0});
+  }
 }
 
 // The host's Launch: loops (OpenMP where asked) and copies.

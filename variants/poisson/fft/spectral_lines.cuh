@@ -454,9 +454,13 @@ class SpectralLines final : public DirectSolveState {
       tdma_factor_setup<T>(lines, DeviceSplitLaunch{stream}, slab_.rank, slab_.rank + 1), factors_ready_ = true;
     const bool singular = neumann && axis_constant_mode(t_[0], 0) && axis_constant_mode(t_[2], 0);
     if (singular) null_space_line_on_rank(stream, true);
-    split_solve_rank(lines, split_buffers(scratch_ + line_scratch_per_point() * points, lines.count(), y_ranks_, c.y_exact, 1),
-                     c.y_exact, DeviceSplitLaunch{stream}, RankPhaseSections{c.phases.timer, c.phases.rank_phases}, slab_.rank,
-                     *messages);
+    T* const words = scratch_ + line_scratch_per_point() * points;
+    if (slab_.overlap)  // V2-async: batch b's messages beside batch b + 1's work, the phases untimed
+      split_solve_rank_pipelined(lines, words, c.y_exact, DeviceSplitLaunch{stream}, slab_.rank, *messages, *slab_.overlap,
+                                 slab_.batches);
+    else
+      split_solve_rank(lines, split_buffers(words, lines.count(), y_ranks_, c.y_exact, 1), c.y_exact, DeviceSplitLaunch{stream},
+                       RankPhaseSections{c.phases.timer, c.phases.rank_phases}, slab_.rank, *messages);
     if (singular) null_space_line_on_rank(stream, false);
   }
   // The null-space line (kx, kz) = (0, 0) before (`before`) or after its split solve: the rank's rows (x = 0,
