@@ -1,7 +1,7 @@
 // tridiag/interleaved/partition_shared_async: lines_y/partition_shared_async on interleaved systems
 // (unknown j of all systems one run): a tile's bx systems are neighbours, so every row a warp copies is a
-// run of bx values (variants/tridiag/partition_async.cuh).
-#include "tridiag/partition_async.cuh"
+// run of bx values (variants/tridiag/partition_shared_async.cuh).
+#include "tridiag/partition_shared_async.cuh"
 
 namespace nsb {
 namespace {
