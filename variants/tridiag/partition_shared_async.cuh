@@ -145,7 +145,7 @@ Tuning partition_async_tuning(const char* name) {
 // or 4 x 9 values a thread, and the reduced system; 228 KiB an SM, 227 KiB a block; registers from ptxas -v,
 // sm_90: sz16 220 double / 125 float, sz8 192 / 121, no spill):
 //   bx4_sz16  128 threads: double 1 (146 KiB), float 3 (73 KiB)
-//   bx8_sz16  256 threads: float 1 (146 KiB); double shrinks to bx4 (292 KiB would not fit): bx4_sz16
+//   bx8_sz16  256 threads: float 1 (146 KiB); double shrinks to bx6 (292 KiB would not fit): 192 threads, 1 (219 KiB)
 //   bx2_sz16   64 threads: double 3 (73 KiB),  float 6 (37 KiB)
 //   bx4_sz8   256 threads: double 1 (164 KiB), float 2 (82 KiB)
 inline std::vector<Tuning> partition_async_tunings() {
