@@ -617,10 +617,10 @@ TEST(TridiagGpu, EveryVariantSolvesByItsResidual) {
 }
 
 // partition_shared_async's blocks are persistent (as many as the SMs hold, each solving every
-// gridDim.x-th tile of bx systems, the next tile's copies in flight in the other buffer): on the grids
-// above every block solves one tile at most, so its two buffers never take turns. 511 x 129 systems of
-// 100 unknowns give every block of every tuning several tiles (about 10 to 28 on an H100; tiles straddle
-// the field's x rows in lines_y, and the last one has spare lanes).
+// gridDim.x-th tile of bx systems, the next tile's copies in flight into its slots while it solves one):
+// on the grids above every block solves one tile at most, so its slots are never refilled. 511 x 129
+// systems of 100 unknowns give every block of every tuning several tiles (about 8 to 28 on an H100;
+// tiles straddle the field's x rows in lines_y, and the last one has spare lanes).
 TEST(TridiagGpu, PartitionSharedAsyncSolvesSeveralTilesABlock) {
   NSB_NEEDS_GPU();
   for (const char* stage : {"tridiag/lines_y", "tridiag/interleaved"}) {

@@ -7,21 +7,20 @@
 // its 230 registers leave one block of 8 warps an SM, which waits for its loads and then computes with
 // no load in flight (Nsight Compute: 12.5% occupancy, DRAM at 64% of its peak; docs/solvers/tridiag.md).
 // Here a block is persistent: it solves tiles (W neighbouring systems each) blockIdx.x, blockIdx.x +
-// gridDim.x, ..., and while it solves one tile the copies of the next tile's chunks are in flight into
-// the other of two buffers. The copies hold no registers, so the loads of the next tile overlap the
-// elimination, the reduced solve and the stores of this one whatever the occupancy.
+// gridDim.x, ..., and as soon as a tile's chunks are in registers the copies of the next tile's chunks
+// go out into the same slots, in flight during this tile's elimination, reduced solve and stores. The
+// copies hold no registers, so the loads overlap the work whatever the occupancy.
 //
 // Each thread copies its own chunk's rows (the same global reads as partition_registers: a warp's row r is
-// runs of W values) into its own slots of the buffer and alone reads them, so a tile needs no barrier of
-// its own: a thread waits for its copies (__pipeline_wait_prior) and eliminates. A buffer is refilled two
-// tiles later, after the barriers of partition_reduced_solve, so every read of it has finished. Thread t's
-// rows sit at t (M + 1): consecutive threads' rows are M + 1 values apart, an odd number of words (float)
-// or 2 mod 4 (double), so a warp's reads of row r fall in distinct banks.
+// runs of W values) into its own slots and alone reads them, so the copies need no barrier: a thread waits
+// for its own (__pipeline_wait_prior) and reads them; one barrier a tile orders those reads before the
+// slots' refill. Thread t's rows sit at t (M + 1): consecutive threads' rows are M + 1 values apart, an odd
+// number of words (float) or 2 mod 4 (double), so a warp's reads of row r fall in distinct banks.
 //
-// Global memory sees the model's 5 words an unknown, as partition_registers. Shared memory a block: two
-// buffers of 4 (M + 1) values a thread, and the reduced system (partition_shared_bytes). The systems a block
-// solves (tuning bx) shrink where K is large or where the buffers would pass kMaxSharedBytes; systems too
-// long for one system a block are refused by name.
+// Global memory sees the model's 5 words an unknown, as partition_registers. Shared memory a block: 4 (M +
+// 1) values a thread and the reduced system (partition_shared_bytes). The systems a block solves (tuning
+// bx) shrink where K is large or where the block would pass kMaxSharedBytes; systems too long for one
+// system a block are refused by name.
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -36,10 +35,10 @@
 
 namespace nsb {
 
-// Shared memory of a block of `systems` x `chunks` threads of M rows: the two buffers, then the reduced system.
+// Shared memory of a block of `systems` x `chunks` threads of M rows: the chunks' slots, then the reduced system.
 template <class T>
 std::size_t partition_async_shared_bytes(int systems, int chunks, int M) {
-  return 2 * 4 * std::size_t(systems) * std::size_t(chunks) * std::size_t(M + 1) * sizeof(T) + partition_shared_bytes<T>(systems, chunks);
+  return 4 * std::size_t(systems) * std::size_t(chunks) * std::size_t(M + 1) * sizeof(T) + partition_shared_bytes<T>(systems, chunks);
 }
 
 template <class T, int M>
@@ -48,50 +47,47 @@ __global__ void __launch_bounds__(kPartitionMaxThreads) partition_async_kernel(T
   const int W = int(blockDim.x), K = int(blockDim.y), lane = int(threadIdx.x), k = int(threadIdx.y);
   const int n = q.l.n, j0 = pdd_block_start(n, K, k), m = pdd_block_start(n, K, k + 1) - j0;
   const int tiles = int((q.l.batch + W - 1) / W);
-  const int span = W * K * (M + 1);  // one array of one buffer
-  T* const buffers = reinterpret_cast<T*>(shared_bytes);
-  T* const own = buffers + (k * W + lane) * (M + 1);  // this thread's rows of array 0, buffer 0
-  T* const reduced = buffers + 8 * span;
+  const int span = W * K * (M + 1);  // one array's slots
+  T* const slots = reinterpret_cast<T*>(shared_bytes);
+  T* const own = slots + (k * W + lane) * (M + 1);  // this thread's rows of a; b, c, d at span, 2 span, 3 span
+  T* const reduced = slots + 4 * span;
 
-  // The chunk of tile `tile` into buffer `buf` (a, b, c, d at 0, span, 2 span, 3 span from this thread's
-  // slots), one commit group, empty past the last tile or for a spare lane. a_0 and c_{n-1} are outside
-  // the matrix: never read (their slots are not read either).
-  const auto fetch = [&](int tile, int buf) {
+  // The chunk of tile `tile` into this thread's slots, one commit group, empty past the last tile or for a
+  // spare lane. a_0 and c_{n-1} are outside the matrix: never read (their slots are not read either).
+  const auto fetch = [&](int tile) {
     const int s = tile * W + lane;
     if (tile < tiles && s < q.l.batch) {
-      T* const dst = own + 4 * buf * span;
       const std::size_t first = q.l.index(s, j0), stride = q.l.stride();
 #pragma unroll
       for (int r = 0; r < M; ++r)
         if (r < m) {
           const std::size_t p = first + std::size_t(r) * stride;
-          if (j0 + r > 0) __pipeline_memcpy_async(dst + r, q.a + p, sizeof(T));
-          __pipeline_memcpy_async(dst + span + r, q.b + p, sizeof(T));
-          if (j0 + r < n - 1) __pipeline_memcpy_async(dst + 2 * span + r, q.c + p, sizeof(T));
-          __pipeline_memcpy_async(dst + 3 * span + r, q.x + p, sizeof(T));
+          if (j0 + r > 0) __pipeline_memcpy_async(own + r, q.a + p, sizeof(T));
+          __pipeline_memcpy_async(own + span + r, q.b + p, sizeof(T));
+          if (j0 + r < n - 1) __pipeline_memcpy_async(own + 2 * span + r, q.c + p, sizeof(T));
+          __pipeline_memcpy_async(own + 3 * span + r, q.x + p, sizeof(T));
         }
     }
     __pipeline_commit();
   };
 
-  fetch(int(blockIdx.x), 0);
-  int buf = 0;
-  for (int tile = int(blockIdx.x); tile < tiles; tile += int(gridDim.x), buf ^= 1) {  // uniform over the block
-    fetch(tile + int(gridDim.x), buf ^ 1);  // the next tile's copies, in flight while this one is solved
-    __pipeline_wait_prior(1);                // this tile's (this thread's own) have landed
+  fetch(int(blockIdx.x));
+  for (int tile = int(blockIdx.x); tile < tiles; tile += int(gridDim.x)) {  // uniform over the block
+    __pipeline_wait_prior(0);  // this tile's copies (this thread's own) have landed
     const int s = tile * W + lane;
     const bool active = s < q.l.batch;  // the last tile's spare lanes solve identity rows
-    const T* const src = own + 4 * buf * span;
     T a[M], b[M], c[M], d[M];
     load_chunk(active ? m : 0, [&](int r) {
       const int j = j0 + r;
-      return TridiagRow<T>{j > 0 ? src[r] : T(0), src[span + r], j < n - 1 ? src[2 * span + r] : T(0), src[3 * span + r]};
+      return TridiagRow<T>{j > 0 ? own[r] : T(0), own[span + r], j < n - 1 ? own[2 * span + r] : T(0), own[3 * span + r]};
     }, a, b, c, d);
+    __syncthreads();              // the slots' reads are done (the chunk is in registers) before they are refilled
+    fetch(tile + int(gridDim.x));  // the next tile's copies, in flight while this one is solved
     const PartitionLocal<T, M> local = partition_eliminate(a, b, c, d, m);
     const PartitionEnds<T> x = partition_reduced_solve(reduced, W, K, lane, k, local.first, local.last);
     partition_store(q, local, active, active ? q.l.index(s, j0) : 0, m, x);
   }
-  __pipeline_wait_prior(0);  // nothing is left in flight (the last groups are empty)
+  __pipeline_wait_prior(0);  // nothing is left in flight (the last group is empty)
 }
 
 template <class T, int M>
@@ -141,13 +137,13 @@ Tuning partition_async_tuning(const char* name) {
 
 // The tunings both layouts register (the first is the default). A tile's row is a run of bx values: 32
 // bytes (a sector) at bx4 in double and bx8 in float; shorter runs share a sector with another block's tile,
-// which L2 then moves twice to the SMs. Blocks an SM holds at n = 512 (shared memory: two buffers of 4 x 17
-// or 4 x 9 values a thread, and the reduced system; 228 KiB an SM, 227 KiB a block; registers from ptxas -v,
-// sm_90: sz16 220 double / 125 float, sz8 192 / 121, no spill):
-//   bx4_sz16  128 threads: double 1 (146 KiB), float 3 (73 KiB)
-//   bx8_sz16  256 threads: float 1 (146 KiB); double shrinks to bx6 (292 KiB would not fit): 192 threads, 1 (219 KiB)
-//   bx2_sz16   64 threads: double 3 (73 KiB),  float 6 (37 KiB)
-//   bx4_sz8   256 threads: double 1 (164 KiB), float 2 (82 KiB)
+// which L2 then moves twice to the SMs. Blocks an SM holds at n = 512, by the registers (ptxas -v, sm_90:
+// sz16 218 double / 123 float, sz8 194 / 123, no spill) and the shared memory (4 x 17 or 4 x 9 values a
+// thread and the reduced system; 228 KiB an SM):
+//   bx4_sz16  128 threads: double 2 (78 KiB a block, 8 warps), float 4 (39 KiB, 16 warps)
+//   bx8_sz16  256 threads: double 1 (156 KiB, 8 warps),        float 2 (78 KiB, 16 warps)
+//   bx2_sz16   64 threads: double 4 (39 KiB, 8 warps),         float 8 (20 KiB, 16 warps)
+//   bx4_sz8   256 threads: double 1 (92 KiB, 8 warps),         float 2 (46 KiB, 16 warps)
 inline std::vector<Tuning> partition_async_tunings() {
   return {partition_async_tuning<16>("bx4_sz16"), partition_async_tuning<16>("bx8_sz16"), partition_async_tuning<16>("bx2_sz16"),
           partition_async_tuning<8>("bx4_sz8")};
