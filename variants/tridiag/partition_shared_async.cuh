@@ -37,12 +37,12 @@ namespace nsb {
 
 // Shared memory of a block of `systems` x `chunks` threads of M rows: the chunks' slots, then the reduced system.
 template <class T>
-std::size_t partition_async_shared_bytes(int systems, int chunks, int M) {
+std::size_t partition_shared_async_bytes(int systems, int chunks, int M) {
   return 4 * std::size_t(systems) * std::size_t(chunks) * std::size_t(M + 1) * sizeof(T) + partition_shared_bytes<T>(systems, chunks);
 }
 
 template <class T, int M>
-__global__ void __launch_bounds__(kPartitionMaxThreads) partition_async_kernel(TridiagArgs<T> q) {
+__global__ void __launch_bounds__(kPartitionMaxThreads) partition_shared_async_kernel(TridiagArgs<T> q) {
   extern __shared__ unsigned char shared_bytes[];
   const int W = int(blockDim.x), K = int(blockDim.y), lane = int(threadIdx.x), k = int(threadIdx.y);
   const int n = q.l.n, j0 = pdd_block_start(n, K, k), m = pdd_block_start(n, K, k + 1) - j0;
@@ -91,17 +91,17 @@ __global__ void __launch_bounds__(kPartitionMaxThreads) partition_async_kernel(T
 }
 
 template <class T, int M>
-void launch_partition_async(const TridiagCall<T>& c) {
+void launch_partition_shared_async(const TridiagCall<T>& c) {
   check_tridiag_call(c);
   const TridiagLayout& l = c.layout;
   PartitionBlock p = partition_block("partition_shared_async", l.n, M, c.tuning.bx);
-  while (p.systems > 1 && partition_async_shared_bytes<T>(p.systems, p.chunks, M) > kMaxSharedBytes) --p.systems;
-  const std::size_t shared = partition_async_shared_bytes<T>(p.systems, p.chunks, M);
+  while (p.systems > 1 && partition_shared_async_bytes<T>(p.systems, p.chunks, M) > kMaxSharedBytes) --p.systems;
+  const std::size_t shared = partition_shared_async_bytes<T>(p.systems, p.chunks, M);
   if (shared > kMaxSharedBytes)
     throw std::invalid_argument("tridiag: partition_shared_async with " + std::to_string(M) + " rows a thread needs " +
                                 std::to_string(shared) + " bytes of shared memory a block for systems of " +
                                 std::to_string(l.n) + " unknowns, more than fits");
-  const auto kernel = &partition_async_kernel<T, M>;
+  const auto kernel = &partition_shared_async_kernel<T, M>;
   NSB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   const int threads = p.systems * p.chunks;
   int per_sm = 0, device = 0, sms = 0;
@@ -115,19 +115,19 @@ void launch_partition_async(const TridiagCall<T>& c) {
   const unsigned blocks = std::min(ceil_div(l.batch, p.systems), unsigned(per_sm) * unsigned(sms));
   const dim3 block{unsigned(p.systems), unsigned(p.chunks), 1};
   kernel<<<blocks, block, shared, stream_of(c.exec)>>>(tridiag_args(c));
-  NSB_LAUNCHED("partition_async_kernel");
+  NSB_LAUNCHED("partition_shared_async_kernel");
 }
 
-// A tuning and its compiled instance: partition_async_tuning<16>("bx4_sz16") (sz: rows a thread, M; bx,
+// A tuning and its compiled instance: partition_shared_async_tuning<16>("bx4_sz16") (sz: rows a thread, M; bx,
 // the systems a tile, is read at run time). A name that does not spell its instance stops the program as
 // the variant registers (a bug, never an input).
 template <int M>
-Tuning partition_async_tuning(const char* name) {
-  const std::string shape = "partition_async_kernel<sz" + std::to_string(M);
-  static const TuningInstance instance{&launch_partition_async<float, M>,
-                                       &launch_partition_async<double, M>,
-                                       {{shape + ", float>", (const void*)&partition_async_kernel<float, M>, 4},
-                                        {shape + ", double>", (const void*)&partition_async_kernel<double, M>, 8}}};
+Tuning partition_shared_async_tuning(const char* name) {
+  const std::string shape = "partition_shared_async_kernel<sz" + std::to_string(M);
+  static const TuningInstance instance{&launch_partition_shared_async<float, M>,
+                                       &launch_partition_shared_async<double, M>,
+                                       {{shape + ", float>", (const void*)&partition_shared_async_kernel<float, M>, 4},
+                                        {shape + ", double>", (const void*)&partition_shared_async_kernel<double, M>, 8}}};
   Tuning t = parse_tuning(name);
   if (t.sz != M || t.mb > 0 || t.bx <= 0)
     throw std::logic_error(std::string("partition_shared_async: tuning ") + name + " does not spell its instance " + shape);
@@ -144,19 +144,19 @@ Tuning partition_async_tuning(const char* name) {
 //   bx8_sz16  256 threads: double 1 (156 KiB, 8 warps),        float 2 (78 KiB, 16 warps)
 //   bx2_sz16   64 threads: double 4 (39 KiB, 8 warps),         float 8 (20 KiB, 16 warps)
 //   bx4_sz8   256 threads: double 1 (92 KiB, 8 warps),         float 2 (46 KiB, 16 warps)
-inline std::vector<Tuning> partition_async_tunings() {
-  return {partition_async_tuning<16>("bx4_sz16"), partition_async_tuning<16>("bx8_sz16"), partition_async_tuning<16>("bx2_sz16"),
-          partition_async_tuning<8>("bx4_sz8")};
+inline std::vector<Tuning> partition_shared_async_tunings() {
+  return {partition_shared_async_tuning<16>("bx4_sz16"), partition_shared_async_tuning<16>("bx8_sz16"),
+          partition_shared_async_tuning<16>("bx2_sz16"), partition_shared_async_tuning<8>("bx4_sz8")};
 }
 
 // The registration both layouts share; `stage` picks the layout.
-inline Variant partition_async_variant(const char* stage, const char* status) {
+inline Variant partition_shared_async_variant(const char* stage, const char* status) {
   Variant v;
   v.stage = stage;
   v.name = "partition_shared_async";
   v.backend = Backend::cuda;
   v.tags = {{"memory", "shared"}, {"method", "partition"}, {"mapping", "thread_per_chunk"}};
-  v.tunings = partition_async_tunings();
+  v.tunings = partition_shared_async_tunings();
   v.status = status;
   v.run_float = &run_tuning_instance<TridiagCall<float>>;
   v.run_double = &run_tuning_instance<TridiagCall<double>>;

@@ -6,7 +6,7 @@
 namespace nsb {
 namespace {
 
-const Registrar reg{partition_async_variant(
+const Registrar reg{partition_shared_async_variant(
     "tridiag/interleaved", "candidate best: partition_registers with the next tile's chunks copied into shared memory (cp.async) "
                            "while this one is solved; not yet timed")};
 

@@ -8,7 +8,7 @@
 namespace nsb {
 namespace {
 
-const Registrar reg{partition_async_variant(
+const Registrar reg{partition_shared_async_variant(
     "tridiag/lines_y", "candidate best: partition_registers with the next tile's chunks copied into shared memory (cp.async) while "
                        "this one is solved, for the 80% of copy partition_registers misses; not yet timed")};
 
