@@ -50,34 +50,38 @@ __device__ void load_chunk(int m, const Row& row, T (&a)[M], T (&b)[M], T (&c)[M
   }
 }
 
-template <class T, int M, int MinBlocks>
-__global__ void __launch_bounds__(kPartitionMaxThreads, MinBlocks) partition_kernel(TridiagArgs<T> q) {
-  extern __shared__ unsigned char shared_bytes[];
+// Row r of the chunk whose row 0 is unknown j0 of a system, at `first` (a_0 and c_{n-1} are outside the
+// matrix: never read).
+template <class T>
+__device__ TridiagRow<T> partition_global_row(const TridiagArgs<T>& q, std::size_t first, int j0, int r) {
+  const std::size_t p = first + std::size_t(r) * q.l.stride();
+  const int j = j0 + r;
+  return TridiagRow<T>{j > 0 ? q.a[p] : T(0), q.b[p], j < q.l.n - 1 ? q.c[p] : T(0), q.x[p]};
+}
+
+// A chunk's first and last unknowns, what the reduced system gives it.
+template <class T>
+struct PartitionEnds {
+  T first, last;
+};
+
+// Steps 2 and 3 of the header, by every thread of a block of W x K (barriers inside): thread (lane, k)
+// hands its chunk's two rows of the reduced system (partition_eliminate's first and last) and gets its
+// chunk's first and last unknowns. `sh`: partition_shared_bytes of shared memory. Row i of system lane's
+// reduced system lives at i * W + lane (a warp's lanes, neighbouring words); the 2K' rows its own chunks
+// of R rows leave (threads k < K' a chunk each) follow. A block may call it again for other systems
+// without a barrier between: a thread's first writes of the next call go to its own two rows, the ones
+// it read last, and every other access of a call comes after the call's first barrier.
+template <class T>
+__device__ PartitionEnds<T> partition_reduced_solve(T* sh, int W, int K, int lane, int k, const TridiagRow<T>& first,
+                                                     const TridiagRow<T>& last) {
   constexpr int R = kPartitionReducedRows;
-  const int W = int(blockDim.x), K = int(blockDim.y), lane = int(threadIdx.x), k = int(threadIdx.y);
-  const int s = int(blockIdx.x) * W + lane;
-  const bool active = s < q.l.batch;  // the last block's spare lanes solve identity rows
-  const int n = q.l.n, j0 = pdd_block_start(n, K, k), m = pdd_block_start(n, K, k + 1) - j0;
-  const std::size_t first = active ? q.l.index(s, j0) : 0, stride = q.l.stride();
-
-  // 1. The chunk, read once (a_0 and c_{n-1} are outside the matrix: never read), and its elimination.
-  T a[M], b[M], c[M], d[M];
-  load_chunk(active ? m : 0, [&](int r) {
-    const std::size_t p = first + std::size_t(r) * stride;
-    const int j = j0 + r;
-    return TridiagRow<T>{j > 0 ? q.a[p] : T(0), q.b[p], j < n - 1 ? q.c[p] : T(0), q.x[p]};
-  }, a, b, c, d);
-  const PartitionLocal<T, M> local = partition_eliminate(a, b, c, d, m);
-
-  // 2. The reduced system: row i of this thread's system at i * W + lane (a warp's lanes, neighbouring
-  // words), then the 2K' rows its own chunks of R rows leave (threads k < K' a chunk each).
   const int rows = 2 * K, chunks1 = partition_chunks(rows, R), rows1 = 2 * chunks1;
-  T* const sh = reinterpret_cast<T*>(shared_bytes);
   T* const sh1 = sh + 4 * W * rows;
   const SharedRows<T> reduced{sh, sh + W * rows, sh + 2 * W * rows, sh + 3 * W * rows};
   const SharedRows<T> left{sh1, sh1 + W * rows1, sh1 + 2 * W * rows1, sh1 + 3 * W * rows1};
-  reduced.set(2 * k * W + lane, local.first);
-  reduced.set((2 * k + 1) * W + lane, local.last);
+  reduced.set(2 * k * W + lane, first);
+  reduced.set((2 * k + 1) * W + lane, last);
   __syncthreads();
   const bool second = k < chunks1;
   const int i0 = pdd_block_start(rows, chunks1, k), m1 = second ? pdd_block_start(rows, chunks1, k + 1) - i0 : 0;
@@ -99,26 +103,57 @@ __global__ void __launch_bounds__(kPartitionMaxThreads, MinBlocks) partition_ker
       if (r < m1) reduced.d[(i0 + r) * W + lane] = partition_unknown(local1, r, m1, x_first1, x_last1);
   }
   __syncthreads();
+  return {reduced.d[2 * k * W + lane], reduced.d[(2 * k + 1) * W + lane]};
+}
 
-  // 3. The chunk's unknowns from its first and last, written once.
-  const T x_first = reduced.d[2 * k * W + lane], x_last = reduced.d[(2 * k + 1) * W + lane];
+// Step 4: the chunk's unknowns from its first and last, written once (nothing where the lane is spare).
+template <class T, int M>
+__device__ void partition_store(const TridiagArgs<T>& q, const PartitionLocal<T, M>& local, bool active, std::size_t first,
+                                int m, PartitionEnds<T> x) {
 #pragma unroll
   for (int r = 0; r < M; ++r)
-    if (active && r < m) q.x[first + std::size_t(r) * stride] = partition_unknown(local, r, m, x_first, x_last);
+    if (active && r < m) q.x[first + std::size_t(r) * q.l.stride()] = partition_unknown(local, r, m, x.first, x.last);
+}
+
+// The systems a block solves (tuning bx, shrunk so that a block of bx x K stays within
+// kPartitionMaxThreads) and its chunks K; systems longer than kPartitionMaxThreads * M are refused by name.
+struct PartitionBlock {
+  int systems, chunks;
+};
+inline PartitionBlock partition_block(const char* variant, int n, int M, int bx) {
+  const int chunks = partition_chunks(n, M);
+  if (chunks > kPartitionMaxThreads)
+    throw std::invalid_argument(std::string("tridiag: ") + variant + " with " + std::to_string(M) + " rows a thread takes systems of at most " +
+                                std::to_string(kPartitionMaxThreads * M) + " unknowns, not " + std::to_string(n));
+  return {std::max(1, std::min(bx, kPartitionMaxThreads / chunks)), chunks};
+}
+
+template <class T, int M, int MinBlocks>
+__global__ void __launch_bounds__(kPartitionMaxThreads, MinBlocks) partition_kernel(TridiagArgs<T> q) {
+  extern __shared__ unsigned char shared_bytes[];
+  const int W = int(blockDim.x), K = int(blockDim.y), lane = int(threadIdx.x), k = int(threadIdx.y);
+  const int s = int(blockIdx.x) * W + lane;
+  const bool active = s < q.l.batch;  // the last block's spare lanes solve identity rows
+  const int n = q.l.n, j0 = pdd_block_start(n, K, k), m = pdd_block_start(n, K, k + 1) - j0;
+  const std::size_t first = active ? q.l.index(s, j0) : 0;
+
+  // 1. The chunk, read once, and its elimination.
+  T a[M], b[M], c[M], d[M];
+  load_chunk(active ? m : 0, [&](int r) { return partition_global_row(q, first, j0, r); }, a, b, c, d);
+  const PartitionLocal<T, M> local = partition_eliminate(a, b, c, d, m);
+  // 2., 3. The reduced system; 4. the chunk's unknowns.
+  const PartitionEnds<T> x = partition_reduced_solve(reinterpret_cast<T*>(shared_bytes), W, K, lane, k, local.first, local.last);
+  partition_store(q, local, active, first, m, x);
 }
 
 template <class T, int M, int MinBlocks>
 void launch_partition(const TridiagCall<T>& c) {
   check_tridiag_call(c);
   const TridiagLayout& l = c.layout;
-  const int chunks = partition_chunks(l.n, M);
-  if (chunks > kPartitionMaxThreads)
-    throw std::invalid_argument("tridiag: partition_registers with " + std::to_string(M) + " rows a thread takes systems of at most " +
-                                std::to_string(kPartitionMaxThreads * M) + " unknowns, not " + std::to_string(l.n));
-  const int systems = std::max(1, std::min(c.tuning.bx, kPartitionMaxThreads / chunks));
-  const std::size_t shared = partition_shared_bytes<T>(systems, chunks);  // at most 32 KiB (double)
-  const dim3 block{unsigned(systems), unsigned(chunks), 1};
-  partition_kernel<T, M, MinBlocks><<<ceil_div(l.batch, systems), block, shared, stream_of(c.exec)>>>(tridiag_args(c));
+  const PartitionBlock p = partition_block("partition_registers", l.n, M, c.tuning.bx);
+  const std::size_t shared = partition_shared_bytes<T>(p.systems, p.chunks);  // at most 32 KiB (double)
+  const dim3 block{unsigned(p.systems), unsigned(p.chunks), 1};
+  partition_kernel<T, M, MinBlocks><<<ceil_div(l.batch, p.systems), block, shared, stream_of(c.exec)>>>(tridiag_args(c));
   NSB_LAUNCHED("partition_kernel");
 }
 

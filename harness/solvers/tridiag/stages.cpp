@@ -86,7 +86,7 @@ StageKind tridiag_kind(const std::string& name, const std::string& summary, cons
   k.summary = summary;
   k.reads = {"a", "b", "c", "x"};
   k.writes = {"x"};
-  k.tuning_axes = {"b", "bx", "sz", "mb"};  // partition_registers: bx systems a block, sz rows a thread, mb blocks an SM
+  k.tuning_axes = {"b", "bx", "sz", "mb"};  // partition_*: bx systems a block (a tile), sz rows a thread, mb blocks an SM
   k.tag_vocabulary = {{"memory", {"global", "shared", "registers", "library"}},
                       {"method", {"thomas", "pcr", "pcr_thomas", "partition", "cr_pcr", "lu_pivoting", "sherman_morrison",
                                   "pdd", "ppt"}},
