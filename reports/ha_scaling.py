@@ -18,7 +18,7 @@ import os
 import ha_comm_model as cm
 import report_plots as plots
 from common import fmt
-from ha import _section_per_step
+from ha import _section_per_step, run_form
 
 REPO_RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results")
 SUBSTEPS = 3
@@ -55,15 +55,6 @@ def fracstep_runs(results):
         if key not in out or r["timing"]["step"]["median"] < out[key]["timing"]["step"]["median"]:
             out[key] = r
     return out
-
-
-def run_form(r):
-    """A run's configuration as the reports name it: its recipe and, for V2, its split solves' form."""
-    run = r.get("run") or {}
-    form = run.get("recipe", "?")
-    if run.get("variant", "V0") != "V0":
-        form += ", " + run.get("split_factors", "per_line") + " factors"
-    return form
 
 
 def forms_used(runs, keys):
@@ -373,7 +364,7 @@ def fracstep_e2_measured(s, study, results, paper, out, all_results):
             _newest(v0, key, r)
         elif run.get("real_ranks") == 2 and not run.get("emulated"):
             _newest(v2, key + (run.get("split_factors", "per_line"), run.get("gpu_messages", "peer"), run.get("variant", "V2")), r)
-    pairs = sorted((k for k in v2 if k[:2] in v0), key=lambda k: (_cells(k[0]), k[1], k[2]))
+    pairs = sorted((k for k in v2 if k[:2] in v0), key=lambda k: (_cells(k[0]),) + tuple(k[1:]))
     if not pairs:
         s.p("No pair of runs (V0 on one GPU and V2 on 2 real ranks on the same grid with the same recipe) here.")
         return

@@ -58,6 +58,8 @@ def test_fracstep_step_time_table_against_the_paper(tmp_path):
 def test_fracstep_step_time_measured_on_two_gpus(tmp_path):
     """Table 1's p = 2 columns: the fake's V2 on 2 real ranks with shared factors takes 1.125 x half the V0 step
     (1 ns a cell), so E(2) = 1 / 1.125; the runs-used column names each side's recipe (and V2's form)."""
+    import glob
+    import json
     out, md = _quick_report(tmp_path, "table1_step_time", "2")
     cells = 256**3
     row = md_rows(md, ["256x256x256"])
@@ -65,6 +67,14 @@ def test_fracstep_step_time_measured_on_two_gpus(tmp_path):
     assert row[8] == fmt(t2) and row[9] == fmt(2 * t2 / cells / 3 * 1e9) and row[10] == fmt(1 / 1.125)
     assert row[11].endswith(" / tiled, shared factors")
     assert "p = 2 is MEASURED" in md
+    # a faster V0 of the other recipe is the p = 1 column's, but E(2) stays against V0 of the p = 2 run's recipe
+    (v0_global,) = glob.glob(str(tmp_path / "results" / "table1_step_time" / "*" / "*-gpu1-grid256x256x256.json"))
+    d = json.load(open(v0_global))
+    d["timing"]["step"]["median"] /= 2
+    json.dump(d, open(v0_global, "w"))
+    out, md = _report(tmp_path)
+    row = md_rows(md, ["256x256x256"])
+    assert row[2] == fmt(cells * 1e-9 / 2) and row[10] == fmt(1 / 1.125) and row[11] == "global / tiled, shared factors"
 
 
 def _emulated_step(link, grid, p):

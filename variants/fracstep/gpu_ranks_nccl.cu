@@ -8,8 +8,9 @@
 // the same layout and are unpacked into rows 0 and ny + 1 the same way. The split y solves' messages:
 // NcclSplitMessages (tridiag/split_nccl.cuh), shared by ADI-Y and TDMA-C: on the rank's stream (V2), or
 // (V2-async, overlap) on the message stream of a StreamSplitOverlap (tridiag/split_overlap.cuh). One
-// communicator serves both streams: every message-stream call is fenced by events from the compute
-// stream's work before and after it, so the communicator's calls never run two at a time.
+// communicator serves both streams: the split solve queues no NCCL call on the compute stream while the message
+// stream holds one (each message waits for the compute work before it, and the compute stream waits for every
+// message before the solve returns), so the communicator's calls never run two at a time.
 #include <cuda_runtime.h>
 
 #include <memory>

@@ -20,8 +20,10 @@ class StreamSplitOverlap final : public SplitOverlap {
   explicit StreamSplitOverlap(cudaStream_t compute) : compute_(compute) {
     int least = 0, greatest = 0;
     NSB_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    NSB_CUDA(cudaStreamCreateWithPriority(&messages_, cudaStreamNonBlocking, greatest));
     NSB_CUDA(cudaEventCreateWithFlags(&computed_, cudaEventDisableTiming));
+    const cudaError_t made = cudaStreamCreateWithPriority(&messages_, cudaStreamNonBlocking, greatest);
+    if (made != cudaSuccess) cudaEventDestroy(computed_);  // the destructor does not run for a throwing constructor
+    NSB_CUDA(made);
   }
   ~StreamSplitOverlap() override {  // no throw: the messages' last work is waited for, then everything released
     cudaStreamSynchronize(messages_);

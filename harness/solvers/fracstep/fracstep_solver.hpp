@@ -157,20 +157,20 @@ class FracstepSolver final : public Solver<T> {
         poisson_(make_poisson_method<T>(fracstep_poisson_method(o), {})) {
     check_fracstep_options(o, prm.y_stretch > 0);
     const bool gpu = r.backend == Backend::cuda;
+    if (prm.y_ranks > 1 && prm.split_factors_shared && !rank.comm && !prm.rank_phases)  // refusals before the stream
+      throw std::invalid_argument("fracstep: split_factors=shared runs the y solves rank by rank (rank_phases=1, or --ranks P)");
+    if (prm.overlap && !(rank.comm && gpu))
+      throw std::invalid_argument("fracstep: V2-async overlaps the messages of real GPU ranks: --ranks P --backend cuda");
     if (gpu) stream_ = device::stream_create();
     method_name_ = fracstep_poisson_method(o);
     for (const std::string& name : field_names()) fields_.add(name);
     if (prm.y_ranks > 1 && prm.split_factors_shared) {  // V2's ADI-Y factors, one line a component and sub-step
-      if (!rank.comm && !prm.rank_phases)
-        throw std::invalid_argument("fracstep: split_factors=shared runs the y solves rank by rank (rank_phases=1, or --ranks P)");
       y_factors_ = std::make_unique<AdiYSplitFactors<T>>(tables_, prm.y_ranks, rank.comm ? rank.whole.ny : g.ny, gpu);
     } else if (prm.y_ranks > 1) {  // V2's split y sweeps per line: v, w and c' of each component
       for (int c = 0; c < 3; ++c)
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
     }
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
-    if (prm.overlap && !(rank.comm && gpu))
-      throw std::invalid_argument("fracstep: V2-async overlaps the messages of real GPU ranks: --ranks P --backend cuda");
     if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: gpu_messages)
       if (gpu) {
         links_ = make_gpu_rank_links<T>(prm.gpu_messages, *rank.comm, g, stream_, rank.device, prm.overlap);

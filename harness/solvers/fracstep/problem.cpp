@@ -225,7 +225,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     if (!prm_.overlap)
       throw std::invalid_argument("fracstep: batches is V2-async's (its split solves' lines in batches): add --case-param variant=V2-async");
     const double k = number_param(params, "batches", 4);
-    if (!(k >= 1) || k != double(int(k)) || k > 1024)
+    if (!(k >= 1 && k <= 1024) || k != double(int(k)))  // the range first: int(k) of 1e20 is undefined
       throw std::invalid_argument("fracstep: batches must be a whole number, 1 to 1024");
     prm_.batches = int(k);
   }

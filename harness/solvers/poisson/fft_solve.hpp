@@ -321,7 +321,8 @@ struct RealPartLines {
 // The shared factors of ranks [r0, r1)'s blocks of every line (split_factor_setup on the real parts).
 template <class T, class Lines, class Launch>
 void tdma_factor_setup(const Lines& lines, const Launch& launch, int r0, int r1) {
-  split_factor_setup<T>(RealPartLines<Lines>{lines}, lines.count() / 2, launch, r0, r1);
+  const RealPartLines<Lines> real_parts{lines};
+  split_factor_setup<T>(real_parts, real_parts.count(), launch, r0, r1);
 }
 inline constexpr int kTdmaPhasedScratchPerPoint = 6;
 inline constexpr int kTdmaSharedFactorsPerPoint = 3;  // shared_factors: v, w, c' of both parts

@@ -28,7 +28,7 @@ struct WarpTile {
   __device__ T* row(int l) const { return tile + l * kTileRow; }
   // Chunk [j0, j1) of every line into the tile and back: a line's chunk is one coalesced access. The
   // loads go kLoadsInFlight lines at a time into registers before any is stored to the tile: a loop that
-  // stored each load before issuing the next kept one load a warp in flight, and with only ny nz / 32
+  // stored each load before issuing the next kept one load a warp in flight, and with only 3 ny nz / 32
   // warps (a y-slab rank: 11.6 an SM at 4096x128x128) the sweep waited on memory latency, not bandwidth.
   __device__ void load(int j0, int j1) const {
     const bool in = j0 + lane < j1;

@@ -7,8 +7,8 @@ namespace nsb {
 namespace {
 
 const Registrar reg{partition_shared_async_variant(
-    "tridiag/interleaved", "candidate best: partition_registers with the next tile's chunks copied into shared memory (cp.async) "
-                           "while this one is solved; not yet timed")};
+    "tridiag/interleaved", "partition_registers with the next tile's chunks copied into shared memory (cp.async) while this one is "
+                           "solved; verified (lines_y's timing: docs/solvers/tridiag.md)")};
 
 }  // namespace
 }  // namespace nsb

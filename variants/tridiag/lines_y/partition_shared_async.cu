@@ -9,8 +9,8 @@ namespace nsb {
 namespace {
 
 const Registrar reg{partition_shared_async_variant(
-    "tridiag/lines_y", "candidate best: partition_registers with the next tile's chunks copied into shared memory (cp.async) while "
-                       "this one is solved, for the 80% of copy partition_registers misses; not yet timed")};
+    "tridiag/lines_y", "partition_registers with the next tile's chunks copied into shared memory (cp.async) while this one is "
+                       "solved; verified, slower than partition_registers at 512^3 (docs/solvers/tridiag.md)")};
 
 }  // namespace
 }  // namespace nsb
