@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <string>
@@ -403,6 +404,72 @@ TEST(Fracstep, V2SharedFactorsEqualThePerLineFormBitForBit) {
   EXPECT_FALSE(solver.has_field("split_0")) << "the per-line scratch is not allocated";
 }
 
+// V1 on P real z-slab host ranks (threads driver; ghost planes from the ring neighbours, ADI-Z and the
+// Poisson solve's z transform, y lines and inverse z transform on x-slabs through the all-to-alls) equals
+// V0 on one rank BIT FOR BIT: every point's and every line's arithmetic is V0's in V0's order (the formulas
+// read the ghost planes where V0 wraps; a z line is solved whole on its x-slab; the x and z transforms sum
+// each line as V0 does; the y lines get the global kx's eigenvalue). 11x10x9: the z-slabs and the x-slabs
+// uneven at P = 2 (5 + 4 planes, 6 + 5 columns) and P = 4 (3 + 2 + 2 + 2, 3 + 3 + 3 + 2); at P = 2 both ring
+// neighbours are one rank. 3 steps of the synthetic case (stretched y).
+TEST(Fracstep, V1OnRealRanksEqualsV0) {
+  CaseOptions o = options("synthetic", 11, 10, 9);
+  const Ran<double> v0 = run<double>(*problem(o), "cpu-serial", 3);
+  o.params = {"variant=V1"};
+  for (int ranks : {2, 3, 4}) {
+    const auto v1 = problem(o);
+    const RealRanks got = run_real_ranks(*v1, ranks, 3);
+    for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(got.state.field(f), v0.state.field(f)) << "V1 p = " << ranks << " " << f;
+    EXPECT_EQ(got.max_divergence, v0.checks["max_divergence"].get<double>()) << "final checks over the ranks' own cells";
+    EXPECT_LT(got.max_divergence, 1e-12) << "projected";
+    EXPECT_EQ(v1->describe()["real_ranks"], ranks);
+    EXPECT_EQ(v1->describe()["emulated"], false);
+    for (int r = 0; r < ranks; ++r) {
+      EXPECT_EQ(got.calls[std::size_t(r)].at("adi_z"), 9) << "a call a sub-step";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("tdma_c"), 9) << "the y lines of its x-slab";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("ghost_rows"), 27) << "three ghost-plane exchanges a sub-step";
+      EXPECT_EQ(got.calls[std::size_t(r)].count("adi_y/r0/local"), 0u) << "no split y solve";
+    }
+  }
+  const RealRanks omp = run_real_ranks(*problem(o), 2, 3, "cpu-omp", 2);  // cpu_omp ranks, 2 threads each
+  for (const char* f : {"u", "v", "w", "p"}) EXPECT_EQ(omp.state.field(f), v0.state.field(f)) << "cpu_omp ranks " << f;
+}
+
+// What V1 refuses: y_ranks (it splits z over real ranks), one rank (V1 is --ranks P; one rank is V0), more
+// ranks than z planes or x columns, GPU ranks (not built), V2's options; and the message says which.
+TEST(Fracstep, V1RefusesWhatItCannotRun) {
+  const auto refusal = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no refusal");
+  };
+  CaseOptions o = options("synthetic", 11, 10, 9);
+  o.params = {"variant=V1", "y_ranks=2"};
+  EXPECT_NE(refusal([&] { problem(o); }).find("V1 splits z over real ranks (--ranks P), not y"), std::string::npos);
+  for (const char* other : {"split_factors=shared", "gpu_messages=peer", "batches=2"}) {
+    o.params = {"variant=V1", other};
+    EXPECT_THROW(problem(o), std::invalid_argument) << other;
+  }
+  o.params = {"variant=V1"};
+  const ResolvedRecipe cpu = resolve(find_recipe("fracstep", "cpu-serial"), {});
+  EXPECT_NE(refusal([&] { problem(o)->make_solver(Precision<double>{}, cpu, SolverOptions{}, nullptr); }).find("V1 runs on P real z-slab ranks: --ranks P"),
+            std::string::npos);
+  const auto v1 = problem(o);
+  const auto& slabs = dynamic_cast<const SlabAssigner&>(*v1);
+  EXPECT_NE(refusal([&] { slabs.assign_slabs(10); }).find("needs a z plane and an x column a rank"), std::string::npos) << "nz = 9";
+  o = options("synthetic", 4, 10, 9);
+  o.params = {"variant=V1"};
+  EXPECT_NE(refusal([&] { dynamic_cast<const SlabAssigner&>(*problem(o)).assign_slabs(5); }).find("an x column a rank"), std::string::npos)
+      << "nx = 4";
+  EXPECT_EQ(slabs.assign_slabs(2).size(), 2u);
+  ResolvedRecipe gpu = cpu;
+  gpu.backend = Backend::cuda;
+  EXPECT_NE(refusal([&] { v1->make_solver(Precision<double>{}, gpu, SolverOptions{}, nullptr); }).find("V1 on GPU ranks is not built"),
+            std::string::npos);
+}
+
 TEST(Fracstep, RealRanksRefuseV0AndAnotherYRanks) {
   const auto v0 = problem(options("synthetic", 12, 20, 9));
   EXPECT_THROW(dynamic_cast<const SlabAssigner&>(*v0).assign_slabs(2), std::invalid_argument);
@@ -454,7 +521,7 @@ TEST(Fracstep, RefusesWhatItCannotRun) {
   EXPECT_THROW(problem(bad), std::invalid_argument);
   bad.params = {"stretch=1"};
   EXPECT_THROW(problem(bad), std::invalid_argument);
-  for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V2", "y_ranks=1"},
+  for (const std::vector<std::string>& v : {std::vector<std::string>{"variant=V1", "y_ranks=2"}, {"variant=V3"}, {"variant=V2", "y_ranks=1"},
                                             {"variant=V2", "y_ranks=9"}, {"variant=V2", "y_ranks=3"}, {"y_ranks=2"},
                                             {"split_factors=shared"}, {"variant=V2", "y_ranks=2", "split_factors=once"},
                                             {"variant=V2", "y_ranks=2", "rank_phases=0", "split_factors=shared"},

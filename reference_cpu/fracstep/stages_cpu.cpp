@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include "fracstep/stage_call.hpp"
+#include "fracstep/transpose_ranks_host.hpp"
 #include "registry.hpp"
 
 namespace nsb {
@@ -39,6 +40,19 @@ void rhs(const FracstepCall<T>& c) {
         }
 }
 
+// V1 on a real z-slab rank: du, dv, dw to the rank's x-slabs (M1), every whole z line there solved as V0
+// solves it (adi_line, the same table; its stride is the x-slab's plane), and back (M2).
+template <class T>
+void adi_z_on_x_slabs(const FracstepCall<T>& c, ZSlabTransposes<T>& z) {
+  z.to_x_slabs(c.dvel);
+  const int columns = z.columns(), ny = z.shape().ny;
+  const std::ptrdiff_t stride = std::ptrdiff_t(columns) * ny;
+#pragma omp parallel for schedule(static) num_threads(threads_of(c)) if (parallel(c))
+  for (int line = 0; line < columns * ny; ++line)
+    for (int comp = 0; comp < 3; ++comp) adi_line(c.adi[2][comp], z.x_slab(comp) + line, stride);
+  z.to_z_slabs(c.dvel);
+}
+
 template <class T>
 void adi(const FracstepCall<T>& c, int axis) {
   const Grid g = c.grid;
@@ -56,6 +70,7 @@ void adi(const FracstepCall<T>& c, int axis) {
                        HostSplitLaunch{threads_of(c), parallel(c)}, RankPhaseSections{c.timer, c.rank_phases});
     return;
   }
+  if (axis == 2 && c.z_slabs) return adi_z_on_x_slabs(c, *c.z_slabs);
   const AdiLines lines = adi_lines(g, axis);
 #pragma omp parallel for schedule(static) num_threads(threads_of(c)) if (parallel(c))
   for (int line = 0; line < lines.count; ++line)

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "fracstep/transpose_ranks_host.hpp"
 #include "poisson/fft_solve.hpp"
 #include "poisson/host_ops.hpp"
 #include "tridiag/split_comm.hpp"
@@ -176,6 +177,77 @@ void y_lines(const PoissonDirectCall<T>& c, std::vector<Cd>& w, const AxisTransf
     }
 }
 
+// The compact spectral array of the interior of rhs_scale * rhs (x fastest), in double.
+template <class T>
+std::vector<Cd> spectral_rhs(const PoissonDirectCall<T>& c) {
+  const Grid g = c.grid;
+  std::vector<Cd> w(g.interior_points());
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)] = {double(c.rhs_scale) * double(c.rhs[g.idx(i + 1, j + 1, k + 1)]), 0};
+  return w;
+}
+// p's interior from the compact array's real parts, its ghost layer by the faces.
+template <class T>
+void write_solution(const PoissonDirectCall<T>& c, const std::vector<Cd>& w, int threads) {
+  const Grid g = c.grid;
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) c.p[g.idx(i + 1, j + 1, k + 1)] = T(w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)].re);
+  apply_faces_host(c.p, g, c.faces, threads);
+}
+
+// fracstep V1 on a real z-slab host rank (PoissonZSlab): V0's solve split at its transposes. The x transform
+// on the rank's z-slab (whole x lines), the spectral field to its x-slab (P1: transpose_on_host_rank, 2 words
+// a point), the z transform, the y lines (each with its global kx's and kz's eigenvalues; the null-space line
+// (0, 0) is whole on the rank holding kx = 0) and the inverse z transform there, back to the z-slab (P4), the
+// inverse x transform. Every line's sums are V0's in V0's order, so the result is V0's bit for bit. The ghost
+// layer is set by the faces as on one rank; the cut z planes' ghosts are the caller's (fracstep exchanges them).
+template <class T>
+void solve_z_slab(const PoissonDirectCall<T>& c, const AxisTransform* t, int threads, bool parallel) {
+  const Grid g = c.grid;
+  const PoissonZSlab& z = c.z_slab;
+  const TransposeShape shape{g.nx, g.ny, z.planes, z.comm->size(), 2};
+  check_transpose_shape(shape);
+  if (shape.nzs(z.rank) != g.nz || shape.z0(z.rank) != z.first_plane)
+    throw std::logic_error("poisson/fft2_tridiag: a z-slab rank's planes are not its block of the whole z");
+  const int columns = shape.nxs(z.rank), x0 = shape.x0(z.rank);
+  const int len_z[3] = {g.nx, g.ny, g.nz}, len_x[3] = {columns, g.ny, z.planes};
+  const double h[3] = {g.dx(), g.dy(), z.dz};
+  const AxisBasis bx = axis_basis(t[0], g.nx), bz = axis_basis(t[2], z.planes);
+  std::vector<Cd> w = spectral_rhs(c), wx(std::size_t(columns) * g.ny * z.planes);
+  thread_local std::vector<double> buffer;
+  const ZSlabView<double> view{&w[0].re, 2 * std::ptrdiff_t(g.nx), 2 * std::ptrdiff_t(g.nx) * g.ny};
+
+  c.phases.begin(c.phases.transforms);
+  transform_axis(w, len_z, 0, bx.forward, threads, parallel);
+  transpose_on_host_rank(*z.comm, shape, z.rank, view, &wx[0].re, TransposeDirection::z_to_x, buffer);
+  transform_axis(wx, len_x, 2, bz.forward, threads, parallel);
+  c.phases.end(c.phases.transforms);
+
+  c.phases.begin(c.phases.tridiagonal);
+  const PoissonFace lo = c.faces.face[1][0], hi = c.faces.face[1][1];
+  const auto rows = [&](int j) { return tridiagonal_row(j, g.ny, h[1], lo, hi, c.y_faces); };
+  std::vector<double> scratch(wx.size());  // Thomas's c'
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+  for (int k = 0; k < z.planes; ++k)
+    for (int i = 0; i < columns; ++i) {
+      const std::size_t first = i + std::size_t(columns) * g.ny * k;
+      const double shift = axis_eigenvalue(t[0], x0 + i, g.nx, h[0]) + axis_eigenvalue(t[2], k, z.planes, h[2]);
+      const bool singular = axis_constant_mode(t[0], x0 + i) && axis_constant_mode(t[2], k) && lo == PoissonFace::neumann;
+      thomas_line(wx.data() + first, columns, g.ny, rows, shift, scratch.data() + first, singular);
+    }
+  c.phases.end(c.phases.tridiagonal);
+
+  c.phases.begin(c.phases.transforms);
+  transform_axis(wx, len_x, 2, bz.inverse, threads, parallel);
+  transpose_on_host_rank(*z.comm, shape, z.rank, view, &wx[0].re, TransposeDirection::x_to_z, buffer);
+  transform_axis(w, len_z, 0, bx.inverse, threads, parallel);
+  write_solution(c, w, threads);
+  c.phases.end(c.phases.transforms);
+}
+
 template <class T>
 void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
   const Grid g = c.grid;
@@ -185,14 +257,12 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
   const int len[3] = {g.nx, g.ny, g.nz};
   const double h[3] = {g.dx(), g.dy(), g.dz()};
   AxisTransform t[3];
+  for (int a = 0; a < 3; ++a) t[a] = axis_transform(c.faces, a, nullptr);
+  if (c.z_slab.comm) return solve_z_slab(c, t, threads, parallel);
   AxisBasis basis[3];
-  for (int a = 0; a < 3; ++a) t[a] = axis_transform(c.faces, a, nullptr), basis[a] = axis_basis(t[a], len[a]);
+  for (int a = 0; a < 3; ++a) basis[a] = axis_basis(t[a], len[a]);
 
-  std::vector<Cd> w(g.interior_points());
-  for (int k = 0; k < g.nz; ++k)
-    for (int j = 0; j < g.ny; ++j)
-      for (int i = 0; i < g.nx; ++i)
-        w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)] = {double(c.rhs_scale) * double(c.rhs[g.idx(i + 1, j + 1, k + 1)]), 0};
+  std::vector<Cd> w = spectral_rhs(c);
 
   c.phases.begin(c.phases.transforms);
   for (int a = 0; a < 3; ++a)
@@ -220,10 +290,7 @@ void solve(const PoissonDirectCall<T>& c, bool tridiagonal) {
   for (int a = 2; a >= 0; --a)
     if (!(tridiagonal && a == 1)) transform_axis(w, len, a, basis[a].inverse, threads, parallel);
 
-  for (int k = 0; k < g.nz; ++k)
-    for (int j = 0; j < g.ny; ++j)
-      for (int i = 0; i < g.nx; ++i) c.p[g.idx(i + 1, j + 1, k + 1)] = T(w[i + std::size_t(g.nx) * (j + std::size_t(g.ny) * k)].re);
-  apply_faces_host(c.p, g, c.faces, threads);
+  write_solution(c, w, threads);
   c.phases.end(c.phases.transforms);
 }
 

@@ -14,7 +14,8 @@
 // The formulas read neighbours through these rules (velocity_at, pressure_at), so no stage writes a
 // ghost layer: every stage reads only interior storage (phi's ghosts, which the Poisson method sets, are
 // never read either), except on a y-slab rank of a real V2 run, whose formulas read the ghost row of a
-// cut face (YWalls), which the solver fills from the neighbour before the stage.
+// cut face (YWalls), and on a z-slab rank of a real V1 run, whose formulas read its ghost planes 0 and
+// nz + 1 instead of wrapping z (YWalls::z_wrap); the solver fills both from the neighbours before the stage.
 #pragma once
 
 #include <cstddef>
@@ -58,14 +59,18 @@ NSB_FS_HD int wrap_periodic(int i, int n) { return i < 1 ? i + n : i > n ? i - n
 // wrapped, y by the wall rules above. Also right for a velocity increment du (walls homogeneous too).
 // Which of a grid's y faces are walls: both on one rank; a y-slab rank of a real V2 run (fracstep.md,
 // "V2 on real ranks") has a wall only where its slab meets the channel's, and reads its ghost row (the
-// neighbour's edge row, exchanged before the stage) across a cut face.
+// neighbour's edge row, exchanged before the stage) across a cut face. z_wrap: z wraps within the grid
+// (one rank, or a y-slab rank: every plane is there); false on a z-slab rank of a real V1 run ("V1 on
+// real ranks (host)"), whose z neighbours past its planes are its ghost planes 0 and nz + 1 (the ring
+// neighbours' edge planes, exchanged before the stage).
 struct YWalls {
   bool lo = true, hi = true;
+  bool z_wrap = true;
 };
 
 template <class T>
 NSB_FS_HD T velocity_at(const T* q, const Grid& g, int comp, int i, int j, int k, YWalls w = {}) {
-  i = wrap_periodic(i, g.nx), k = wrap_periodic(k, g.nz);
+  i = wrap_periodic(i, g.nx), k = w.z_wrap ? wrap_periodic(k, g.nz) : k;
   if (comp == 1) return ((w.lo && j <= 0) || (w.hi && j >= g.ny)) ? T(0) : q[g.idx(i, j, k)];
   if (w.lo && j < 1) return -q[g.idx(i, 1, k)];
   if (w.hi && j > g.ny) return -q[g.idx(i, g.ny, k)];
@@ -76,7 +81,7 @@ NSB_FS_HD T velocity_at(const T* q, const Grid& g, int comp, int i, int j, int k
 // family's neumann faces).
 template <class T>
 NSB_FS_HD T pressure_at(const T* p, const Grid& g, int i, int j, int k, YWalls w = {}) {
-  i = wrap_periodic(i, g.nx), k = wrap_periodic(k, g.nz);
+  i = wrap_periodic(i, g.nx), k = w.z_wrap ? wrap_periodic(k, g.nz) : k;
   j = w.lo && j < 1 ? 1 : w.hi && j > g.ny ? g.ny : j;
   return p[g.idx(i, j, k)];
 }

@@ -1,6 +1,8 @@
 // The fractional-step solver of Ha, Park & You (notes seed_002 Sec. 1.4), V0: one GPU (or the CPU),
 // the whole grid; V2 on y-slabs: emulated on virtual ranks of one device, or one of P real ranks, host or
-// GPU (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves). A time step is three RK3 sub-steps (formulas.hpp), each:
+// GPU (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves); V1 on
+// z-slabs: one of P real host ranks (its planes, ghost planes from its ring neighbours, ADI-Z and the Poisson
+// solve's z part on its x-slab through the all-to-all transposes). A time step is three RK3 sub-steps (formulas.hpp), each:
 //
 //   rhs          explicit right-hand side (RK3 convection, CN viscous, pressure, force)   fracstep/rhs
 //   adi_z        (1 - beta Lz)^-1 on du dv dw, cyclic (Sherman-Morrison)                    fracstep/adi_z
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <map>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -33,6 +36,7 @@
 #include "fracstep/adi_tables.hpp"
 #include "fracstep/gpu_ranks.hpp"
 #include "fracstep/stage_call.hpp"
+#include "fracstep/transpose_ranks_host.hpp"
 #include "nvtx.hpp"
 #include "poisson/fft_solve.hpp"
 #include "poisson/poisson.hpp"
@@ -129,13 +133,16 @@ inline PoissonFaces fracstep_faces() {
 // A y-slab rank of a real V2 run (fracstep.md, "V2 on real ranks"; --ranks P, host arrays or a GPU of
 // the threads driver): the solver's grid is its slab (its rows and a ghost row each side), `first` its
 // first cell row of the channel (0-based), `whole` the channel's grid, `device` its GPU (cuda). comm
-// null: one rank (V0, or V2 emulated on virtual ranks).
+// null: one rank (V0, or V2 emulated on virtual ranks). z_slabs: a z-slab host rank of a real V1 run
+// (fracstep.md, "V1 on real ranks (host)"): the grid is its planes and a ghost plane each side, `first`
+// its first plane of the channel (0-based).
 struct FracstepRank {
   Communicator* comm = nullptr;
   int rank = 0, ranks = 1;
   int first = 0;
   Grid whole;
   int device = -1;
+  bool z_slabs = false;
 };
 
 template <class T>
@@ -151,7 +158,7 @@ class FracstepSolver final : public Solver<T> {
   FracstepSolver(const Grid& g, const FracstepParameters& prm, const ResolvedRecipe& r, const SolverOptions& o,
                  const FracstepRank& rank = {})
       : grid_(g), prm_(prm), recipe_(r), rank_(rank), fields_(g.padded_points(), r.backend == Backend::cuda),
-        metric_(rank.comm ? y_metric_rows(y_metric_values(prm.y_faces), rank.whole.ny, rank.first, g.ny) : y_metric_values(prm.y_faces),
+        metric_(rank.comm && !rank.z_slabs ? y_metric_rows(y_metric_values(prm.y_faces), rank.whole.ny, rank.first, g.ny) : y_metric_values(prm.y_faces),
                 r.backend == Backend::cuda),
         tables_(rank.comm ? rank.whole : g, prm.dt, prm.nu, y_metric_values(prm.y_faces), r.backend == Backend::cuda),
         poisson_(make_poisson_method<T>(fracstep_poisson_method(o), {})) {
@@ -171,7 +178,12 @@ class FracstepSolver final : public Solver<T> {
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
     }
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
-    if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: gpu_messages)
+    if (rank.comm && rank.z_slabs) {  // a real V1 rank: ADI-Z through its x-slabs (host ranks only)
+      if (gpu)
+        throw std::invalid_argument("fracstep: V1 on GPU ranks is not built (its host path only: --backend cpu_serial or cpu_omp)");
+      z_transposes_ = std::make_unique<ZSlabTransposes<T>>(*rank.comm, g, rank.whole, rank.rank);
+      call_.z_slabs = z_transposes_.get();
+    } else if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: gpu_messages)
       if (gpu) {
         links_ = make_gpu_rank_links<T>(prm.gpu_messages, *rank.comm, g, stream_, rank.device, prm.overlap);
         messages_ = std::move(links_.messages), ghost_rows_ = std::move(links_.ghost_rows), overlap_ = std::move(links_.overlap);
@@ -189,7 +201,7 @@ class FracstepSolver final : public Solver<T> {
     for (int s = 0; s < 6; ++s) stage_[s] = &recipe_[kFracstepStages[s]];
     exec_ = Exec{r.backend, o.threads, stream_, nullptr, 0};
     call_.grid = g;
-    call_.spacing = metric_.spacing(g);
+    call_.spacing = metric_.spacing(spacing_grid());
     call_.spacing.walls = walls();
     call_.p = fields_["p"], call_.phi = fields_["phi"], call_.div = fields_["div"];
     const char* vel[3] = {"u", "v", "w"};
@@ -237,12 +249,24 @@ class FracstepSolver final : public Solver<T> {
       fields_.upload(name, s.has(name) ? s.field(name) : std::vector<T>(grid_.padded_points(), T(0)));
     step_ = s.step;
     time_ = s.time;
+    if (rank_.z_slabs)
+      for (const std::string& name : state_names())
+        loaded_ghost_planes_[name] = s.has(name) ? ghost_planes(s.field(name)) : std::vector<T>(2 * std::size_t(grid_.sz()), T(0));
     sync();
   }
+  // A z-slab rank's ghost planes are working copies of its neighbours' planes (the exchanges); its state
+  // keeps the ghost planes it was loaded with, as one rank keeps its ghost layer (never written), so that
+  // the gathered state is comparable with V0's arrays whole.
   HostState<T> save() const override {
     sync();
     HostState<T> s{grid_, {}, step_, time_};
     for (const std::string& name : state_names()) s.fields.emplace_back(name, fields_.buffer(name).download());
+    if (rank_.z_slabs)
+      for (auto& [name, values] : s.fields) {
+        const std::vector<T>& kept = loaded_ghost_planes_.at(name);
+        std::copy(kept.begin(), kept.begin() + grid_.sz(), values.begin());
+        std::copy(kept.begin() + grid_.sz(), kept.end(), values.begin() + std::ptrdiff_t(grid_.idx(0, 0, grid_.nz + 1)));
+      }
     return s;
   }
 
@@ -265,11 +289,12 @@ class FracstepSolver final : public Solver<T> {
   // largest over the ranks.
   nlohmann::json final_checks() override {
     exchange_ghost_rows({call_.vel[0], call_.vel[1], call_.vel[2]}, false);
-    const HostState<T> s = save();
-    const T* vel[3] = {s.field("u").data(), s.field("v").data(), s.field("w").data()};
+    sync();  // the fields as they are (save() would put back a z-slab rank's loaded ghost planes)
+    const std::vector<T> host[3] = {fields_.buffer("u").download(), fields_.buffer("v").download(), fields_.buffer("w").download()};
+    const T* vel[3] = {host[0].data(), host[1].data(), host[2].data()};
     const std::vector<T> zero(grid_.padded_points(), T(0));
     const T* none[3] = {zero.data(), zero.data(), zero.data()};
-    Spacing<T> sp = metric_.host_spacing(grid_);
+    Spacing<T> sp = metric_.host_spacing(spacing_grid());
     sp.walls = walls();
     double max_div = 0, max_vel = 0;
     for (int k = 1; k <= grid_.nz; ++k)
@@ -279,7 +304,7 @@ class FracstepSolver final : public Solver<T> {
           for (int c = 0; c < 3; ++c) max_vel = std::max(max_vel, std::abs(double(vel[c][grid_.idx(i, j, k)])));
         }
     if (rank_.comm) max_div = rank_.comm->allreduce_max(max_div), max_vel = rank_.comm->allreduce_max(max_vel);
-    double h = std::min(grid_.dx(), grid_.dz());
+    double h = std::min(spacing_grid().dx(), spacing_grid().dz());
     for (int j = 0; j < int(prm_.y_faces.size()) - 1; ++j) h = std::min(h, prm_.y_faces[std::size_t(j) + 1] - prm_.y_faces[std::size_t(j)]);
     return {{"max_divergence", max_div},
             {"relative_divergence", max_vel > 0 ? max_div * h / max_vel : max_div},
@@ -350,8 +375,9 @@ class FracstepSolver final : public Solver<T> {
     e.rhs_scale = T(1.0 / (2 * Rk3::alpha(k) * prm_.dt));
     e.y_faces = prm_.y_stretch > 0 ? prm_.y_faces.data() : nullptr;
     e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact, e.y_factors_shared = prm_.split_factors_shared;
-    e.phases = {timer_, kFsFft, kFsTdmaC, rank_.comm || (prm_.y_ranks > 1 && prm_.rank_phases) ? int(kFsTdmaCRanks) : -1};
-    if (rank_.comm) e.y_slab = {rank_.comm, rank_.rank, rank_.first, rank_.whole.ny, rank_.whole.dy()};
+    e.phases = {timer_, kFsFft, kFsTdmaC, (rank_.comm && !rank_.z_slabs) || (prm_.y_ranks > 1 && prm_.rank_phases) ? int(kFsTdmaCRanks) : -1};
+    if (rank_.z_slabs) e.z_slab = {rank_.comm, rank_.rank, rank_.whole.nz, rank_.first, rank_.whole.dz()};
+    else if (rank_.comm) e.y_slab = {rank_.comm, rank_.rank, rank_.first, rank_.whole.ny, rank_.whole.dy()};
     if (ghost_rows_) set_y_messages(e.y_slab, messages_.get());  // a GPU rank's TDMA-C talks as its ADI-Y
     e.y_slab.overlap = overlap_.get(), e.y_slab.batches = prm_.batches;  // and overlaps as it does (V2-async)
     e.exec = exec_;
@@ -360,17 +386,32 @@ class FracstepSolver final : public Solver<T> {
     end(kFsPoisson);
   }
 
-  YWalls walls() const { return {rank_.rank == 0, rank_.rank == rank_.ranks - 1}; }
+  YWalls walls() const {
+    if (rank_.z_slabs) return {true, true, false};  // the channel's walls; z read from the ghost planes
+    return {rank_.rank == 0, rank_.rank == rank_.ranks - 1};
+  }
+  // The grid whose steps the formulas take: a z-slab rank's own lz / nz may differ from the channel's dz in
+  // the last bit, so it takes the channel's (its nx, ny are the channel's too).
+  Grid spacing_grid() const { return rank_.z_slabs ? rank_.whole : grid_; }
+  // Planes 0 and nz + 1 of a padded field, one after the other.
+  std::vector<T> ghost_planes(const std::vector<T>& f) const {
+    std::vector<T> out(f.begin(), f.begin() + grid_.sz());
+    const auto top = f.begin() + std::ptrdiff_t(grid_.idx(0, 0, grid_.nz + 1));
+    out.insert(out.end(), top, top + grid_.sz());
+    return out;
+  }
 
   // A y-slab rank's ghost rows of these fields from its neighbours' edge rows (row 1 goes down, row ny
   // up): a row of a field is its nz + 2 padded planes' runs of NX values; host arrays through the
   // Communicator, GPU arrays by peer copies or NCCL (ghost_rows_, gpu_ranks.hpp). A global wall's ghost row is
   // never read (the formulas' wall rules). Timed as section ghost_rows (a step's, not final_checks').
   // One rank: nothing.
+  // A z-slab rank of V1: its ghost planes instead (exchange_ghost_planes_host), timed in the same section.
   void exchange_ghost_rows(std::initializer_list<T*> fields, bool timed = true) {
     if (!rank_.comm) return;
     if (timed) begin(kFsGhostRows);
     if (ghost_rows_) ghost_rows_->exchange(std::vector<T*>(fields));
+    else if (rank_.z_slabs) exchange_ghost_planes_host(fields);
     else exchange_ghost_rows_host(fields);
     if (timed) end(kFsGhostRows);
   }
@@ -400,6 +441,30 @@ class FracstepSolver final : public Solver<T> {
     if (above) copy_rows(grid_.ny + 1, recv_[1], false);
   }
 
+  // A z-slab rank's ghost planes of these fields from its ring neighbours (z periodic): its plane 1 goes to
+  // the rank below (their plane nz + 1), its plane nz to the rank above (their plane 0); a plane of a field is
+  // NX NY contiguous values. Sent below first, received from above first: at P = 2 both neighbours are one
+  // rank, whose two messages arrive in the order sent.
+  void exchange_ghost_planes_host(std::initializer_list<T*> fields) {
+    const std::size_t plane = std::size_t(grid_.sz()), values = plane * fields.size(), bytes = values * sizeof(T);
+    const auto copy_planes = [&](int k, std::vector<T>& buffer, bool pack) {
+      buffer.resize(values);
+      std::size_t at = 0;
+      for (T* f : fields) {
+        T* first = f + grid_.idx(0, 0, k);
+        if (pack) std::copy(first, first + plane, buffer.begin() + std::ptrdiff_t(at));
+        else std::copy(buffer.begin() + std::ptrdiff_t(at), buffer.begin() + std::ptrdiff_t(at + plane), first);
+        at += plane;
+      }
+    };
+    const int below = (rank_.rank + rank_.ranks - 1) % rank_.ranks, above = (rank_.rank + 1) % rank_.ranks;
+    copy_planes(1, send_[0], true), copy_planes(grid_.nz, send_[1], true);
+    recv_[0].resize(values), recv_[1].resize(values);
+    rank_.comm->neighbour_exchange({{below, send_[0].data(), bytes}, {above, send_[1].data(), bytes}},
+                                   {{above, recv_[1].data(), bytes}, {below, recv_[0].data(), bytes}});
+    copy_planes(0, recv_[0], false), copy_planes(grid_.nz + 1, recv_[1], false);
+  }
+
   void begin(int section) {
     if (timer_) timer_->begin(section);
   }
@@ -414,6 +479,8 @@ class FracstepSolver final : public Solver<T> {
   std::unique_ptr<SplitMessages<T>> messages_;  // a real rank's ADI-Y messages
   std::unique_ptr<GhostRows<T>> ghost_rows_;     // a real GPU rank's ghost rows (host ranks: send_, recv_)
   std::unique_ptr<SplitOverlap> overlap_;        // V2-async: its compute stream against its message stream
+  std::unique_ptr<ZSlabTransposes<T>> z_transposes_;  // a V1 rank's ADI-Z transposes
+  std::map<std::string, std::vector<T>> loaded_ghost_planes_;  // a V1 rank's state's ghost planes as loaded
   GpuRankLinks<T> links_;                        // what the two above share on GPU ranks (NCCL's communicator)
   std::vector<T> send_[2], recv_[2];             // its ghost rows' messages (below, above)
   const ResolvedStage* stage_[6] = {};

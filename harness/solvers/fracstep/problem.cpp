@@ -76,7 +76,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     if (prm_.gpu_messages != "peer" && prm_.gpu_messages != "nccl")
       throw std::invalid_argument("fracstep: gpu_messages=" + prm_.gpu_messages + " is not one of peer (peer copies, the threads "
                                   "driver), nccl (NCCL, either driver, one GPU a rank)");
-    if (params.count("gpu_messages") && prm_.variant == "V0")
+    if (params.count("gpu_messages") && (prm_.variant == "V0" || prm_.variant == "V1"))
       throw std::invalid_argument("fracstep: gpu_messages is how V2's GPU ranks talk; V0 runs on one rank (add "
                                   "--case-param variant=V2 --ranks P)");
     set_batches(params);
@@ -101,8 +101,8 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     nlohmann::json d = {{"case", case_name(case_)}, {"re", re_}, {"nu", prm_.nu}, {"dt", prm_.dt}, {"y_stretch", stretch_},
             {"variant", prm_.variant}, {"y_ranks", y_ranks()}, {"emulated", y_ranks() > 1 && real_ranks_ <= 1},
             {"real_ranks", real_ranks_},
-            {"adi_y", prm_.variant == "V0" ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
-            {"tdma_c", prm_.variant == "V0" ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
+            {"adi_y", y_ranks() <= 1 ? "thomas" : prm_.momentum_exact ? "ppt" : "pdd"},
+            {"tdma_c", y_ranks() <= 1 ? "thomas" : prm_.poisson_exact ? "ppt" : "pdd"},
             {"rank_phases", y_ranks() > 1 && !prm_.overlap && (prm_.rank_phases || real_ranks_ > 1)},
             {"split_factors", prm_.split_factors_shared ? "shared" : "per_line"},
             {"overlap", prm_.overlap},
@@ -130,13 +130,21 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     }
     return s;
   }
-  // --ranks P (P > 1): V2 on P y-slab ranks (decompose_y: the split y solves' blocks); one rank: V0, or V2
-  // emulated with y_ranks virtual ranks (the reference of a real P-rank run: y_ranks = P).
+  // --ranks P (P > 1): V2 on P y-slab ranks (decompose_y: the split y solves' blocks), V1 on P z-slab ranks
+  // (decompose_z, z periodic: P <= nz, and P <= nx for its x-slabs); one rank: V0, or V2 emulated with
+  // y_ranks virtual ranks (the reference of a real P-rank run: y_ranks = P; of V1's: V0).
   std::vector<Slab> assign_slabs(int ranks) const override {
     if (ranks == 1) return decompose_z(grid_, 1, true);
     if (prm_.variant == "V0")
       throw std::invalid_argument("fracstep: V0 runs on one rank; --ranks P runs V2 on P y-slab ranks: add --case-param "
-                                  "variant=V2 (or V2-acc, V2-ppt)");
+                                  "variant=V2 (or V2-acc, V2-ppt), or V1 on P z-slab ranks (variant=V1)");
+    if (prm_.variant == "V1") {
+      if (ranks > grid_.nz || ranks > grid_.nx)
+        throw std::invalid_argument("fracstep: V1 on " + std::to_string(ranks) + " ranks needs a z plane and an x column a rank "
+                                    "(its z-slabs and x-slabs): nz = " + std::to_string(grid_.nz) + ", nx = " + std::to_string(grid_.nx));
+      real_ranks_ = ranks;
+      return decompose_z(grid_, ranks, true);
+    }
     if (prm_.y_ranks != 0 && prm_.y_ranks != ranks)
       throw std::invalid_argument("fracstep: y_ranks=" + std::to_string(prm_.y_ranks) + " but --ranks " + std::to_string(ranks) +
                                   ": on real ranks y_ranks is the rank count (leave it out)");
@@ -149,6 +157,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
   std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
     FracstepParameters prm = prm_;
     prm.y_ranks = y_ranks();
+    if (prm.variant == "V1") return v1_solver<T>(prm, r, o, ctx);
     if (prm.variant != "V0" && prm.y_ranks < 2)
       throw std::invalid_argument("fracstep: " + prm.variant + (prm.overlap ? " needs --ranks P (P real GPU y-slab ranks)" :
                                   " needs y_ranks=P (P virtual ranks on one device) or --ranks P (P real y-slab ranks)"));
@@ -163,6 +172,21 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     const FracstepRank rank{ctx->comm, ctx->rank, int(ctx->slabs.size()), slab.y_begin - 1, grid_, ctx->device};
     return std::make_unique<FracstepSolver<T>>(slab_grid(grid_, slab), prm, r, o, rank);
   }
+  // V1 (--ranks P, host ranks): a rank's z-slab solver; the run's one-rank reference is V0 (the same
+  // formulas, the same lines: V1's numbers are V0's bit for bit, test V1OnRealRanksEqualsV0).
+  template <class T>
+  std::unique_ptr<Solver<T>> v1_solver(FracstepParameters prm, const ResolvedRecipe& r, const SolverOptions& o,
+                                       const RankContext* ctx) const {
+    if (r.backend == Backend::cuda)
+      throw std::invalid_argument("fracstep: V1 on GPU ranks is not built (its host path only: --backend cpu_serial or cpu_omp)");
+    if (real_ranks_ < 2)
+      throw std::invalid_argument("fracstep: V1 runs on P real z-slab ranks: --ranks P (P >= 2); one rank is V0");
+    if (!ctx || !ctx->decomposed()) return std::make_unique<FracstepSolver<T>>(grid_, prm, r, o);
+    const Slab& slab = ctx->slab();
+    const FracstepRank rank{ctx->comm, ctx->rank, int(ctx->slabs.size()), slab.z_begin - 1, grid_, ctx->device, true};
+    return std::make_unique<FracstepSolver<T>>(slab_grid(grid_, slab), prm, r, o, rank);
+  }
+
   template <class T>
   nlohmann::json check(const HostState<T>& s, bool) const {
     if (case_ == FsCase::synthetic) return {{"kind", "none"}, {"detail", "a timing case: no exact solution"}};
@@ -205,8 +229,14 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
       prm_.y_ranks = 1;
       return;
     }
+    if (v == "V1") {  // z-slabs on real host ranks (--ranks P; assign_slabs)
+      if (ranks != 0)
+        throw std::invalid_argument("fracstep: V1 splits z over real ranks (--ranks P), not y: drop y_ranks");
+      prm_.y_ranks = 1;
+      return;
+    }
     if (v != "V2" && v != "V2-acc" && v != "V2-ppt" && v != "V2-async")
-      throw std::invalid_argument("fracstep: variant=" + v + " is not one of V0, V2, V2-acc, V2-ppt, V2-async (V1: not built)");
+      throw std::invalid_argument("fracstep: variant=" + v + " is not one of V0, V1, V2, V2-acc, V2-ppt, V2-async");
     if (v == "V2-async" && ranks != 0)
       throw std::invalid_argument("fracstep: V2-async overlaps real ranks' messages: --ranks P, not y_ranks (virtual ranks "
                                   "have no messages to overlap)");
@@ -236,7 +266,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
   void set_split_factors(const std::string& v) {
     if (v != "per_line" && v != "shared")
       throw std::invalid_argument("fracstep: split_factors=" + v + " is not per_line or shared");
-    if (v == "shared" && prm_.variant == "V0")
+    if (v == "shared" && (prm_.variant == "V0" || prm_.variant == "V1"))
       throw std::invalid_argument("fracstep: split_factors=shared is V2's split y solve (--case-param variant=V2, V2-acc or V2-ppt)");
     if (v == "shared" && !prm_.rank_phases && prm_.y_ranks > 1)
       throw std::invalid_argument("fracstep: split_factors=shared runs the y solves rank by rank (rank_phases=1)");
@@ -311,7 +341,8 @@ const SolverRegistrar reg{SolverDef{
     .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
                    "tridiagonal Poisson), staggered, x/z periodic, y walls stretched; V0 (one GPU), V2 / V2-acc / V2-ppt "
                    "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P) or on real y-slab ranks, host "
-                   "or GPU (--ranks P --case-param variant=V2); V2-async: V2 on GPU ranks with the split y solves' NCCL "
+                   "or GPU (--ranks P --case-param variant=V2); V1 on real z-slab host ranks with its global transposes (--ranks P "
+                   "--case-param variant=V1); V2-async: V2 on GPU ranks with the split y solves' NCCL "
                    "messages overlapping the next batch of lines (--ranks P --case-param variant=V2-async [batches=K])",
     .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),

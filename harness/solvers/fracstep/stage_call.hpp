@@ -10,8 +10,9 @@
 //   fracstep/divergence  reads u v w, du dv dw -> writes div = div(u + du) at the cells
 //   fracstep/correct     reads du dv dw, phi -> u v w += du - 2 alpha dt G phi; p += phi
 //
-// Every kind works on the whole interior of its grid (no z range): the whole channel, or a y-slab rank's
-// rows (V2 on real ranks: spacing.walls says which y faces are walls).
+// Every kind works on the whole interior of its grid (no z range): the whole channel, a y-slab rank's
+// rows (V2 on real ranks: spacing.walls says which y faces are walls) or a z-slab rank's planes (V1 on
+// real host ranks: spacing.walls.z_wrap false, its ghost planes read).
 #pragma once
 
 #include <string>
@@ -23,6 +24,9 @@
 #include "timer.hpp"
 
 namespace nsb {
+
+template <class T>
+class ZSlabTransposes;  // fracstep/transpose_ranks_host.hpp (host ranks of V1)
 
 template <class T>
 struct FracstepCall {
@@ -60,6 +64,9 @@ struct FracstepCall {
   // y_messages on the message stream that y_overlap orders against the call's stream; untimed inside.
   SplitOverlap* y_overlap = nullptr;
   int y_batches = 1;
+  // V1 on a real z-slab host rank (z_slabs set): adi_z transposes du, dv, dw to the rank's x-slabs (the
+  // all-to-all M1), solves their whole z lines there and transposes back (M2); grid is the rank's z-slab.
+  ZSlabTransposes<T>* z_slabs = nullptr;
   Tuning tuning;
   Exec exec;
 };

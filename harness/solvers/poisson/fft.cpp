@@ -35,6 +35,7 @@ class DirectSolve final : public PoissonMethod<T> {
     c.y_ranks = e.y_ranks, c.y_exact = e.y_exact, c.y_factors_shared = e.y_factors_shared;
     c.phases = e.phases;
     c.y_slab = e.y_slab;
+    c.z_slab = e.z_slab;
     c.workspace = &workspace_;
     c.tuning = stage_.tuning;
     c.exec = e.exec;
@@ -55,6 +56,9 @@ class DirectSolve final : public PoissonMethod<T> {
   // The first solve: the equation is checked and the stage's kernel chosen (plans are built by the
   // variant on its first call, in workspace_).
   void prepare(const PoissonEquation<T>& e) {
+    if (e.z_slab.comm && (!tridiagonal_ || e.exec.backend == Backend::cuda || e.y_ranks > 1 || e.y_slab.comm))
+      throw std::invalid_argument("Poisson method " + name_ + " on a real z-slab rank (fracstep V1): fft2_tridiag on the CPU "
+                                  "only, y whole (the GPU path of V1 is not built)");
     if (e.decomposed && !e.y_slab.comm)
       throw std::invalid_argument("Poisson method " + name_ + " cannot solve a decomposed equation (a rank's slab): " +
                                   "its transforms need whole lines; run it on one rank");

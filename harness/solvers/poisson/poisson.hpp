@@ -97,6 +97,20 @@ struct PoissonYSlab {
   SplitOverlap* overlap = nullptr;
   int batches = 1;
 };
+// fft2_tridiag on a real z-slab host rank (fracstep V1, "V1 on real ranks (host)"): the equation's grid
+// is the rank's planes [first_plane, first_plane + its nz) of `planes` (z periodic, a ghost layer); the
+// solve transforms x on the z-slab, moves the spectral field to the rank's x-slab (V1's all-to-all P1,
+// fracstep/transpose_ranks_host.hpp), transforms z, solves the y lines and transforms z back there, and
+// returns it (P4) for the inverse x transform. dz: the whole z's step (the rank's grid's lz / nz may differ
+// from it in the last bit).
+struct PoissonZSlab {
+  Communicator* comm = nullptr;
+  int rank = 0;
+  int planes = 0;
+  int first_plane = 0;
+  double dz = 0;
+};
+
 template <class T>
 void set_y_messages(PoissonYSlab& s, SplitMessages<T>* m) {
   if constexpr (sizeof(T) == sizeof(float)) s.messages_float = m;
@@ -154,6 +168,7 @@ struct PoissonEquation {
   bool y_factors_shared = false;
   SolvePhases phases;
   PoissonYSlab y_slab;  // fft2_tridiag on a real y-slab rank (y_ranks of them)
+  PoissonZSlab z_slab;  // fft2_tridiag on a real z-slab host rank (fracstep V1)
 };
 
 // The iterative methods' default check interval (jacobi, rbsor, cg, pcg): a check reads a residual back,
