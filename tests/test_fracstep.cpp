@@ -427,6 +427,7 @@ TEST(Fracstep, V1OnRealRanksEqualsV0) {
       EXPECT_EQ(got.calls[std::size_t(r)].at("adi_z"), 9) << "a call a sub-step";
       EXPECT_EQ(got.calls[std::size_t(r)].at("tdma_c"), 9) << "the y lines of its x-slab";
       EXPECT_EQ(got.calls[std::size_t(r)].at("ghost_rows"), 27) << "three ghost-plane exchanges a sub-step";
+      EXPECT_EQ(got.calls[std::size_t(r)].at("all_to_all"), 36) << "ADI-Z's two transposes and the Poisson solve's two a sub-step";
       EXPECT_EQ(got.calls[std::size_t(r)].count("adi_y/r0/local"), 0u) << "no split y solve";
     }
   }

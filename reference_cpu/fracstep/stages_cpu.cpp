@@ -44,13 +44,18 @@ void rhs(const FracstepCall<T>& c) {
 // solves it (adi_line, the same table; its stride is the x-slab's plane), and back (M2).
 template <class T>
 void adi_z_on_x_slabs(const FracstepCall<T>& c, ZSlabTransposes<T>& z) {
+  const bool timed = c.timer && c.z_all_to_all >= 0;
+  if (timed) c.timer->begin(c.z_all_to_all);
   z.to_x_slabs(c.dvel);
+  if (timed) c.timer->end(c.z_all_to_all);
   const int columns = z.columns(), ny = z.shape().ny;
   const std::ptrdiff_t stride = std::ptrdiff_t(columns) * ny;
 #pragma omp parallel for schedule(static) num_threads(threads_of(c)) if (parallel(c))
   for (int line = 0; line < columns * ny; ++line)
     for (int comp = 0; comp < 3; ++comp) adi_line(c.adi[2][comp], z.x_slab(comp) + line, stride);
+  if (timed) c.timer->begin(c.z_all_to_all);
   z.to_z_slabs(c.dvel);
+  if (timed) c.timer->end(c.z_all_to_all);
 }
 
 template <class T>

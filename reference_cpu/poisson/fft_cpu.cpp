@@ -219,10 +219,15 @@ void solve_z_slab(const PoissonDirectCall<T>& c, const AxisTransform* t, int thr
   std::vector<Cd> w = spectral_rhs(c), wx(std::size_t(columns) * g.ny * z.planes);
   thread_local std::vector<double> buffer;
   const ZSlabView<double> view{&w[0].re, 2 * std::ptrdiff_t(g.nx), 2 * std::ptrdiff_t(g.nx) * g.ny};
+  const auto all_to_all = [&](TransposeDirection d) {  // timed on its own where the caller asks (inside transforms)
+    if (z.all_to_all >= 0) c.phases.begin(z.all_to_all);
+    transpose_on_host_rank(*z.comm, shape, z.rank, view, &wx[0].re, d, buffer);
+    if (z.all_to_all >= 0) c.phases.end(z.all_to_all);
+  };
 
   c.phases.begin(c.phases.transforms);
   transform_axis(w, len_z, 0, bx.forward, threads, parallel);
-  transpose_on_host_rank(*z.comm, shape, z.rank, view, &wx[0].re, TransposeDirection::z_to_x, buffer);
+  all_to_all(TransposeDirection::z_to_x);
   transform_axis(wx, len_x, 2, bz.forward, threads, parallel);
   c.phases.end(c.phases.transforms);
 
@@ -242,7 +247,7 @@ void solve_z_slab(const PoissonDirectCall<T>& c, const AxisTransform* t, int thr
 
   c.phases.begin(c.phases.transforms);
   transform_axis(wx, len_x, 2, bz.inverse, threads, parallel);
-  transpose_on_host_rank(*z.comm, shape, z.rank, view, &wx[0].re, TransposeDirection::x_to_z, buffer);
+  all_to_all(TransposeDirection::x_to_z);
   transform_axis(w, len_z, 0, bx.inverse, threads, parallel);
   write_solution(c, w, threads);
   c.phases.end(c.phases.transforms);

@@ -51,10 +51,11 @@ namespace nsb {
 // V2 timed rank by rank (tridiag/split_phases.hpp) adds, inside adi_y and tdma_c, each virtual rank's
 // phases: "adi_y/r<r>/<phase>" from kFsAdiYRanks, "tdma_c/r<r>/<phase>" from kFsTdmaCRanks (r < 8; phase
 // local, pack, exchange, reduced, correct: notes Sec. 6.3's splits of ADI-Y and TDMA-C). A real y-slab
-// rank also times its ghost-row exchanges ("ghost_rows": the paper's y halo).
+// rank also times its ghost-row exchanges ("ghost_rows": the paper's y halo; a V1 z-slab rank's ghost planes),
+// a V1 rank its all-to-all transposes ("all_to_all", inside adi_z and fft: M1, M2, P1, P4).
 enum FracstepSection : int { kFsRhs = 0, kFsAdiZ, kFsAdiY, kFsAdiX, kFsDivergence, kFsCorrect, kFsPoisson, kFsFft, kFsTdmaC,
                              kFsAdiYRanks, kFsTdmaCRanks = kFsAdiYRanks + kPptMaxRanks * kSplitPhases,
-                             kFsGhostRows = kFsTdmaCRanks + kPptMaxRanks * kSplitPhases };
+                             kFsGhostRows = kFsTdmaCRanks + kPptMaxRanks * kSplitPhases, kFsAllToAll };
 inline std::vector<std::string> fracstep_sections() {
   std::vector<std::string> s(std::begin(kFracstepStages), std::end(kFracstepStages));
   for (const char* own : {"poisson", "fft", "tdma_c"}) s.push_back(own);
@@ -62,6 +63,7 @@ inline std::vector<std::string> fracstep_sections() {
     for (int r = 0; r < kPptMaxRanks; ++r)
       for (const char* phase : kSplitPhaseNames) s.push_back(std::string(part) + "/r" + std::to_string(r) + "/" + phase);
   s.push_back("ghost_rows");
+  s.push_back("all_to_all");
   return s;
 }
 
@@ -182,7 +184,7 @@ class FracstepSolver final : public Solver<T> {
       if (gpu)
         throw std::invalid_argument("fracstep: V1 on GPU ranks is not built (its host path only: --backend cpu_serial or cpu_omp)");
       z_transposes_ = std::make_unique<ZSlabTransposes<T>>(*rank.comm, g, rank.whole, rank.rank);
-      call_.z_slabs = z_transposes_.get();
+      call_.z_slabs = z_transposes_.get(), call_.z_all_to_all = kFsAllToAll;
     } else if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: gpu_messages)
       if (gpu) {
         links_ = make_gpu_rank_links<T>(prm.gpu_messages, *rank.comm, g, stream_, rank.device, prm.overlap);
@@ -317,8 +319,11 @@ class FracstepSolver final : public Solver<T> {
     if (section < 0 || section > kFsCorrect) return {};
     return fracstep_model(kFracstepStages[section], grid_, int(sizeof(T)));
   }
-  // fft: forward and inverse; ghost_rows: three exchanges a sub-step
-  double calls_per_step(int section) const override { return section == kFsFft ? 6 : section == kFsGhostRows ? 9 : 3; }
+  // fft: forward and inverse; ghost_rows: three exchanges a sub-step; all_to_all: four transposes a sub-step
+  // (ADI-Z's there and back, of du, dv, dw each; the Poisson solve's there and back)
+  double calls_per_step(int section) const override {
+    return section == kFsFft ? 6 : section == kFsGhostRows ? 9 : section == kFsAllToAll ? 12 : 3;
+  }
 
   void set_timer(SectionTimer* t) override { timer_ = call_.timer = t; }
   int steps_per_graph() const override { return 1; }  // every step runs the same pointers
@@ -376,7 +381,7 @@ class FracstepSolver final : public Solver<T> {
     e.y_faces = prm_.y_stretch > 0 ? prm_.y_faces.data() : nullptr;
     e.y_ranks = prm_.y_ranks, e.y_exact = prm_.poisson_exact, e.y_factors_shared = prm_.split_factors_shared;
     e.phases = {timer_, kFsFft, kFsTdmaC, (rank_.comm && !rank_.z_slabs) || (prm_.y_ranks > 1 && prm_.rank_phases) ? int(kFsTdmaCRanks) : -1};
-    if (rank_.z_slabs) e.z_slab = {rank_.comm, rank_.rank, rank_.whole.nz, rank_.first, rank_.whole.dz()};
+    if (rank_.z_slabs) e.z_slab = {rank_.comm, rank_.rank, rank_.whole.nz, rank_.first, rank_.whole.dz(), kFsAllToAll};
     else if (rank_.comm) e.y_slab = {rank_.comm, rank_.rank, rank_.first, rank_.whole.ny, rank_.whole.dy()};
     if (ghost_rows_) set_y_messages(e.y_slab, messages_.get());  // a GPU rank's TDMA-C talks as its ADI-Y
     e.y_slab.overlap = overlap_.get(), e.y_slab.batches = prm_.batches;  // and overlaps as it does (V2-async)

@@ -67,6 +67,7 @@ struct FracstepCall {
   // V1 on a real z-slab host rank (z_slabs set): adi_z transposes du, dv, dw to the rank's x-slabs (the
   // all-to-all M1), solves their whole z lines there and transposes back (M2); grid is the rank's z-slab.
   ZSlabTransposes<T>* z_slabs = nullptr;
+  int z_all_to_all = -1;  // the section of timer its transposes are timed in (-1: untimed)
   Tuning tuning;
   Exec exec;
 };

@@ -109,6 +109,7 @@ struct PoissonZSlab {
   int planes = 0;
   int first_plane = 0;
   double dz = 0;
+  int all_to_all = -1;  // the section of phases.timer its two transposes are timed in (-1: untimed)
 };
 
 template <class T>
