@@ -76,9 +76,11 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     if (prm_.gpu_messages != "peer" && prm_.gpu_messages != "nccl")
       throw std::invalid_argument("fracstep: gpu_messages=" + prm_.gpu_messages + " is not one of peer (peer copies, the threads "
                                   "driver), nccl (NCCL, either driver, one GPU a rank)");
-    if (params.count("gpu_messages") && (prm_.variant == "V0" || prm_.variant == "V1"))
+    if (params.count("gpu_messages") && prm_.variant == "V0")
       throw std::invalid_argument("fracstep: gpu_messages is how V2's GPU ranks talk; V0 runs on one rank (add "
                                   "--case-param variant=V2 --ranks P)");
+    if (params.count("gpu_messages") && prm_.variant == "V1")
+      throw std::invalid_argument("fracstep: gpu_messages is how V2's GPU ranks talk; V1 runs on host ranks (its GPU path is not built)");
     set_batches(params);
     if (o.nx < 3 || o.nz < 3 || o.ny < 2)
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
