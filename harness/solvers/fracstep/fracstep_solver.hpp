@@ -411,63 +411,46 @@ class FracstepSolver final : public Solver<T> {
   // Communicator, GPU arrays by peer copies or NCCL (ghost_rows_, gpu_ranks.hpp). A global wall's ghost row is
   // never read (the formulas' wall rules). Timed as section ghost_rows (a step's, not final_checks').
   // One rank: nothing.
-  // A z-slab rank of V1: its ghost planes instead (exchange_ghost_planes_host), timed in the same section.
+  // A z-slab rank of V1: its ghost planes instead (exchange_ghost_layers_host), timed in the same section.
   void exchange_ghost_rows(std::initializer_list<T*> fields, bool timed = true) {
     if (!rank_.comm) return;
     if (timed) begin(kFsGhostRows);
     if (ghost_rows_) ghost_rows_->exchange(std::vector<T*>(fields));
-    else if (rank_.z_slabs) exchange_ghost_planes_host(fields);
-    else exchange_ghost_rows_host(fields);
+    else exchange_ghost_layers_host(fields);
     if (timed) end(kFsGhostRows);
   }
-  void exchange_ghost_rows_host(std::initializer_list<T*> fields) {
-    const std::size_t run = std::size_t(grid_.NX()), runs = std::size_t(grid_.NZ()) * fields.size();
-    const auto copy_rows = [&](int j, std::vector<T>& buffer, bool pack) {
-      buffer.resize(run * runs);
-      std::size_t at = 0;
-      for (T* f : fields)
-        for (int k = 0; k < grid_.NZ(); ++k, at += run) {
-          T* row = f + grid_.idx(0, j, k);
-          if (pack) std::copy(row, row + run, buffer.begin() + std::ptrdiff_t(at));
-          else std::copy(buffer.begin() + std::ptrdiff_t(at), buffer.begin() + std::ptrdiff_t(at + run), row);
-        }
-    };
-    std::vector<Communicator::Send> sends;
-    std::vector<Communicator::Recv> recvs;
-    const std::size_t bytes = run * runs * sizeof(T);
-    const bool below = rank_.rank > 0, above = rank_.rank + 1 < rank_.ranks;
-    if (below) copy_rows(1, send_[0], true), sends.push_back({rank_.rank - 1, send_[0].data(), bytes});
-    if (above) copy_rows(grid_.ny, send_[1], true), sends.push_back({rank_.rank + 1, send_[1].data(), bytes});
-    recv_[0].resize(run * runs), recv_[1].resize(run * runs);
-    if (below) recvs.push_back({rank_.rank - 1, recv_[0].data(), bytes});
-    if (above) recvs.push_back({rank_.rank + 1, recv_[1].data(), bytes});
-    rank_.comm->neighbour_exchange(sends, recvs);
-    if (below) copy_rows(0, recv_[0], false);
-    if (above) copy_rows(grid_.ny + 1, recv_[1], false);
-  }
-
-  // A z-slab rank's ghost planes of these fields from its ring neighbours (z periodic): its plane 1 goes to
-  // the rank below (their plane nz + 1), its plane nz to the rank above (their plane 0); a plane of a field is
-  // NX NY contiguous values. Sent below first, received from above first: at P = 2 both neighbours are one
-  // rank, whose two messages arrive in the order sent.
-  void exchange_ghost_planes_host(std::initializer_list<T*> fields) {
-    const std::size_t plane = std::size_t(grid_.sz()), values = plane * fields.size(), bytes = values * sizeof(T);
-    const auto copy_planes = [&](int k, std::vector<T>& buffer, bool pack) {
+  // A host rank's ghost layers of these fields from its neighbours' edge layers: a V2 y-slab rank's rows (its
+  // neighbours rank - 1 and rank + 1, none past the channel's walls), a V1 z-slab rank's planes (a ring: z is
+  // periodic). Its layer 1 goes below (their layer n + 1), its layer n above (their layer 0). A row of a field is
+  // NZ runs of NX values a plane apart, a plane one run of NX NY values. Sent below first, received from above
+  // first: at P = 2 a ring's two neighbours are one rank, whose two messages arrive in the order sent.
+  void exchange_ghost_layers_host(std::initializer_list<T*> fields) {
+    const bool planes = rank_.z_slabs;
+    const int n = planes ? grid_.nz : grid_.ny, p = rank_.ranks, r = rank_.rank;
+    const std::size_t plane = std::size_t(grid_.sz()), run = planes ? plane : std::size_t(grid_.NX());
+    const std::size_t runs = planes ? 1 : std::size_t(grid_.NZ()), values = run * runs * fields.size();
+    const auto copy_layer = [&](int layer, std::vector<T>& buffer, bool pack) {
       buffer.resize(values);
       std::size_t at = 0;
-      for (T* f : fields) {
-        T* first = f + grid_.idx(0, 0, k);
-        if (pack) std::copy(first, first + plane, buffer.begin() + std::ptrdiff_t(at));
-        else std::copy(buffer.begin() + std::ptrdiff_t(at), buffer.begin() + std::ptrdiff_t(at + plane), first);
-        at += plane;
-      }
+      for (T* f : fields)
+        for (std::size_t q = 0; q < runs; ++q, at += run) {
+          T* first = f + (planes ? grid_.idx(0, 0, layer) : grid_.idx(0, layer, 0)) + q * plane;
+          if (pack) std::copy(first, first + run, buffer.begin() + std::ptrdiff_t(at));
+          else std::copy(buffer.begin() + std::ptrdiff_t(at), buffer.begin() + std::ptrdiff_t(at + run), first);
+        }
     };
-    const int below = (rank_.rank + rank_.ranks - 1) % rank_.ranks, above = (rank_.rank + 1) % rank_.ranks;
-    copy_planes(1, send_[0], true), copy_planes(grid_.nz, send_[1], true);
+    const int below = planes ? (r + p - 1) % p : r - 1, above = planes ? (r + 1) % p : r + 1 < p ? r + 1 : -1;
+    const std::size_t bytes = values * sizeof(T);
+    std::vector<Communicator::Send> sends;
+    std::vector<Communicator::Recv> recvs;
+    if (below >= 0) copy_layer(1, send_[0], true), sends.push_back({below, send_[0].data(), bytes});
+    if (above >= 0) copy_layer(n, send_[1], true), sends.push_back({above, send_[1].data(), bytes});
     recv_[0].resize(values), recv_[1].resize(values);
-    rank_.comm->neighbour_exchange({{below, send_[0].data(), bytes}, {above, send_[1].data(), bytes}},
-                                   {{above, recv_[1].data(), bytes}, {below, recv_[0].data(), bytes}});
-    copy_planes(0, recv_[0], false), copy_planes(grid_.nz + 1, recv_[1], false);
+    if (above >= 0) recvs.push_back({above, recv_[1].data(), bytes});
+    if (below >= 0) recvs.push_back({below, recv_[0].data(), bytes});
+    rank_.comm->neighbour_exchange(sends, recvs);
+    if (below >= 0) copy_layer(0, recv_[0], false);
+    if (above >= 0) copy_layer(n + 1, recv_[1], false);
   }
 
   void begin(int section) {
@@ -487,7 +470,7 @@ class FracstepSolver final : public Solver<T> {
   std::unique_ptr<ZSlabTransposes<T>> z_transposes_;  // a V1 rank's ADI-Z transposes
   std::map<std::string, std::vector<T>> loaded_ghost_planes_;  // a V1 rank's state's ghost planes as loaded
   GpuRankLinks<T> links_;                        // what the two above share on GPU ranks (NCCL's communicator)
-  std::vector<T> send_[2], recv_[2];             // its ghost rows' messages (below, above)
+  std::vector<T> send_[2], recv_[2];             // a host rank's ghost layers' messages (below, above)
   const ResolvedStage* stage_[6] = {};
   FieldSet<T> fields_;
   Buffer<T> split_words_;
