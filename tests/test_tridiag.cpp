@@ -514,6 +514,27 @@ struct RankLines {
   }
 };
 
+// What rank r of p holds in a real run: its block of rows [j0, j1) of every system (its right-hand sides
+// copied in), its own v, w, c'; its lines (RankLines), and its rows written back into a whole array.
+struct RankBlock {
+  const TridiagLayout& whole;
+  const RandomSystems<double>& sys;
+  int p, j0, j1;
+  TridiagLayout mine;
+  std::vector<double> x, v, w, cp;
+  RankBlock(const TridiagLayout& l, const RandomSystems<double>& s, int ranks, int r)
+      : whole(l), sys(s), p(ranks), j0(pdd_block_start(l.n, ranks, r)), j1(pdd_block_start(l.n, ranks, r + 1)),
+        mine{j1 - j0, l.batch, l.inner}, x(mine.points()), v(mine.points()), w(mine.points()), cp(mine.points()) {
+    for (int b = 0; b < whole.batch; ++b)
+      for (int j = j0; j < j1; ++j) x[mine.index(b, j - j0)] = sys.d[whole.index(b, j)];
+  }
+  RankLines lines() { return {whole, mine, p, j0, &sys, x.data(), v.data(), w.data(), cp.data()}; }
+  void write_into(std::vector<double>& out) const {  // the ranks' rows are disjoint
+    for (int b = 0; b < whole.batch; ++b)
+      for (int j = j0; j < j1; ++j) out[whole.index(b, j)] = x[mine.index(b, j - j0)];
+  }
+};
+
 // One thread a rank (the threads driver's ThreadComm), each holding only its block of every line and its
 // own buffers, the messages through the Communicator (split_comm.hpp): split_solve_rank gives the
 // emulation's numbers bit for bit (PDD and PPT, even and uneven blocks), each rank timing its own phases
@@ -536,18 +557,12 @@ TEST(TridiagPdd, RealRanksEqualThePhasedEmulation) {
         ranks.emplace_back([&, r] {
           ThreadComm comm(group, r);
           CommSplitMessages<double> messages(comm);
-          const int j0 = pdd_block_start(l.n, p, r), j1 = pdd_block_start(l.n, p, r + 1);
-          const TridiagLayout mine{j1 - j0, l.batch, l.inner};
-          std::vector<double> x(mine.points()), rv(mine.points()), rw(mine.points()), rcp(mine.points());
-          for (int s = 0; s < l.batch; ++s)
-            for (int j = j0; j < j1; ++j) x[mine.index(s, j - j0)] = sys.d[l.index(s, j)];
+          RankBlock block(l, sys, p, r);
           std::vector<double> own(split_buffer_words(lines, p, exact, 1));
           CpuTimer timer;
-          split_solve_rank(RankLines{l, mine, p, j0, &sys, x.data(), rv.data(), rw.data(), rcp.data()},
-                           split_buffers(own.data(), lines, p, exact, 1), exact, HostSplitLaunch{}, RankPhaseSections{&timer, 0}, r,
-                           messages);
-          for (int s = 0; s < l.batch; ++s)
-            for (int j = j0; j < j1; ++j) real[l.index(s, j)] = x[mine.index(s, j - j0)];  // the ranks' rows are disjoint
+          split_solve_rank(block.lines(), split_buffers(own.data(), lines, p, exact, 1), exact, HostSplitLaunch{},
+                           RankPhaseSections{&timer, 0}, r, messages);
+          block.write_into(real);
           for (const Sample& smp : timer.samples()) ++calls[std::size_t(r)][std::size_t(smp.section)];
         });
       for (std::thread& t : ranks) t.join();
@@ -630,14 +645,10 @@ TEST(TridiagPdd, PipelinedRankSolveEqualsTheRankSolveInItsIssueOrder) {
           ranks.emplace_back([&, r] {
             ThreadComm comm(group, r);
             CommSplitMessages<double> messages(comm);
-            const int j0 = pdd_block_start(l.n, p, r), j1 = pdd_block_start(l.n, p, r + 1);
-            const TridiagLayout mine{j1 - j0, l.batch, l.inner};
             for (bool pipelined : {false, true}) {
-              std::vector<double> x(mine.points()), rv(mine.points()), rw(mine.points()), rcp(mine.points());
-              for (int s = 0; s < l.batch; ++s)
-                for (int j = j0; j < j1; ++j) x[mine.index(s, j - j0)] = sys.d[l.index(s, j)];
+              RankBlock block(l, sys, p, r);
               std::vector<double> own(split_buffer_words(lines, p, exact, 1), std::nan(""));
-              const RankLines mine_lines{l, mine, p, j0, &sys, x.data(), rv.data(), rw.data(), rcp.data()};
+              const RankLines mine_lines = block.lines();
               if (pipelined) {
                 std::string& log = logs[std::size_t(r)];
                 LoggedMessages logged(messages, &log);
@@ -648,9 +659,7 @@ TEST(TridiagPdd, PipelinedRankSolveEqualsTheRankSolveInItsIssueOrder) {
                 split_solve_rank(mine_lines, split_buffers(own.data(), lines, p, exact, 1), exact, HostSplitLaunch{}, RankPhaseSections{}, r,
                                  messages);
               }
-              std::vector<double>& out = pipelined ? piped : one;
-              for (int s = 0; s < l.batch; ++s)
-                for (int j = j0; j < j1; ++j) out[l.index(s, j)] = x[mine.index(s, j - j0)];
+              block.write_into(pipelined ? piped : one);
             }
           });
         for (std::thread& t : ranks) t.join();
