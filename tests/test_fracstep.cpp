@@ -436,7 +436,8 @@ TEST(Fracstep, V1OnRealRanksEqualsV0) {
 }
 
 // What V1 refuses: y_ranks (it splits z over real ranks), one rank (V1 is --ranks P; one rank is V0), more
-// ranks than z planes or x columns, GPU ranks (not built), V2's options; and the message says which.
+// ranks than z planes or x columns, V2's options (gpu_messages: its GPU ranks talk by peer copies only); and
+// the message says which.
 TEST(Fracstep, V1RefusesWhatItCannotRun) {
   const auto refusal = [](const std::function<void()>& f) {
     try {
@@ -465,10 +466,8 @@ TEST(Fracstep, V1RefusesWhatItCannotRun) {
   EXPECT_NE(refusal([&] { dynamic_cast<const SlabAssigner&>(*problem(o)).assign_slabs(5); }).find("an x column a rank"), std::string::npos)
       << "nx = 4";
   EXPECT_EQ(slabs.assign_slabs(2).size(), 2u);
-  ResolvedRecipe gpu = cpu;
-  gpu.backend = Backend::cuda;
-  EXPECT_NE(refusal([&] { v1->make_solver(Precision<double>{}, gpu, SolverOptions{}, nullptr); }).find("V1 on GPU ranks is not built"),
-            std::string::npos);
+  o.params = {"variant=V1", "gpu_messages=nccl"};  // its GPU ranks talk by peer copies only
+  EXPECT_NE(refusal([&] { problem(o); }).find("V1 by NCCL or MPI on GPU ranks is not built"), std::string::npos);
 }
 
 TEST(Fracstep, RealRanksRefuseV0AndAnotherYRanks) {
@@ -485,7 +484,7 @@ TEST(Fracstep, RealRanksRefuseV0AndAnotherYRanks) {
 }
 
 #if !defined(NSB_WITH_CUDA)
-// A build without CUDA refuses GPU ranks by name (the factory of gpu_ranks.hpp).
+// A build without CUDA refuses GPU ranks by name (the factories of gpu_ranks.hpp: V2's and V1's).
 TEST(Fracstep, GpuRanksWithoutCudaAreRefusedByName) {
   auto group = std::make_shared<ThreadGroup>(1);
   ThreadComm comm(group, 0);
@@ -496,6 +495,12 @@ TEST(Fracstep, GpuRanksWithoutCudaAreRefusedByName) {
     } catch (const std::runtime_error& e) {
       EXPECT_NE(std::string(e.what()).find("V2 on GPU ranks needs nsbench built with CUDA"), std::string::npos) << e.what();
     }
+  }
+  try {
+    make_gpu_z_slab_links<double>(comm, Grid{4, 4, 4, 1, 1, 1}, Grid{4, 4, 8, 1, 1, 2}, nullptr, 0);
+    ADD_FAILURE() << "no refusal: V1";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("V1 on GPU ranks needs nsbench built with CUDA"), std::string::npos) << e.what();
   }
 }
 #endif
@@ -664,6 +669,55 @@ TEST(FracstepGpu, V2OnRealGpuRanksByNcclEqualsTheEmulation) {
   if (device::count() < 2) GTEST_SKIP() << "SKIPPED: NCCL needs one GPU a rank, 2 ranks (" << device::count() << " usable)";
   if (!Registry::instance().find("multiblock/ifsum", "boundary_band_nccl")) GTEST_SKIP() << "SKIPPED: built without NCCL";
   expect_v2_on_gpu_ranks_equals_the_emulation("nccl");
+}
+
+// V1 on real GPU z-slab ranks (threads driver, rank r on GPU r % count: one GPU shared, or one each; peer copies
+// between the ranks' GPUs: the ghost planes, ADI-Z's transposes of du, dv, dw, the Poisson solve's of its
+// spectral field) equals V0 on one GPU to round-off after 3 steps: every point's and line's arithmetic is V0's,
+// but the ranks' cuFFT transforms run batched over fewer lines (not promised bit for bit). 25x20x19 stretched:
+// uneven z-slabs and x-slabs at P = 2 (10 + 9 planes, 13 + 12 columns; both ring neighbours one rank), 3 (7 6 6;
+// 9 8 8) and 4 (5 5 5 4; 7 6 6 6; on 2 GPUs, two ranks a GPU), with each GPU recipe (V0 of the same recipe).
+// A failure names the field, the largest difference and its point (i, j, k of the padded grid).
+TEST(FracstepGpu, V1OnRealGpuRanksEqualsV0) {
+  NSB_NEEDS_GPU();
+  std::cout << "V1 on GPU ranks: " << device::count() << " GPU(s), rank r on GPU r % " << device::count() << "\n";
+  CaseOptions o = options("synthetic", 25, 20, 19);
+  const Grid g{25, 20, 19, 1, 1, 1};
+  for (const char* recipe : {"global", "tiled"}) {
+    o.params = {};
+    const Ran<double> v0 = run<double>(*problem(o), recipe, 3);
+    o.params = {"variant=V1"};
+    for (int ranks : {2, 3, 4}) {
+      const auto v1 = problem(o);
+      const RealRanks got = run_real_ranks(*v1, ranks, 3, recipe);
+      const std::string what = std::string(recipe) + " P = " + std::to_string(ranks);
+      for (const char* f : {"u", "v", "w", "p"}) {
+        const std::vector<double>&a = got.state.field(f), &b = v0.state.field(f);
+        ASSERT_EQ(a.size(), b.size());
+        double d = 0, size = 0;
+        std::size_t at = 0;
+        for (std::size_t n = 0; n < b.size(); ++n) {
+          size = std::max(size, std::abs(b[n]));
+          if (std::abs(a[n] - b[n]) > d) d = std::abs(a[n] - b[n]), at = n;
+        }
+        const std::size_t i = at % std::size_t(g.NX()), j = at / std::size_t(g.NX()) % std::size_t(g.NY()), k = at / g.sz();
+        std::cout << "V1 " << what << " " << f << ": max |V1 - V0| / max |V0| = " << d / size << " at (" << i << ", " << j << ", "
+                  << k << ")\n";
+        EXPECT_LE(d, 1e-12 * size) << what << " " << f << " at (i, j, k) = (" << i << ", " << j << ", " << k << "): V1 " << a[at]
+                                   << ", V0 " << b[at];
+      }
+      // final_checks over the ranks' own cells: round-off as V0's (a wrong ghost plane or block: O(1e-2))
+      std::cout << "V1 " << what << ": max |div| " << got.max_divergence << " (V0 " << v0.checks["max_divergence"].get<double>() << ")\n";
+      EXPECT_LT(got.max_divergence, 1e-11) << what << ", V0: " << v0.checks["max_divergence"].get<double>();
+      for (int r = 0; r < ranks; ++r) {
+        const std::map<std::string, int>& c = got.calls[std::size_t(r)];
+        EXPECT_EQ(c.at("adi_z"), 9) << what;
+        EXPECT_EQ(c.at("tdma_c"), 9) << what << " the y lines of its x-slab";
+        EXPECT_EQ(c.at("ghost_rows"), 27) << what << " three ghost-plane exchanges a sub-step";
+        EXPECT_EQ(c.at("all_to_all"), 36) << what << " ADI-Z's two transposes and the Poisson solve's two a sub-step";
+      }
+    }
+  }
 }
 
 // V2-async on 2 real GPU ranks (NCCL, one GPU a rank, threads driver): the split y solves' messages on a

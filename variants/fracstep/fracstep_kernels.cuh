@@ -12,6 +12,7 @@
 
 #include "common/traversals.cuh"
 #include "fracstep/stage_call.hpp"
+#include "fracstep/transpose.hpp"
 #include "registry.hpp"
 #include "tridiag/split_phases.cuh"
 
@@ -136,9 +137,43 @@ __global__ void fracstep_adi_kernel(FracstepArgs<T> a) {
   }
 }
 
+// V1 on a GPU z-slab rank: ADI-Z on the rank's x-slabs (compact, columns x ny x nz: line (i, j) starts at
+// i + columns j, stride columns ny), a thread a whole z line, blockIdx.y the component, V0's table and line
+// solve (adi_line), so every line's arithmetic is V0's.
+template <class T>
+struct XSlabZLines {
+  AdiTable<T> t[3];
+  T* x[3];
+  int count;
+  std::ptrdiff_t stride;
+};
+template <class T>
+__global__ void fracstep_adi_z_x_slab_kernel(XSlabZLines<T> l) {
+  const int line = int(blockIdx.x * blockDim.x + threadIdx.x), comp = int(blockIdx.y);
+  if (line < l.count) adi_line(l.t[comp], l.x[comp] + line, l.stride);
+}
+// du, dv, dw to the x-slabs (M1), the z lines there, back (M2); the transposes timed in section z_all_to_all
+// (the host path's sections: reference_cpu/fracstep/stages_cpu.cpp adi_z_on_x_slabs).
+template <class T>
+void adi_z_on_x_slabs(const FracstepCall<T>& c, ZSlabTransposes<T>& z, int threads) {
+  const bool timed = c.timer && c.z_all_to_all >= 0;
+  if (timed) c.timer->begin(c.z_all_to_all);
+  z.to_x_slabs(c.dvel);
+  if (timed) c.timer->end(c.z_all_to_all);
+  XSlabZLines<T> l{};
+  l.count = z.columns() * z.shape().ny, l.stride = std::ptrdiff_t(l.count);
+  for (int comp = 0; comp < 3; ++comp) l.t[comp] = c.adi[2][comp], l.x[comp] = z.x_slab(comp);
+  fracstep_adi_z_x_slab_kernel<T><<<dim3(ceil_div(l.count, threads), 3), threads, 0, stream_of(c.exec)>>>(l);
+  NSB_LAUNCHED("fracstep_adi_z_x_slab_kernel");
+  if (timed) c.timer->begin(c.z_all_to_all);
+  z.to_z_slabs(c.dvel);
+  if (timed) c.timer->end(c.z_all_to_all);
+}
+
 template <class T, int Axis>
 void run_adi(const FracstepCall<T>& c) {
   const int threads = c.tuning.bx > 0 ? c.tuning.bx : 128;
+  if (Axis == 2 && c.z_slabs) return adi_z_on_x_slabs(c, *c.z_slabs, threads);  // V1 on a real GPU z-slab rank
   if (Axis == 1 && c.y_overlap) {  // V2-async: the same on a real rank, batch b's messages beside batch b + 1's work
     const AdiYLines<T> lines = adi_y_lines(c);
     split_solve_rank_pipelined(lines, c.split_words, c.y_exact, DeviceSplitLaunch{stream_of(c.exec), threads}, c.y_rank,
@@ -177,6 +212,9 @@ Variant adi_thread_per_line_variant(const char* stage, const char* status) {
   v.run_double = &run_adi<double, Axis>;
   v.kernels = {{"fracstep_adi_kernel<float>", (const void*)&fracstep_adi_kernel<float, Axis>, 4},
                {"fracstep_adi_kernel<double>", (const void*)&fracstep_adi_kernel<double, Axis>, 8}};
+  if (Axis == 2)  // V1's z lines on its x-slabs
+    v.kernels.insert(v.kernels.end(), {{"fracstep_adi_z_x_slab_kernel<float>", (const void*)&fracstep_adi_z_x_slab_kernel<float>, 4},
+                                       {"fracstep_adi_z_x_slab_kernel<double>", (const void*)&fracstep_adi_z_x_slab_kernel<double>, 8}});
   return v;
 }
 

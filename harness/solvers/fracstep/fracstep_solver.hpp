@@ -1,8 +1,8 @@
 // The fractional-step solver of Ha, Park & You (notes seed_002 Sec. 1.4), V0: one GPU (or the CPU),
 // the whole grid; V2 on y-slabs: emulated on virtual ranks of one device, or one of P real ranks, host or
 // GPU (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves); V1 on
-// z-slabs: one of P real host ranks (its planes, ghost planes from its ring neighbours, ADI-Z and the Poisson
-// solve's z part on its x-slab through the all-to-all transposes). A time step is three RK3 sub-steps (formulas.hpp), each:
+// z-slabs: one of P real ranks, host or GPU (its planes, ghost planes from its ring neighbours, ADI-Z and the
+// Poisson solve's z part on its x-slab through the all-to-all transposes; GPU ranks: peer copies, threads driver). A time step is three RK3 sub-steps (formulas.hpp), each:
 //
 //   rhs          explicit right-hand side (RK3 convection, CN viscous, pressure, force)   fracstep/rhs
 //   adi_z        (1 - beta Lz)^-1 on du dv dw, cyclic (Sherman-Morrison)                    fracstep/adi_z
@@ -135,9 +135,9 @@ inline PoissonFaces fracstep_faces() {
 // A y-slab rank of a real V2 run (fracstep.md, "V2 on real ranks"; --ranks P, host arrays or a GPU of
 // the threads driver): the solver's grid is its slab (its rows and a ghost row each side), `first` its
 // first cell row of the channel (0-based), `whole` the channel's grid, `device` its GPU (cuda). comm
-// null: one rank (V0, or V2 emulated on virtual ranks). z_slabs: a z-slab host rank of a real V1 run
-// (fracstep.md, "V1 on real ranks (host)"): the grid is its planes and a ghost plane each side, `first`
-// its first plane of the channel (0-based).
+// null: one rank (V0, or V2 emulated on virtual ranks). z_slabs: a z-slab rank of a real V1 run, host or
+// GPU (fracstep.md, "V1 on real ranks (host)" and "(GPU)"): the grid is its planes and a ghost plane each
+// side, `first` its first plane of the channel (0-based).
 struct FracstepRank {
   Communicator* comm = nullptr;
   int rank = 0, ranks = 1;
@@ -180,10 +180,13 @@ class FracstepSolver final : public Solver<T> {
         for (int m = 0; m < 3; ++m) call_.y_scratch[c][m] = fields_.add("split_" + std::to_string(3 * c + m));
     }
     call_.y_ranks = prm.y_ranks, call_.y_exact = prm.momentum_exact;
-    if (rank.comm && rank.z_slabs) {  // a real V1 rank: ADI-Z through its x-slabs (host ranks only)
-      if (gpu)
-        throw std::invalid_argument("fracstep: V1 on GPU ranks is not built (its host path only: --backend cpu_serial or cpu_omp)");
-      z_transposes_ = std::make_unique<ZSlabTransposes<T>>(*rank.comm, g, rank.whole, rank.rank);
+    if (rank.comm && rank.z_slabs) {  // a real V1 rank: ADI-Z through its x-slabs; a GPU rank's ghost planes by peer copies
+      if (gpu) {
+        GpuZSlabLinks<T> links = make_gpu_z_slab_links<T>(*rank.comm, g, rank.whole, stream_, rank.device);
+        ghost_rows_ = std::move(links.ghost_planes), z_transposes_ = std::move(links.transposes);
+      } else {
+        z_transposes_ = std::make_unique<HostZSlabTransposes<T>>(*rank.comm, g, rank.whole, rank.rank);
+      }
       call_.z_slabs = z_transposes_.get(), call_.z_all_to_all = kFsAllToAll;
     } else if (rank.comm) {  // a real rank: its own part of ADI-Y, its messages (host: the Communicator; GPU: gpu_messages)
       if (gpu) {
@@ -216,7 +219,7 @@ class FracstepSolver final : public Solver<T> {
   }
   ~FracstepSolver() override {
     poisson_.reset();  // its plans may use the stream
-    ghost_rows_.reset(), messages_.reset(), overlap_.reset(), links_ = {};
+    ghost_rows_.reset(), messages_.reset(), overlap_.reset(), links_ = {}, z_transposes_.reset();
     if (stream_) device::stream_destroy(stream_);
   }
   FracstepSolver(const FracstepSolver&) = delete;
@@ -242,6 +245,14 @@ class FracstepSolver final : public Solver<T> {
     const std::size_t poisson = 8 + (factors_shared ? kTdmaSharedFactorsPerPoint : kTdmaPhasedScratchPerPoint);  // W, E, cuFFT; TDMA-C's scratch
     return ((15 + poisson) * g.padded_points() + adi_y + split) * sizeof(T);
   }
+
+  // V1 on a GPU z-slab rank (g its slab): V0's 24 words a cell (the 15 fields, the Poisson solve's z-slab
+  // arrays W and E, its x plan's work area) and, counting the x-slab as the z-slab's size (columns x ny x nz
+  // against nx x ny x nz_r: equal for even splits, a column or a plane apart otherwise; the padded count leaves
+  // a margin), ADI-Z's three x-slabs and transpose blocks (4 words), the Poisson solve's x-slab W and E (4),
+  // its transpose blocks (2 words: complex) and its z plan's work area (up to 2, a complex value a point):
+  // 34 words a cell.
+  static std::size_t z_slab_device_bytes(const Grid& g) { return 34 * g.padded_points() * sizeof(T); }
 
   // Whether the solver allocated this field (what V2's forms allocate: split_factors=shared has no split_*).
   bool has_field(const std::string& name) const { return fields_.has(name); }
@@ -273,9 +284,9 @@ class FracstepSolver final : public Solver<T> {
   }
 
   void step() override {
-    if (ghost_rows_ && device::stream_capturing(stream_))  // the host waits inside a step (below)
-      throw std::runtime_error("fracstep: V2 on GPU ranks cannot be recorded in a CUDA graph (the peer messages and TDMA-C's "
-                               "null-space line wait for the ranks' streams on the host): --launch stream");
+    if (ghost_rows_ && device::stream_capturing(stream_))  // the host meets the other ranks inside a step (below)
+      throw std::runtime_error("fracstep: V1 and V2 on GPU ranks cannot be recorded in a CUDA graph (the peer messages, V1's "
+                               "transposes and V2's TDMA-C null-space line meet the other ranks on the host): --launch stream");
     if (timer_) timer_->set_step(step_);
     NvtxRange step_range("step");
     begin(kStepSection);
@@ -411,7 +422,8 @@ class FracstepSolver final : public Solver<T> {
   // Communicator, GPU arrays by peer copies or NCCL (ghost_rows_, gpu_ranks.hpp). A global wall's ghost row is
   // never read (the formulas' wall rules). Timed as section ghost_rows (a step's, not final_checks').
   // One rank: nothing.
-  // A z-slab rank of V1: its ghost planes instead (exchange_ghost_layers_host), timed in the same section.
+  // A z-slab rank of V1: its ghost planes instead (host: exchange_ghost_layers_host; GPU: ghost_rows_ made for
+  // planes, peer copies), timed in the same section.
   void exchange_ghost_rows(std::initializer_list<T*> fields, bool timed = true) {
     if (!rank_.comm) return;
     if (timed) begin(kFsGhostRows);
@@ -465,9 +477,9 @@ class FracstepSolver final : public Solver<T> {
   ResolvedRecipe recipe_;
   FracstepRank rank_;
   std::unique_ptr<SplitMessages<T>> messages_;  // a real rank's ADI-Y messages
-  std::unique_ptr<GhostRows<T>> ghost_rows_;     // a real GPU rank's ghost rows (host ranks: send_, recv_)
+  std::unique_ptr<GhostRows<T>> ghost_rows_;     // a real GPU rank's ghost rows (V1: planes; host ranks: send_, recv_)
   std::unique_ptr<SplitOverlap> overlap_;        // V2-async: its compute stream against its message stream
-  std::unique_ptr<ZSlabTransposes<T>> z_transposes_;  // a V1 rank's ADI-Z transposes
+  std::unique_ptr<ZSlabTransposes<T>> z_transposes_;  // a V1 rank's ADI-Z transposes (host or GPU)
   std::map<std::string, std::vector<T>> loaded_ghost_planes_;  // a V1 rank's state's ghost planes as loaded
   GpuRankLinks<T> links_;                        // what the two above share on GPU ranks (NCCL's communicator)
   std::vector<T> send_[2], recv_[2];             // a host rank's ghost layers' messages (below, above)

@@ -1,8 +1,10 @@
 // What a y-slab rank of the fracstep solver's V2 needs on a GPU (fracstep.md, "V2 on real ranks"; a rank's
 // GPU r % count): its ghost rows from the neighbours' edge rows, and the
 // messages of its split y solves (ADI-Y's and TDMA-C's), both between the ranks' GPUs, by peer copies or
-// NCCL. The solver's header is host C++ compiled without CUDA too: the GPU side is
-// variants/fracstep/gpu_ranks.cu, and a build without CUDA refuses by name.
+// NCCL. What a z-slab rank of V1 needs on a GPU (fracstep.md, "V1 on real ranks (GPU)"): its ghost planes
+// from the ring neighbours' edge planes and ADI-Z's transposes to its x-slabs and back, by peer copies. The
+// solver's header is host C++ compiled without CUDA too: the GPU side is variants/fracstep/gpu_ranks.cu, and
+// a build without CUDA refuses by name.
 #pragma once
 
 #include <memory>
@@ -11,14 +13,16 @@
 #include <vector>
 
 #include "comm.hpp"
+#include "fracstep/transpose.hpp"
 #include "grid.hpp"
 #include "tridiag/split_phases.hpp"
 
 namespace nsb {
 
 // A rank's ghost rows of some fields (padded arrays of the rank's grid) from its neighbours' edge rows:
-// row 0 from rank r - 1's last row, row ny + 1 from rank r + 1's first row. Collective: every rank calls
-// it with the same fields in the same order.
+// row 0 from rank r - 1's last row, row ny + 1 from rank r + 1's first row; or, a z-slab rank of V1, its
+// ghost planes from its ring neighbours' (z periodic): plane 0 from rank r - 1's last plane, plane nz + 1
+// from rank r + 1's first. Collective: every rank calls it with the same fields in the same order.
 template <class T>
 class GhostRows {
  public:
@@ -39,7 +43,17 @@ struct GpuRankLinks {
   std::unique_ptr<SplitMessages<T>> messages;
 };
 
-// Collective (every rank of comm, each with its GPU `device` current and its compute stream).
+// What a V1 z-slab rank on a GPU talks through, by peer copies (the threads driver): its ghost planes and
+// ADI-Z's transposes of du, dv, dw (its x-slabs on its GPU). The Poisson solve's transposes are the cuFFT
+// variant's own (PoissonZSlab, variants/poisson/fft/spectral_z_slab.cuh).
+template <class T>
+struct GpuZSlabLinks {
+  std::unique_ptr<GhostRows<T>> ghost_planes;
+  std::unique_ptr<ZSlabTransposes<T>> transposes;
+};
+
+// make_gpu_rank_links (V2): collective (every rank of comm, each with its GPU `device` current and its
+// compute stream).
 //   "peer": peer copies. The ghost rows ordered by CUDA events (PeerRanks), the messages tridiag's
 //           PeerSplitMessages; refused where a rank's GPU cannot reach another's directly or the driver
 //           is not the threads one.
@@ -48,14 +62,23 @@ struct GpuRankLinks {
 //           All on the stream (no host wait). Refused by name in a build without NCCL.
 // overlap (V2-async): the split solves' messages on a message stream of their own (`overlap`); NCCL only
 // (the peer copies wait on the host, so there would be nothing to overlap): refused by name with "peer".
+// make_gpu_z_slab_links (V1): collective likewise; slab: the rank's grid (its planes and a ghost plane each
+// side), whole: the channel's. Refused by name where the driver is not the threads one or a rank's GPU cannot
+// reach another's directly (V1 by MPI or NCCL on GPU ranks is not built).
 #if defined(NSB_WITH_CUDA)
 template <class T>
 GpuRankLinks<T> make_gpu_rank_links(const std::string& how, Communicator& comm, const Grid& g, void* stream, int device,
                                     bool overlap = false);
+template <class T>
+GpuZSlabLinks<T> make_gpu_z_slab_links(Communicator& comm, const Grid& slab, const Grid& whole, void* stream, int device);
 #else
 template <class T>
 GpuRankLinks<T> make_gpu_rank_links(const std::string&, Communicator&, const Grid&, void*, int, bool = false) {
   throw std::runtime_error("fracstep: V2 on GPU ranks needs nsbench built with CUDA");
+}
+template <class T>
+GpuZSlabLinks<T> make_gpu_z_slab_links(Communicator&, const Grid&, const Grid&, void*, int) {
+  throw std::runtime_error("fracstep: V1 on GPU ranks needs nsbench built with CUDA");
 }
 #endif
 

@@ -80,7 +80,8 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
       throw std::invalid_argument("fracstep: gpu_messages is how V2's GPU ranks talk; V0 runs on one rank (add "
                                   "--case-param variant=V2 --ranks P)");
     if (params.count("gpu_messages") && prm_.variant == "V1")
-      throw std::invalid_argument("fracstep: gpu_messages is how V2's GPU ranks talk; V1 runs on host ranks (its GPU path is not built)");
+      throw std::invalid_argument("fracstep: gpu_messages is how V2's GPU ranks talk; V1's GPU ranks talk by peer copies only "
+                                  "(the threads driver; V1 by NCCL or MPI on GPU ranks is not built)");
     set_batches(params);
     if (o.nx < 3 || o.nz < 3 || o.ny < 2)
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
@@ -174,13 +175,12 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     const FracstepRank rank{ctx->comm, ctx->rank, int(ctx->slabs.size()), slab.y_begin - 1, grid_, ctx->device};
     return std::make_unique<FracstepSolver<T>>(slab_grid(grid_, slab), prm, r, o, rank);
   }
-  // V1 (--ranks P, host ranks): a rank's z-slab solver; the run's one-rank reference is V0 (the same
-  // formulas, the same lines: V1's numbers are V0's bit for bit, test V1OnRealRanksEqualsV0).
+  // V1 (--ranks P, host ranks or GPU ranks of the threads driver): a rank's z-slab solver; the run's one-rank
+  // reference is V0 (the same formulas, the same lines: on host ranks V1's numbers are V0's bit for bit, test
+  // V1OnRealRanksEqualsV0; on GPU ranks to round-off, FracstepGpu.V1OnRealGpuRanksEqualsV0).
   template <class T>
   std::unique_ptr<Solver<T>> v1_solver(FracstepParameters prm, const ResolvedRecipe& r, const SolverOptions& o,
                                        const RankContext* ctx) const {
-    if (r.backend == Backend::cuda)
-      throw std::invalid_argument("fracstep: V1 on GPU ranks is not built (its host path only: --backend cpu_serial or cpu_omp)");
     if (real_ranks_ < 2)
       throw std::invalid_argument("fracstep: V1 runs on P real z-slab ranks: --ranks P (P >= 2); one rank is V0");
     if (!ctx || !ctx->decomposed()) return std::make_unique<FracstepSolver<T>>(grid_, prm, r, o);
@@ -212,6 +212,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
   }
   template <class T>
   std::size_t bytes(const Grid& g, const SolverOptions&) const {
+    if (prm_.variant == "V1" && real_ranks_ > 1) return FracstepSolver<T>::z_slab_device_bytes(g);  // a GPU z-slab rank's
     return FracstepSolver<T>::device_bytes(g, y_ranks(), prm_.momentum_exact, prm_.split_factors_shared, grid_.ny);
   }
 
@@ -231,7 +232,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
       prm_.y_ranks = 1;
       return;
     }
-    if (v == "V1") {  // z-slabs on real host ranks (--ranks P; assign_slabs)
+    if (v == "V1") {  // z-slabs on real ranks, host or GPU (--ranks P; assign_slabs)
       if (ranks != 0)
         throw std::invalid_argument("fracstep: V1 splits z over real ranks (--ranks P), not y: drop y_ranks");
       prm_.y_ranks = 1;
@@ -343,8 +344,8 @@ const SolverRegistrar reg{SolverDef{
     .description = "Ha, Park & You: semi-implicit fractional step (RK3 + Crank-Nicolson, ADI in x, y, z, FFT + "
                    "tridiagonal Poisson), staggered, x/z periodic, y walls stretched; V0 (one GPU), V2 / V2-acc / V2-ppt "
                    "emulated on virtual y-ranks (--case-param variant=V2 --case-param y_ranks=P) or on real y-slab ranks, host "
-                   "or GPU (--ranks P --case-param variant=V2); V1 on real z-slab host ranks with its global transposes (--ranks P "
-                   "--case-param variant=V1); V2-async: V2 on GPU ranks with the split y solves' NCCL "
+                   "or GPU (--ranks P --case-param variant=V2); V1 on real z-slab ranks, host or GPU (threads driver, peer copies), "
+                   "with its global transposes (--ranks P --case-param variant=V1); V2-async: V2 on GPU ranks with the split y solves' NCCL "
                    "messages overlapping the next batch of lines (--ranks P --case-param variant=V2-async [batches=K])",
     .cases = {"poiseuille", "synthetic", "shear_wave_z", "shear_wave_x"},
     .sections = fracstep_sections(),

@@ -12,7 +12,7 @@
 //
 // Every kind works on the whole interior of its grid (no z range): the whole channel, a y-slab rank's
 // rows (V2 on real ranks: spacing.walls says which y faces are walls) or a z-slab rank's planes (V1 on
-// real host ranks: spacing.walls.z_wrap false, its ghost planes read).
+// real host or GPU ranks: spacing.walls.z_wrap false, its ghost planes read).
 #pragma once
 
 #include <string>
@@ -26,7 +26,7 @@
 namespace nsb {
 
 template <class T>
-class ZSlabTransposes;  // fracstep/transpose_ranks_host.hpp (host ranks of V1)
+class ZSlabTransposes;  // fracstep/transpose.hpp (V1's ranks: host or GPU)
 
 template <class T>
 struct FracstepCall {
@@ -64,8 +64,8 @@ struct FracstepCall {
   // y_messages on the message stream that y_overlap orders against the call's stream; untimed inside.
   SplitOverlap* y_overlap = nullptr;
   int y_batches = 1;
-  // V1 on a real z-slab host rank (z_slabs set): adi_z transposes du, dv, dw to the rank's x-slabs (the
-  // all-to-all M1), solves their whole z lines there and transposes back (M2); grid is the rank's z-slab.
+  // V1 on a real z-slab rank, host or GPU (z_slabs set): adi_z transposes du, dv, dw to the rank's x-slabs
+  // (the all-to-all M1), solves their whole z lines there and transposes back (M2); grid is the rank's z-slab.
   ZSlabTransposes<T>* z_slabs = nullptr;
   int z_all_to_all = -1;  // the section of timer its transposes are timed in (-1: untimed)
   Tuning tuning;

@@ -61,6 +61,32 @@ struct TransposeShape {
 // The stage kinds' directions: fracstep/transpose_zx (M1, P1) and fracstep/transpose_xz (M2, P4).
 enum class TransposeDirection { z_to_x, x_to_z };
 
+// A rank's z-slab as the local pass sees it: where point (0, 0, 0) of its planes lies and the pitches of its
+// rows and planes, in values of V, so that a padded field of the solver (ghost rows and planes around the
+// interior: padded_z_slab) and a compact array (the stage kinds' slabs, the Poisson solve's complex field:
+// compact_z_slab) both transpose without a copy of their own.
+template <class V>
+struct ZSlabView {
+  V* base = nullptr;              // value 0 of point (0, 0, 0) of the rank's first plane
+  std::ptrdiff_t row_pitch = 0;   // values from row j to row j + 1
+  std::ptrdiff_t plane_pitch = 0; // values from plane k to plane k + 1
+  // Row `row` (= j + ny kk, a block's row numbering) of the slab, from point i.
+  NSB_HD V* at(const TransposeShape& s, std::size_t row, int i) const {
+    const std::ptrdiff_t j = std::ptrdiff_t(row % std::size_t(s.ny)), kk = std::ptrdiff_t(row / std::size_t(s.ny));
+    return base + j * row_pitch + kk * plane_pitch + std::ptrdiff_t(i) * s.words;
+  }
+};
+// A compact z-slab (nx x ny x its planes, `words` values a point, no ghosts).
+template <class V>
+ZSlabView<V> compact_z_slab(const TransposeShape& s, V* slab) {
+  return {slab, std::ptrdiff_t(s.nx) * s.words, std::ptrdiff_t(s.nx) * s.ny * s.words};
+}
+// The interior of a padded field of a z-slab rank's grid (one ghost layer; a real field).
+template <class V>
+ZSlabView<V> padded_z_slab(const Grid& slab, V* field) {
+  return {field + slab.idx(1, 1, 1), std::ptrdiff_t(slab.sy()), std::ptrdiff_t(slab.sz())};
+}
+
 // Phases of a transpose, the sections a call records (TransposeCall::timer).
 enum TransposePhase : int { kTransposePack = 0, kTransposeAllToAll = 1, kTransposeUnpack = 2 };
 inline const char* const kTransposePhaseNames[] = {"pack", "all_to_all", "unpack"};
@@ -115,5 +141,29 @@ inline WorkModel transpose_model(const TransposeShape& s, int elem_bytes) {
   const double points = double(s.nx) * s.ny * s.nz;
   return {points, (2.0 * double(s.field_words()) + 2.0 * transpose_link_words(s)) * elem_bytes, 0.0};
 }
+
+// A V1 rank's transposes of du, dv, dw around ADI-Z (M1 before, M2 after): the rank's padded z-slab fields
+// to its x-slab of each (kept by the implementation, in the backend's memory, compact: columns() x ny x nz,
+// x fastest) and back. The z lines of the x-slab are whole: line (i, j) starts at i + columns() j, stride
+// columns() ny. Host ranks: HostZSlabTransposes (transpose_ranks_host.hpp, the Communicator's messages);
+// GPU ranks: make_gpu_z_slab_links (gpu_ranks.hpp, peer copies).
+template <class T>
+class ZSlabTransposes {
+ public:
+  virtual ~ZSlabTransposes() = default;
+  int columns() const { return shape_.nxs(rank_); }
+  const TransposeShape& shape() const { return shape_; }
+  T* x_slab(int c) const { return x_[c]; }
+  virtual void to_x_slabs(T* const fields[3]) = 0;
+  virtual void to_z_slabs(T* const fields[3]) = 0;
+
+ protected:
+  ZSlabTransposes(const TransposeShape& s, int rank) : shape_(s), rank_(rank) { check_transpose_shape(s); }
+  ZSlabTransposes(const ZSlabTransposes&) = delete;
+  ZSlabTransposes& operator=(const ZSlabTransposes&) = delete;
+  TransposeShape shape_;
+  int rank_;
+  T* x_[3] = {nullptr, nullptr, nullptr};  // the x-slabs, set by the implementation
+};
 
 }  // namespace nsb

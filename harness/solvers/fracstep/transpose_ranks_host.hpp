@@ -8,10 +8,8 @@
 // (p - 1) / p of the field), each message one block; an allgather (equal sizes, every rank every slab)
 // would move p - 1 times the field.
 //
-// The z-slab side is a view (ZSlabView): where point (0, 0, 0) of the rank's planes lies and the pitches
-// of its rows and planes, in values of V, so that a padded field of the solver (ghost rows and planes
-// around the interior) and a compact spectral array (the Poisson solve's, a complex value = 2 words of
-// double) both transpose without a copy of their own.
+// The z-slab side is a view (ZSlabView, transpose.hpp): a padded field of the solver and a compact spectral
+// array (the Poisson solve's, a complex value = 2 words of double) both transpose without a copy of their own.
 #pragma once
 
 #include <algorithm>
@@ -22,18 +20,6 @@
 #include "fracstep/transpose.hpp"
 
 namespace nsb {
-
-template <class V>
-struct ZSlabView {
-  V* base = nullptr;              // value 0 of point (0, 0, 0) of the rank's first plane
-  std::ptrdiff_t row_pitch = 0;   // values from row j to row j + 1
-  std::ptrdiff_t plane_pitch = 0; // values from plane k to plane k + 1
-  // Row `row` (= j + ny kk, a block's row numbering) of the slab, from point i.
-  V* at(const TransposeShape& s, std::size_t row, int i) const {
-    const std::ptrdiff_t j = std::ptrdiff_t(row % std::size_t(s.ny)), kk = std::ptrdiff_t(row / std::size_t(s.ny));
-    return base + j * row_pitch + kk * plane_pitch + std::ptrdiff_t(i) * s.words;
-  }
-};
 
 // Rank r's z-slab -> its x-slab (z_to_x: M1, P1) or back (x_to_z: M2, P4). xslab: shape.nxs(r) x ny x nz
 // points (x fastest, compact); `buffer`: the rank's send (z_to_x) or receive (x_to_z) blocks, resized here.
@@ -73,37 +59,26 @@ void transpose_on_host_rank(Communicator& comm, const TransposeShape& s, int r, 
       if (other != r) blocks(other, buffer.data() + s.send_offset(r, other), false);
 }
 
-// A V1 rank's transposes of du, dv, dw around ADI-Z (M1 before, M2 after): the rank's padded z-slab fields
-// (grid `slab`: the channel's rows, its planes, a ghost layer) to its x-slab of each (kept here, compact:
-// columns() x ny x nz, x fastest) and back. The z lines of the x-slab are whole: line (i, j) starts at
-// i + columns() j, stride columns() ny.
+// A V1 host rank's transposes of du, dv, dw around ADI-Z (ZSlabTransposes, transpose.hpp), its x-slabs host
+// arrays, the all-to-all through the Communicator.
 template <class T>
-class ZSlabTransposes {
+class HostZSlabTransposes final : public ZSlabTransposes<T> {
  public:
-  ZSlabTransposes(Communicator& comm, const Grid& slab, const Grid& whole, int rank)
-      : comm_(comm), slab_(slab), rank_(rank) {
-    shape_ = {whole.nx, whole.ny, whole.nz, comm.size(), 1};
-    check_transpose_shape(shape_);
-    for (std::vector<T>& x : x_) x.resize(std::size_t(columns()) * whole.ny * whole.nz);
+  HostZSlabTransposes(Communicator& comm, const Grid& slab, const Grid& whole, int rank)
+      : ZSlabTransposes<T>({whole.nx, whole.ny, whole.nz, comm.size(), 1}, rank), comm_(comm), slab_(slab) {
+    for (int c = 0; c < 3; ++c) slabs_[c].resize(std::size_t(this->columns()) * whole.ny * whole.nz), this->x_[c] = slabs_[c].data();
   }
-  int columns() const { return shape_.nxs(rank_); }
-  const TransposeShape& shape() const { return shape_; }
-  T* x_slab(int c) { return x_[c].data(); }
-  void to_x_slabs(T* const fields[3]) { move(fields, TransposeDirection::z_to_x); }
-  void to_z_slabs(T* const fields[3]) { move(fields, TransposeDirection::x_to_z); }
+  void to_x_slabs(T* const fields[3]) override { move(fields, TransposeDirection::z_to_x); }
+  void to_z_slabs(T* const fields[3]) override { move(fields, TransposeDirection::x_to_z); }
 
  private:
   void move(T* const fields[3], TransposeDirection d) {
-    for (int c = 0; c < 3; ++c) {
-      const ZSlabView<T> z{fields[c] + slab_.idx(1, 1, 1), std::ptrdiff_t(slab_.sy()), std::ptrdiff_t(slab_.sz())};
-      transpose_on_host_rank(comm_, shape_, rank_, z, x_[c].data(), d, buffer_);
-    }
+    for (int c = 0; c < 3; ++c)
+      transpose_on_host_rank(comm_, this->shape_, this->rank_, padded_z_slab(slab_, fields[c]), slabs_[c].data(), d, buffer_);
   }
   Communicator& comm_;
   Grid slab_;
-  int rank_;
-  TransposeShape shape_;
-  std::vector<T> x_[3];
+  std::vector<T> slabs_[3];  // the x-slabs
   std::vector<T> buffer_;
 };
 

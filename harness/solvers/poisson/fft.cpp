@@ -56,9 +56,8 @@ class DirectSolve final : public PoissonMethod<T> {
   // The first solve: the equation is checked and the stage's kernel chosen (plans are built by the
   // variant on its first call, in workspace_).
   void prepare(const PoissonEquation<T>& e) {
-    if (e.z_slab.comm && (!tridiagonal_ || e.exec.backend == Backend::cuda || e.y_ranks > 1 || e.y_slab.comm))
-      throw std::invalid_argument("Poisson method " + name_ + " on a real z-slab rank (fracstep V1): fft2_tridiag on the CPU "
-                                  "only, y whole (the GPU path of V1 is not built)");
+    if (e.z_slab.comm && (!tridiagonal_ || e.y_ranks > 1 || e.y_slab.comm))
+      throw std::invalid_argument("Poisson method " + name_ + " on a real z-slab rank (fracstep V1): fft2_tridiag only, y whole");
     if (e.decomposed && !e.y_slab.comm)
       throw std::invalid_argument("Poisson method " + name_ + " cannot solve a decomposed equation (a rank's slab): " +
                                   "its transforms need whole lines; run it on one rank");

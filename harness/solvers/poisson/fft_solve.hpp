@@ -74,7 +74,7 @@ struct PoissonDirectCall {
   bool y_factors_shared = false;    // ... rank by rank, v, w, c' set up once (TdmaLines::shared_factors)
   SolvePhases phases;               // sections the caller times inside the solve
   PoissonYSlab y_slab;              // fft2_tridiag on a real y-slab rank (PoissonEquation::y_slab)
-  PoissonZSlab z_slab;              // fft2_tridiag on a real z-slab host rank (PoissonEquation::z_slab; CPU only)
+  PoissonZSlab z_slab;              // fft2_tridiag on a real z-slab rank (PoissonEquation::z_slab; host or GPU)
   DirectSolveWorkspace* workspace = nullptr;  // never null: the variant's plans live there
   Tuning tuning;
   Exec exec;

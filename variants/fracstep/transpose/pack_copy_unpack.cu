@@ -23,7 +23,7 @@ void z_to_x(const TransposeCall<T>& c, cudaStream_t stream) {
     TransposeSection section(c.timer, kTransposePack);
     for (int src = 0; src < s.p; ++src)
       for (int d = 0; d < s.p; ++d)  // the own block straight into place
-        transpose_block(true, s, src, d, const_cast<T*>(c.from) + s.zslab_offset(src),
+        transpose_block(true, s, src, d, compact_z_slab(s, const_cast<T*>(c.from) + s.zslab_offset(src)),
                         d == src ? c.to + s.xslab_offset(d) + s.xslab_block_offset(src, d)
                                  : c.buffer + s.zslab_offset(src) + s.send_offset(src, d),
                         threads, stream);
@@ -50,7 +50,7 @@ void x_to_z(const TransposeCall<T>& c, cudaStream_t stream) {
   TransposeSection section(c.timer, kTransposeUnpack);
   for (int dst = 0; dst < s.p; ++dst)
     for (int r = 0; r < s.p; ++r)  // the own block straight from its place
-      transpose_block(false, s, dst, r, c.to + s.zslab_offset(dst),
+      transpose_block(false, s, dst, r, compact_z_slab(s, c.to + s.zslab_offset(dst)),
                       r == dst ? const_cast<T*>(c.from) + s.xslab_offset(r) + s.xslab_block_offset(dst, r)
                                : c.buffer + s.zslab_offset(dst) + s.send_offset(dst, r),
                       transpose_threads(c), stream);

@@ -1,8 +1,9 @@
 // fracstep/transpose_zx/ranks_peer and fracstep/transpose_xz/ranks_peer: V1's global transpose on p real
 // ranks, one host thread and GPU a rank (the threads driver; rank r on GPU r % count), each holding only its
 // own slabs. The all-to-all is peer copies: every rank pulls its p - 1 blocks from the others' memory
-// (harness/peer_ranks.hpp: the buffers' addresses exchanged once a call, CUDA events order the pulls after
-// the senders' packs and every rank's frees after the others' pulls; the host never waits for a GPU inside).
+// (transpose_peer.cuh, shared with V1's GPU ranks: the buffers' addresses exchanged once a call, CUDA events
+// order the pulls after the senders' packs and every rank's frees after the others' pulls; the host never
+// waits for a GPU inside).
 // Rank 0 runs on the call's stream, so its phases are the call's timer's sections: pack (or unpack), and
 // all_to_all from the moment every rank's blocks are ready. The call also scatters the call's field to the
 // ranks and gathers their result back (and starts the threads): the call's whole time is not a rank's,
@@ -17,7 +18,7 @@
 #include "comm.hpp"
 #include "fields.hpp"
 #include "peer_ranks.hpp"
-#include "transpose_blocks.cuh"
+#include "transpose_peer.cuh"
 
 namespace nsb {
 namespace {
@@ -39,44 +40,14 @@ RankSlabs<T> rank_slabs(const TransposeShape& s, bool to_x, int r) {
           to_x ? s.zslab_offset(r) : s.xslab_offset(r), to_x ? s.xslab_offset(r) : s.zslab_offset(r)};
 }
 
-// Rank r's transpose: local pass and pulls on its stream.
+// Rank r's transpose: local pass and pulls on its stream (transpose_peer.cuh), rank 0's phases timed.
 template <class T>
 void rank_transpose(const TransposeCall<T>& c, PeerRanks& peers, RankSlabs<T>& mine, int r, cudaStream_t stream) {
-  const TransposeShape& s = c.shape;
-  SectionTimer* timer = r == 0 ? c.timer : nullptr;
-  const int threads = transpose_threads(c);
-  if (c.direction == TransposeDirection::z_to_x) {
-    {
-      TransposeSection section(timer, kTransposePack);
-      for (int d = 0; d < s.p; ++d)  // the own block straight into place
-        transpose_block(true, s, r, d, mine.from.get(),
-                        d == r ? mine.to.get() + s.xslab_block_offset(r, r) : mine.buffer.get() + s.send_offset(r, d), threads,
-                        stream);
-    }
-    const std::vector<const void*> sends = peers.wait_for_all(mine.buffer.get());  // every rank's blocks packed
-    TransposeSection section(timer, kTransposeAllToAll);
-    for (int src = 0; src < s.p; ++src)
-      if (src != r)
-        peers.pull(mine.to.get() + s.xslab_block_offset(src, r),
-                   static_cast<const T*>(sends[std::size_t(src)]) + s.send_offset(src, r), src,
-                   s.block_words(src, r) * sizeof(T));
-  } else {
-    const std::vector<const void*> slabs = peers.wait_for_all(mine.from.get());  // every x-slab written
-    {
-      TransposeSection section(timer, kTransposeAllToAll);
-      for (int src = 0; src < s.p; ++src)
-        if (src != r)
-          peers.pull(mine.buffer.get() + s.send_offset(r, src),
-                     static_cast<const T*>(slabs[std::size_t(src)]) + s.xslab_block_offset(r, src), src,
-                     s.block_words(r, src) * sizeof(T));
-    }
-    TransposeSection section(timer, kTransposeUnpack);
-    for (int src = 0; src < s.p; ++src)  // the own block straight from its place
-      transpose_block(false, s, r, src, mine.to.get(),
-                      src == r ? mine.from.get() + s.xslab_block_offset(r, r) : mine.buffer.get() + s.send_offset(r, src),
-                      threads, stream);
-  }
-  peers.wait_for_all();  // nobody frees or overwrites a block another rank still reads
+  const bool to_x = c.direction == TransposeDirection::z_to_x;
+  T* const zslab = to_x ? mine.from.get() : mine.to.get();
+  T* const xslab = to_x ? mine.to.get() : mine.from.get();
+  transpose_on_gpu_rank(peers, c.shape, r, compact_z_slab(c.shape, zslab), xslab, mine.buffer.get(), c.direction,
+                        transpose_threads(c), stream, r == 0 ? c.timer : nullptr);
 }
 
 template <class T>

@@ -1,8 +1,8 @@
 // What the variants of fracstep/transpose_zx and transpose_xz share (transpose.hpp): the local pass of one
 // block (s, d), between its rows in z-slab s and its contiguous form, and the check of a call.
 //
-// Pack (z -> x) gathers the block's rows (nxs(d) points each, a row of the z-slab apart) into the contiguous
-// block; unpack (x -> z) scatters them back. A CUDA block a row, its threads along the row: reads and writes
+// Pack (z -> x) gathers the block's rows (nxs(d) points each, a row of the z-slab apart: ZSlabView) into the
+// contiguous block; unpack (x -> z) scatters them back. A CUDA block a row, its threads along the row: reads and writes
 // coalesced over runs of nxs(d) words points.
 #pragma once
 
@@ -17,9 +17,9 @@
 namespace nsb {
 
 template <class T, bool kPack>
-__global__ void transpose_block_kernel(TransposeShape s, int d, T* zslab, T* block) {
+__global__ void transpose_block_kernel(TransposeShape s, int d, ZSlabView<T> zslab, T* block) {
   const std::size_t row = blockIdx.x, run = s.run_words(d);
-  T* z = zslab + s.zslab_row_start(d, row);
+  T* z = zslab.at(s, row, s.x0(d));
   T* b = block + row * run;
   for (std::size_t q = threadIdx.x; q < run; q += blockDim.x) {
     if (kPack) b[q] = z[q];
@@ -27,9 +27,10 @@ __global__ void transpose_block_kernel(TransposeShape s, int d, T* zslab, T* blo
   }
 }
 
-// Block (s, d)'s local pass on `stream`: pack (z-slab s -> block) or unpack (block -> z-slab s).
+// Block (src, d)'s local pass on `stream`: pack (z-slab src -> block) or unpack (block -> z-slab src). The
+// z-slab is a view (transpose.hpp: compact, or a padded field's interior).
 template <class T>
-void transpose_block(bool pack, const TransposeShape& s, int src, int d, T* zslab, T* block, int threads,
+void transpose_block(bool pack, const TransposeShape& s, int src, int d, ZSlabView<T> zslab, T* block, int threads,
                      cudaStream_t stream) {
   const std::size_t rows = s.block_rows(src);
   if (rows == 0 || s.run_words(d) == 0) return;

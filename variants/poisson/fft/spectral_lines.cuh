@@ -226,31 +226,34 @@ struct RowsFromArrays {
   }
 };
 
-// The shift and null-space flag of line (i, k), from the eigenvalues (as thomas_kernel has them).
+// The shift and null-space flag of line (i, k), from the eigenvalues (nx of x, ny of y, then z's: the
+// whole axes'). x0: the kx of the lines' column 0 (a V1 rank's x-slab holds the kx x0 ..; else 0).
 template <class T>
 struct EigShift {
   const T* eig;
   int nx, ny;
   AxisTransform tx, tz;
   bool neumann_y;
+  int x0 = 0;
   __host__ __device__ LineShift operator()(int i, int k) const {
-    const T shift = eig[i] + eig[nx + ny + k];
-    return {double(shift), neumann_y && axis_constant_mode(tx, i) && axis_constant_mode(tz, k)};
+    const T shift = eig[x0 + i] + eig[nx + ny + k];
+    return {double(shift), neumann_y && axis_constant_mode(tx, x0 + i) && axis_constant_mode(tz, k)};
   }
 };
 
+// One thread a (kx, kz) line of W (lines_x x ny x lines_z, x fastest), its y system solved whole (Thomas), or
+// split over virtual y-ranks (y_ranks > 1: v and w in scratch after Thomas's c').
 template <class T>
-__global__ void thomas_kernel(Complex<T>* W, T* scratch, const T* eig, const T* rows, Grid g, AxisTransform tx,
-                              AxisTransform tz, bool neumann_y, int y_ranks, bool y_exact) {
-  const std::size_t lines = std::size_t(g.nx) * g.nz;
+__global__ void thomas_kernel(Complex<T>* W, T* scratch, EigShift<T> eig, const T* rows, int lines_x, int ny, int lines_z,
+                              int y_ranks, bool y_exact) {
+  const std::size_t lines = std::size_t(lines_x) * lines_z;
   NSB_POINTS_LOOP(line, lines) {
-    const int i = int(line % g.nx), k = int(line / g.nx);
-    const std::size_t first = i + std::size_t(g.nx) * g.ny * k;
-    const bool singular = neumann_y && axis_constant_mode(tx, i) && axis_constant_mode(tz, k);
-    const T shift = eig[i] + eig[g.nx + g.ny + k];
-    const std::size_t points = std::size_t(g.nx) * g.ny * g.nz;  // split: v and w after Thomas's c'
+    const int i = int(line % lines_x), k = int(line / lines_x);
+    const std::size_t first = i + std::size_t(lines_x) * ny * k;
+    const LineShift shift = eig(i, k);
+    const std::size_t points = std::size_t(lines_x) * ny * lines_z;  // split: v and w after Thomas's c'
     const LineSplit<T> split{y_ranks, y_exact, scratch + points + first, scratch + 2 * points + first};
-    thomas_line(W + first, g.nx, g.ny, RowsFromArrays<T>{rows, g.ny}, shift, scratch + first, singular, split);
+    thomas_line(W + first, lines_x, ny, RowsFromArrays<T>{rows, ny}, T(shift.shift), scratch + first, shift.singular, split);
   }
 }
 
@@ -295,6 +298,47 @@ void launch_ghost_axes(T* p, const Grid& g, const PoissonFaces& faces, cudaStrea
     ghost_axis_kernel<<<spectral_blocks(face, block), block, 0, stream>>>(p, g, a, faces.face[a][0], faces.face[a][1]);
     NSB_LAUNCHED("ghost_axis_kernel");
   }
+}
+
+// The three axes' eigenvalues, len[a] of axis a, x then y then z (as Spectrum and EigShift read them).
+template <class T>
+std::vector<T> axis_eigenvalues(const AxisTransform t[3], const int len[3], const double h[3]) {
+  std::vector<T> eig;
+  for (int a = 0; a < 3; ++a)
+    for (int s = 0; s < len[a]; ++s) eig.push_back(T(axis_eigenvalue(t[a], s, len[a], h[a])));
+  return eig;
+}
+// The y rows of the tridiagonal variant, n of each of lower, diag, upper, weight (as RowsFromArrays reads them).
+template <class T>
+std::vector<T> tridiagonal_row_table(int n, double h, const PoissonFaces& faces, const double* y_faces) {
+  std::vector<T> rows(4 * std::size_t(n), T(0));
+  for (int j = 0; j < n; ++j) {
+    const TridiagonalRow r = tridiagonal_row(j, n, h, faces.face[1][0], faces.face[1][1], y_faces);
+    rows[j] = T(r.lower), rows[n + j] = T(r.diag), rows[2 * n + j] = T(r.upper), rows[3 * n + j] = T(r.weight);
+  }
+  return rows;
+}
+// A batched cuFFT plan of the complex lines of length n in `points` values (one line after another).
+template <class T>
+cufftHandle line_plan(int n, std::size_t points) {
+  cufftHandle plan = 0;
+  cufft_check(cufftPlanMany(&plan, 1, &n, &n, 1, n, &n, 1, n, CufftOf<T>::type, int(points / std::size_t(n))), "cufftPlanMany");
+  return plan;
+}
+// One axis's transform of W (geometry geo: its lengths, axis and transform) through the line array E: the
+// gather into axis-contiguous lines, the batched cuFFT `plan` (line_plan of the axis), the scatter back.
+template <class T>
+void transform_through_lines(Complex<T>* w, Complex<T>* e, const AxisGeometry& geo, cufftHandle plan, int direction,
+                             cudaStream_t stream, int block, const PassEnds<T>& ends) {
+  const unsigned grid = spectral_blocks(geo.points, block);
+  if (direction == CUFFT_FORWARD) forward_gather_kernel<<<grid, block, 0, stream>>>(e, w, geo, ends);
+  else inverse_gather_kernel<<<grid, block, 0, stream>>>(e, w, geo);
+  NSB_LAUNCHED("gather_kernel");
+  cufft_check(cufftSetStream(plan, stream), "cufftSetStream");
+  cufft_check(CufftOf<T>::exec(plan, e, direction), "cufftExec");
+  if (direction == CUFFT_FORWARD) forward_scatter_kernel<<<grid, block, 0, stream>>>(w, e, geo, ends);
+  else inverse_scatter_kernel<<<grid, block, 0, stream>>>(w, e, geo, ends);
+  NSB_LAUNCHED("scatter_kernel");
 }
 
 // A solver's spectral state for one grid and face set (see the top of this file).
@@ -359,8 +403,8 @@ class SpectralLines final : public DirectSolveState {
                          c.y_exact, DeviceSplitLaunch{stream}, RankPhaseSections{c.phases.timer, c.phases.rank_phases});
     } else if (tridiagonal_) {
       const std::size_t lines = std::size_t(g_.nx) * g_.nz;
-      thomas_kernel<<<blocks(lines, 128), 128, 0, stream>>>(w_, scratch_, eig_, rows_, g_, t_[0], t_[2],
-                                                           faces_.face[1][0] == PoissonFace::neumann, y_ranks_, c.y_exact);
+      const EigShift<T> eig{eig_, g_.nx, g_.ny, t_[0], t_[2], faces_.face[1][0] == PoissonFace::neumann};
+      thomas_kernel<<<blocks(lines, 128), 128, 0, stream>>>(w_, scratch_, eig, rows_, g_.nx, g_.ny, g_.nz, y_ranks_, c.y_exact);
       NSB_LAUNCHED("thomas_kernel");
     } else if (!fused) {
       divide_kernel<<<blocks(points, block), block, 0, stream>>>(w_, spectrum, g_);
@@ -397,32 +441,22 @@ class SpectralLines final : public DirectSolveState {
     refuse_past_point_index(g_);
     const int len[3] = {g_.nx, g_.ny, g_.nz};
     const double h[3] = {g_.dx(), g_.dy(), g_.dz()};
-    std::vector<T> eig;
-    for (int a = 0; a < 3; ++a) {
-      t_[a] = axis_transform(faces_, a, nullptr);
-      for (int s = 0; s < len[a]; ++s) eig.push_back(T(axis_eigenvalue(t_[a], s, len[a], h[a])));
-    }
+    for (int a = 0; a < 3; ++a) t_[a] = axis_transform(faces_, a, nullptr);
+    const std::vector<T> eig = axis_eigenvalues<T>(t_, len, h);
     w_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: spectral array"));
     e_ = static_cast<Complex<T>*>(device::alloc(points * sizeof(Complex<T>), "poisson fft: line array"));
     eig_ = static_cast<T*>(device::alloc(eig.size() * sizeof(T), "poisson fft: eigenvalues"));
     device::copy_to_device(eig_, eig.data(), eig.size() * sizeof(T));
     if (tridiagonal_) {
-      const int n = y_rows_;  // the whole y's rows (a real y-slab rank reads them by the whole line's index)
-      std::vector<T>& rows = host_rows_;
-      rows.assign(4 * std::size_t(n), T(0));
-      for (int j = 0; j < n; ++j) {
-        const TridiagonalRow r = tridiagonal_row(j, n, y_step_, faces_.face[1][0], faces_.face[1][1],
-                                                 y_faces_.empty() ? nullptr : y_faces_.data());
-        rows[j] = T(r.lower), rows[n + j] = T(r.diag), rows[2 * n + j] = T(r.upper), rows[3 * n + j] = T(r.weight);
-      }
-      rows_ = static_cast<T*>(device::alloc(rows.size() * sizeof(T), "poisson fft2_tridiag: rows"));
-      device::copy_to_device(rows_, rows.data(), rows.size() * sizeof(T));
+      // the whole y's rows (a real y-slab rank reads them by the whole line's index)
+      host_rows_ = tridiagonal_row_table<T>(y_rows_, y_step_, faces_, y_faces_.empty() ? nullptr : y_faces_.data());
+      rows_ = static_cast<T*>(device::alloc(host_rows_.size() * sizeof(T), "poisson fft2_tridiag: rows"));
+      device::copy_to_device(rows_, host_rows_.data(), host_rows_.size() * sizeof(T));
       scratch_ = static_cast<T*>(device::alloc(scratch_words() * sizeof(T), "poisson fft2_tridiag: Thomas scratch"));
     }
     for (int a = 0; a < 3; ++a) {
       if (!transformed(a)) continue;
-      int n = len[a];
-      cufft_check(cufftPlanMany(&plan_[a], 1, &n, &n, 1, n, &n, 1, n, CufftOf<T>::type, int(points / n)), "cufftPlanMany");
+      plan_[a] = line_plan<T>(len[a], points);
       planned_[a] = true;
     }
   }
@@ -501,14 +535,7 @@ class SpectralLines final : public DirectSolveState {
       NSB_LAUNCHED("divide_kernel or unpack_kernel");
       return;
     }
-    if (direction == CUFFT_FORWARD) forward_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo, ends);
-    else inverse_gather_kernel<<<grid, block, 0, stream>>>(e_, w_, geo);
-    NSB_LAUNCHED("gather_kernel");
-    cufft_check(cufftSetStream(plan_[a], stream), "cufftSetStream");
-    cufft_check(CufftOf<T>::exec(plan_[a], e_, direction), "cufftExec");
-    if (direction == CUFFT_FORWARD) forward_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo, ends);
-    else inverse_scatter_kernel<<<grid, block, 0, stream>>>(w_, e_, geo, ends);
-    NSB_LAUNCHED("scatter_kernel");
+    transform_through_lines(w_, e_, geo, plan_[a], direction, stream, block, ends);
   }
 
   Grid g_;

@@ -2,14 +2,14 @@
 // (kx, kz) line solving its tridiagonal system in y by the Thomas algorithm (fft_solve.hpp thomas_line,
 // the CPU reference's own), reading the y rows per row; neighbouring threads take neighbouring kx, so
 // every access of a line's step j is one coalesced row of W. Every pass its own kernel.
-#include "poisson/fft/spectral_lines.cuh"
+#include "poisson/fft/spectral_z_slab.cuh"
 
 namespace nsb {
 namespace {
 
 template <class T>
 void run(const PoissonDirectCall<T>& c) {
-  solve_spectral(c, "poisson/fft2_tridiag/cufft_thomas", true, false);
+  solve_spectral_tridiagonal(c, "poisson/fft2_tridiag/cufft_thomas", false);  // (a V1 z-slab rank: spectral_z_slab.cuh)
 }
 
 const Registrar reg{Variant{

@@ -1,14 +1,14 @@
 // poisson/fft2_tridiag/cufft_thomas_fused: cufft_thomas with the pack pass folded into the first
 // gather and the unpack into the last inverse scatter (spectral_lines.cuh PassEnds): 8 words a point
 // fewer (fft_solve_traffic_bytes).
-#include "poisson/fft/spectral_lines.cuh"
+#include "poisson/fft/spectral_z_slab.cuh"
 
 namespace nsb {
 namespace {
 
 template <class T>
 void run(const PoissonDirectCall<T>& c) {
-  solve_spectral(c, "poisson/fft2_tridiag/cufft_thomas_fused", true, true);
+  solve_spectral_tridiagonal(c, "poisson/fft2_tridiag/cufft_thomas_fused", true);  // (a V1 z-slab rank: spectral_z_slab.cuh)
 }
 
 const Registrar reg{Variant{
