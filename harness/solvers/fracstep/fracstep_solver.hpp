@@ -246,12 +246,11 @@ class FracstepSolver final : public Solver<T> {
     return ((15 + poisson) * g.padded_points() + adi_y + split) * sizeof(T);
   }
 
-  // V1 on a GPU z-slab rank (g its slab): V0's 24 words a cell (the 15 fields, the Poisson solve's z-slab
-  // arrays W and E, its x plan's work area) and, counting the x-slab as the z-slab's size (columns x ny x nz
-  // against nx x ny x nz_r: equal for even splits, a column or a plane apart otherwise; the padded count leaves
-  // a margin), ADI-Z's three x-slabs and transpose blocks (4 words), the Poisson solve's x-slab W and E (4),
-  // its transpose blocks (2 words: complex) and its z plan's work area (up to 2, a complex value a point):
-  // 34 words a cell.
+  // V1 on a GPU z-slab rank (g its slab): V0's 24 words a cell (the 15 fields, the Poisson solve's W and E,
+  // Thomas's scratch, the work areas of its x and z plans) and, counting the x-slab as the z-slab's size
+  // (columns x ny x nz against nx x ny x nz_r: equal for even splits, a column or a plane apart otherwise; the
+  // padded count leaves a margin), ADI-Z's three x-slabs and transpose blocks (4 words), the Poisson solve's
+  // x-slab W and E (4) and its transpose blocks (2 words: complex): 34 words a cell.
   static std::size_t z_slab_device_bytes(const Grid& g) { return 34 * g.padded_points() * sizeof(T); }
 
   // Whether the solver allocated this field (what V2's forms allocate: split_factors=shared has no split_*).
