@@ -173,7 +173,8 @@ void adi_z_on_x_slabs(const FracstepCall<T>& c, ZSlabTransposes<T>& z, int threa
 template <class T, int Axis>
 void run_adi(const FracstepCall<T>& c) {
   const int threads = c.tuning.bx > 0 ? c.tuning.bx : 128;
-  if (Axis == 2 && c.z_slabs) return adi_z_on_x_slabs(c, *c.z_slabs, threads);  // V1 on a real GPU z-slab rank
+  if constexpr (Axis == 2)  // V1 on a real GPU z-slab rank
+    if (c.z_slabs) return adi_z_on_x_slabs(c, *c.z_slabs, threads);
   if (Axis == 1 && c.y_overlap) {  // V2-async: the same on a real rank, batch b's messages beside batch b + 1's work
     const AdiYLines<T> lines = adi_y_lines(c);
     split_solve_rank_pipelined(lines, c.split_words, c.y_exact, DeviceSplitLaunch{stream_of(c.exec), threads}, c.y_rank,
@@ -212,9 +213,6 @@ Variant adi_thread_per_line_variant(const char* stage, const char* status) {
   v.run_double = &run_adi<double, Axis>;
   v.kernels = {{"fracstep_adi_kernel<float>", (const void*)&fracstep_adi_kernel<float, Axis>, 4},
                {"fracstep_adi_kernel<double>", (const void*)&fracstep_adi_kernel<double, Axis>, 8}};
-  if (Axis == 2)  // V1's z lines on its x-slabs
-    v.kernels.insert(v.kernels.end(), {{"fracstep_adi_z_x_slab_kernel<float>", (const void*)&fracstep_adi_z_x_slab_kernel<float>, 4},
-                                       {"fracstep_adi_z_x_slab_kernel<double>", (const void*)&fracstep_adi_z_x_slab_kernel<double>, 8}});
   return v;
 }
 
