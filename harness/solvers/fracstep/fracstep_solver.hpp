@@ -2,7 +2,8 @@
 // the whole grid; V2 on y-slabs: emulated on virtual ranks of one device, or one of P real ranks, host or
 // GPU (FracstepRank: its slab's rows, ghost rows from its neighbours, its part of the split y solves); V1 on
 // z-slabs: one of P real ranks, host or GPU (its planes, ghost planes from its ring neighbours, ADI-Z and the
-// Poisson solve's z part on its x-slab through the all-to-all transposes; GPU ranks: peer copies, threads driver). A time step is three RK3 sub-steps (formulas.hpp), each:
+// Poisson solve's z part on its x-slab through the all-to-all transposes; GPU ranks: peer copies, threads
+// driver). A time step is three RK3 sub-steps (formulas.hpp), each:
 //
 //   rhs          explicit right-hand side (RK3 convection, CN viscous, pressure, force)   fracstep/rhs
 //   adi_z        (1 - beta Lz)^-1 on du dv dw, cyclic (Sherman-Morrison)                    fracstep/adi_z

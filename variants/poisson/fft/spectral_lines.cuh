@@ -14,6 +14,8 @@
 //               through the host (a few KB)
 //   inverse(a)  the inverse of forward(a) times n (cuFFT's inverse is unnormalised)
 //   unpack      p = Re(W) / (product of the transformed lengths); then p's ghosts by the faces
+// On a real z-slab rank (fracstep V1 on GPU ranks, PoissonZSlab) the tridiagonal solve is split at its
+// transposes by spectral_z_slab.cuh, with these passes.
 // The fused variants fold pack into the first gather, divide into the last forward scatter and unpack
 // into the last inverse scatter (PassEnds): 12 (fft) or 8 (fft2_tridiag) words a point fewer; and they
 // transform a periodic x in place in W (its lines are contiguous there): 8 words fewer again.
