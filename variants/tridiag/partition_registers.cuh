@@ -115,17 +115,17 @@ __device__ void partition_store(const TridiagArgs<T>& q, const PartitionLocal<T,
     if (active && r < m) q.x[first + std::size_t(r) * q.l.stride()] = partition_unknown(local, r, m, x.first, x.last);
 }
 
-// The systems a block solves (tuning bx, shrunk so that a block of bx x K stays within
-// kPartitionMaxThreads) and its chunks K; systems longer than kPartitionMaxThreads * M are refused by name.
+// The systems a block solves (tuning bx, shrunk so that a block of bx x K stays within max_threads, the
+// kernel's __launch_bounds__) and its chunks K; systems longer than max_threads * M are refused by name.
 struct PartitionBlock {
   int systems, chunks;
 };
-inline PartitionBlock partition_block(const char* variant, int n, int M, int bx) {
+inline PartitionBlock partition_block(const char* variant, int n, int M, int bx, int max_threads = kPartitionMaxThreads) {
   const int chunks = partition_chunks(n, M);
-  if (chunks > kPartitionMaxThreads)
+  if (chunks > max_threads)
     throw std::invalid_argument(std::string("tridiag: ") + variant + " with " + std::to_string(M) + " rows a thread takes systems of at most " +
-                                std::to_string(kPartitionMaxThreads * M) + " unknowns, not " + std::to_string(n));
-  return {std::max(1, std::min(bx, kPartitionMaxThreads / chunks)), chunks};
+                                std::to_string(max_threads * M) + " unknowns, not " + std::to_string(n));
+  return {std::max(1, std::min(bx, max_threads / chunks)), chunks};
 }
 
 template <class T, int M, int MinBlocks>
