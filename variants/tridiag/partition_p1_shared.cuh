@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks) partition_p1_shared_ker
   const int threads = W * K;
   const int s = int(blockIdx.x) * W + lane;
   const bool active = s < q.l.batch;  // the last block's spare lanes solve identity rows
-  const int n = q.l.n, j0 = pdd_block_start(n, K, k), m = pdd_block_start(n, K, k + 1) - j0;
+  const int n = q.l.n, j0 = partition_chunk_start(n, K, k), m = partition_chunk_start(n, K, k + 1) - j0;
   const std::size_t first = active ? q.l.index(s, j0) : 0;
   T* const slots = reinterpret_cast<T*>(shared_bytes) + (k * W + lane);
 

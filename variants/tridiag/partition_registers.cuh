@@ -33,11 +33,20 @@ namespace nsb {
 // which caps the registers at 65536 / (256 MinBlocks).
 inline constexpr int kPartitionMaxThreads = 256;
 
-// Shared memory of a block: the 2K reduced rows of each of its W systems and the 2K' rows left of them.
-template <class T>
+// Shared memory of a block: the 2K reduced rows of each of its W systems and the 2K' rows left of them
+// (the second level's chunks of R rows).
+template <class T, int R = kPartitionReducedRows>
 std::size_t partition_shared_bytes(int systems, int chunks) {
-  const int rows = 2 * chunks, rows1 = 2 * partition_chunks(rows, kPartitionReducedRows);
+  const int rows = 2 * chunks, rows1 = 2 * partition_chunks(rows, R);
   return 4 * std::size_t(systems) * std::size_t(rows + rows1) * sizeof(T);
+}
+
+// pdd_block_start's split (the first row of chunk k of K over n rows) in 32-bit unsigned arithmetic:
+// in device code the host formula's 64-bit division is a long routine, on the path of every thread's
+// start and of the reduced solve's second level. Exact here: a block's k n < 2^32 (K <= 512 threads,
+// n <= 512 M at the first level, 2K rows at the second), the same floor(k n / K).
+__device__ inline int partition_chunk_start(int n, int K, int k) {
+  return int(unsigned(k) * unsigned(n) / unsigned(K));
 }
 
 // A chunk's arrays from row(r), r < m (a TridiagRow), identity rows past m.
@@ -72,10 +81,9 @@ struct PartitionEnds {
 // of R rows leave (threads k < K' a chunk each) follow. A block may call it again for other systems
 // without a barrier between: a thread's first writes of the next call go to its own two rows, the ones
 // it read last, and every other access of a call comes after the call's first barrier.
-template <class T>
+template <class T, int R = kPartitionReducedRows>
 __device__ PartitionEnds<T> partition_reduced_solve(T* sh, int W, int K, int lane, int k, const TridiagRow<T>& first,
                                                      const TridiagRow<T>& last) {
-  constexpr int R = kPartitionReducedRows;
   const int rows = 2 * K, chunks1 = partition_chunks(rows, R), rows1 = 2 * chunks1;
   T* const sh1 = sh + 4 * W * rows;
   const SharedRows<T> reduced{sh, sh + W * rows, sh + 2 * W * rows, sh + 3 * W * rows};
@@ -84,7 +92,7 @@ __device__ PartitionEnds<T> partition_reduced_solve(T* sh, int W, int K, int lan
   reduced.set((2 * k + 1) * W + lane, last);
   __syncthreads();
   const bool second = k < chunks1;
-  const int i0 = pdd_block_start(rows, chunks1, k), m1 = second ? pdd_block_start(rows, chunks1, k + 1) - i0 : 0;
+  const int i0 = partition_chunk_start(rows, chunks1, k), m1 = second ? partition_chunk_start(rows, chunks1, k + 1) - i0 : 0;
   PartitionLocal<T, R> local1{};
   if (second) {
     T a1[R], b1[R], c1[R], d1[R];
@@ -134,7 +142,7 @@ __global__ void __launch_bounds__(kPartitionMaxThreads, MinBlocks) partition_ker
   const int W = int(blockDim.x), K = int(blockDim.y), lane = int(threadIdx.x), k = int(threadIdx.y);
   const int s = int(blockIdx.x) * W + lane;
   const bool active = s < q.l.batch;  // the last block's spare lanes solve identity rows
-  const int n = q.l.n, j0 = pdd_block_start(n, K, k), m = pdd_block_start(n, K, k + 1) - j0;
+  const int n = q.l.n, j0 = partition_chunk_start(n, K, k), m = partition_chunk_start(n, K, k + 1) - j0;
   const std::size_t first = active ? q.l.index(s, j0) : 0;
 
   // 1. The chunk, read once, and its elimination.

@@ -45,7 +45,7 @@ template <class T, int M>
 __global__ void __launch_bounds__(kPartitionMaxThreads) partition_shared_async_kernel(TridiagArgs<T> q) {
   extern __shared__ unsigned char shared_bytes[];
   const int W = int(blockDim.x), K = int(blockDim.y), lane = int(threadIdx.x), k = int(threadIdx.y);
-  const int n = q.l.n, j0 = pdd_block_start(n, K, k), m = pdd_block_start(n, K, k + 1) - j0;
+  const int n = q.l.n, j0 = partition_chunk_start(n, K, k), m = partition_chunk_start(n, K, k + 1) - j0;
   const int tiles = int((q.l.batch + W - 1) / W);
   const int span = W * K * (M + 1);  // one array's slots
   T* const slots = reinterpret_cast<T*>(shared_bytes);
