@@ -9,9 +9,10 @@
 // 16-warp tuning (bx8_sz16_mb2, two blocks) ran 1.75x faster than the 8-warp one. The peak of registers is
 // the reduced solve's second level (its chunk of kPartitionReducedRows rows and their P1, 56 values) while
 // the thread's own P1 (3 M values) stays live. Parked, P1 holds no register through the reduced solve:
-// ptxas (sm_90) gives 196 registers instead of 230 in double and 110 instead of 139 in float at sz16, and
-// at sz8 128 in double without the 304 B partition_registers spills at the same bound. So more blocks fit
-// an SM (the tunings below; float bx8_sz16 two of 8 warps without spilling, float bx8_sz8_mb2 two of 16).
+// ptxas (sm_90, CUDA 13.0) gives 190 registers where partition_registers takes 218 in double and 108
+// where it takes 124 in float at sz16, and at sz8 128 in double without the 232 B partition_registers
+// spills at the same bound. So more warps fit an SM (the tunings below: double bx4_sz8_mb2 two blocks of
+// 8 warps without spilling, float bx8_sz8_mb2 two of 16).
 //
 // The slots: value i (3 (r - 1) + {0, 1, 2} for y, v, w of row r) of thread t at i * threads + t, so a
 // warp's 32 threads write and read 32 consecutive words: no bank conflict. A thread alone reads its slots,
@@ -122,13 +123,13 @@ Tuning partition_p1_shared_tuning(const char* name) {
   return t;
 }
 
-// The tunings (the first is the default). Registers from ptxas -v (sm_90, CUDA 13.0; docs/solvers/tridiag.md
-// tables them with the blocks an SM they allow at n = 512, where K = 512 / sz):
-//   bx8_sz16      256 threads: the control (partition_registers' best shape, P1 parked)
-//   bx16_sz16     512 threads: float rows of 64 B, one block of 16 warps
-//   bx4_sz8_mb2   256 threads: double two blocks (16 warps) without spilling
-//   bx8_sz8       512 threads: one block of 16 warps, rows of 64 B (double) and 32 B (float)
-//   bx8_sz8_mb2   512 threads: two blocks of 16 warps (float: 64 registers)
+// The tunings (the first is the default). Registers from ptxas -v (sm_90, CUDA 13.0), double / float;
+// docs/solvers/tridiag.md tables them with the blocks an SM they allow at n = 512 (K = 512 / sz):
+//   bx8_sz16      256 threads, 190 / 108: partition_registers' best shape with P1 parked
+//   bx16_sz16     512 threads, 128 (828 B spilled) / 108: float rows of 64 B, one block of 16 warps
+//   bx4_sz8_mb2   256 threads, 128 / 79: double two blocks (16 warps) without spilling
+//   bx8_sz8       512 threads, 128 / 79: one block of 16 warps, rows of 64 B (double) and 32 B (float)
+//   bx8_sz8_mb2   512 threads, 64 (1400 B spilled) / 64 (60 B): float two blocks of 16 warps
 inline std::vector<Tuning> partition_p1_shared_tunings() {
   return {partition_p1_shared_tuning<16, 256>("bx8_sz16"), partition_p1_shared_tuning<16, 512>("bx16_sz16"),
           partition_p1_shared_tuning<8, 256, 2>("bx4_sz8_mb2"), partition_p1_shared_tuning<8, 512>("bx8_sz8"),
