@@ -33,11 +33,10 @@ namespace nsb {
 // which caps the registers at 65536 / (256 MinBlocks).
 inline constexpr int kPartitionMaxThreads = 256;
 
-// Shared memory of a block: the 2K reduced rows of each of its W systems and the 2K' rows left of them
-// (the second level's chunks of R rows).
-template <class T, int R = kPartitionReducedRows>
+// Shared memory of a block: the 2K reduced rows of each of its W systems and the 2K' rows left of them.
+template <class T>
 std::size_t partition_shared_bytes(int systems, int chunks) {
-  const int rows = 2 * chunks, rows1 = 2 * partition_chunks(rows, R);
+  const int rows = 2 * chunks, rows1 = 2 * partition_chunks(rows, kPartitionReducedRows);
   return 4 * std::size_t(systems) * std::size_t(rows + rows1) * sizeof(T);
 }
 
@@ -81,9 +80,10 @@ struct PartitionEnds {
 // of R rows leave (threads k < K' a chunk each) follow. A block may call it again for other systems
 // without a barrier between: a thread's first writes of the next call go to its own two rows, the ones
 // it read last, and every other access of a call comes after the call's first barrier.
-template <class T, int R = kPartitionReducedRows>
+template <class T>
 __device__ PartitionEnds<T> partition_reduced_solve(T* sh, int W, int K, int lane, int k, const TridiagRow<T>& first,
                                                      const TridiagRow<T>& last) {
+  constexpr int R = kPartitionReducedRows;
   const int rows = 2 * K, chunks1 = partition_chunks(rows, R), rows1 = 2 * chunks1;
   T* const sh1 = sh + 4 * W * rows;
   const SharedRows<T> reduced{sh, sh + W * rows, sh + 2 * W * rows, sh + 3 * W * rows};
