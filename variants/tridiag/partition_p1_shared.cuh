@@ -130,10 +130,11 @@ Tuning partition_p1_shared_tuning(const char* name) {
 //   bx4_sz8_mb2   256 threads, 128 / 79: double two blocks (16 warps) without spilling
 //   bx8_sz8       512 threads, 128 / 79: one block of 16 warps, rows of 64 B (double) and 32 B (float)
 //   bx8_sz8_mb2   512 threads, 64 (1400 B spilled) / 64 (60 B): float two blocks of 16 warps
+//   bx4_sz16_mb3  128 threads, 168 (96 B spilled) / 108: double three blocks (12 warps), rows of 32 B
 inline std::vector<Tuning> partition_p1_shared_tunings() {
   return {partition_p1_shared_tuning<16, 256>("bx8_sz16"), partition_p1_shared_tuning<16, 512>("bx16_sz16"),
           partition_p1_shared_tuning<8, 256, 2>("bx4_sz8_mb2"), partition_p1_shared_tuning<8, 512>("bx8_sz8"),
-          partition_p1_shared_tuning<8, 512, 2>("bx8_sz8_mb2")};
+          partition_p1_shared_tuning<8, 512, 2>("bx8_sz8_mb2"), partition_p1_shared_tuning<16, 128, 3>("bx4_sz16_mb3")};
 }
 
 inline Variant partition_p1_shared_variant(const char* stage, const char* status) {
