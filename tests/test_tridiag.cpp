@@ -731,16 +731,18 @@ TEST(TridiagGpu, EveryVariantSolvesByItsResidual) {
         }
 }
 
-// partition_shared_async's blocks are persistent (as many as the SMs hold, each solving every
-// gridDim.x-th tile of bx systems, the next tile's copies in flight into its slots while it solves one):
-// on the grids above every block solves one tile at most, so its slots are never refilled. 511 x 129
+// partition_shared_async's and partition_registers_ahead's blocks are persistent (as many as the SMs hold,
+// each solving every gridDim.x-th tile of bx systems, the next tile's loads in flight while it solves one):
+// on the grids above every block solves one tile at most, so the loads ahead are never used. 511 x 129
 // systems of 100 unknowns give every block of every tuning several tiles (about 8 to 28 on an H100;
 // tiles straddle the field's x rows in lines_y, and the last one has spare lanes).
-TEST(TridiagGpu, PartitionSharedAsyncSolvesSeveralTilesABlock) {
+TEST(TridiagGpu, PersistentPartitionVariantsSolveSeveralTilesABlock) {
   NSB_NEEDS_GPU();
-  for (const char* stage : {"tridiag/lines_y", "tridiag/interleaved"}) {
+  for (const auto& [stage, variant] : {std::pair{"tridiag/lines_y", "partition_shared_async"},
+                                       std::pair{"tridiag/interleaved", "partition_shared_async"},
+                                       std::pair{"tridiag/lines_y", "partition_registers_ahead"}}) {
     const StageKind& k = StageKindRegistry::instance().get(stage);
-    const Variant& v = Registry::instance().get(stage, "partition_shared_async");
+    const Variant& v = Registry::instance().get(stage, variant);
     expect_gpu_residual<float>(k, v, Grid{511, 100, 129, 1, 1, 1});
     expect_gpu_residual<double>(k, v, Grid{511, 100, 129, 1, 1, 1});
   }

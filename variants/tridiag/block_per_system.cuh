@@ -54,21 +54,29 @@ struct SharedRows {
 };
 
 // Rows j = r, r + S, ... of the system at `base` in shared memory, solved by Thomas (c' over c, d' over
-// d, the solution over d).
+// d, the solution over d). Each sweep reads the next row before it writes this one: the compiler may not
+// move a read above a write it cannot tell apart, and so the read's latency would sit on the recurrence's
+// path a row (the partition variants' reduced solve runs it on one thread a system while the block waits).
 template <class T>
 __device__ void thomas_in_shared(const SharedRows<T>& m, int base, int n, int r, int S) {
   if (r >= n) return;  // S > n: no rows of this residue
   ThomasRow<T> row{T(0), T(0)};
   int last = r;
+  TridiagRow<T> ahead = m.row(base + r);
   for (int j = r; j < n; j += S) {
     const int i = base + j;
-    row = thomas_forward(m.a[i], m.b[i], m.c[i], m.d[i], row);
+    const TridiagRow<T> here = ahead;
+    if (j + S < n) ahead = m.row(i + S);
+    row = thomas_forward(here.a, here.b, here.c, here.d, row);
     m.c[i] = row.cp, m.d[i] = row.dp, last = j;
   }
   T next = m.d[base + last];
+  ThomasRow<T> above = last - S >= 0 ? ThomasRow<T>{m.c[base + last - S], m.d[base + last - S]} : ThomasRow<T>{};
   for (int j = last - S; j >= 0; j -= S) {
     const int i = base + j;
-    next = m.d[i] = thomas_back(ThomasRow<T>{m.c[i], m.d[i]}, next);
+    const ThomasRow<T> here = above;
+    if (j - S >= 0) above = ThomasRow<T>{m.c[i - S], m.d[i - S]};
+    next = m.d[i] = thomas_back(here, next);
   }
 }
 

@@ -40,6 +40,14 @@ std::size_t partition_shared_bytes(int systems, int chunks) {
   return 4 * std::size_t(systems) * std::size_t(rows + rows1) * sizeof(T);
 }
 
+// pdd_block_start's split (the first row of chunk k of K over n rows) in 32-bit unsigned arithmetic:
+// in device code the host formula's 64-bit division is a long routine, on the path of every thread's
+// start and of the reduced solve's second level. Exact here: a block's k n < 2^32 (K <= 512 threads,
+// n <= 512 M at the first level, 2K rows at the second), the same floor(k n / K).
+__device__ inline int partition_chunk_start(int n, int K, int k) {
+  return int(unsigned(k) * unsigned(n) / unsigned(K));
+}
+
 // A chunk's arrays from row(r), r < m (a TridiagRow), identity rows past m.
 template <class T, int M, class Row>
 __device__ void load_chunk(int m, const Row& row, T (&a)[M], T (&b)[M], T (&c)[M], T (&d)[M]) {
@@ -84,7 +92,7 @@ __device__ PartitionEnds<T> partition_reduced_solve(T* sh, int W, int K, int lan
   reduced.set((2 * k + 1) * W + lane, last);
   __syncthreads();
   const bool second = k < chunks1;
-  const int i0 = pdd_block_start(rows, chunks1, k), m1 = second ? pdd_block_start(rows, chunks1, k + 1) - i0 : 0;
+  const int i0 = partition_chunk_start(rows, chunks1, k), m1 = second ? partition_chunk_start(rows, chunks1, k + 1) - i0 : 0;
   PartitionLocal<T, R> local1{};
   if (second) {
     T a1[R], b1[R], c1[R], d1[R];
@@ -115,17 +123,17 @@ __device__ void partition_store(const TridiagArgs<T>& q, const PartitionLocal<T,
     if (active && r < m) q.x[first + std::size_t(r) * q.l.stride()] = partition_unknown(local, r, m, x.first, x.last);
 }
 
-// The systems a block solves (tuning bx, shrunk so that a block of bx x K stays within
-// kPartitionMaxThreads) and its chunks K; systems longer than kPartitionMaxThreads * M are refused by name.
+// The systems a block solves (tuning bx, shrunk so that a block of bx x K stays within max_threads, the
+// kernel's __launch_bounds__) and its chunks K; systems longer than max_threads * M are refused by name.
 struct PartitionBlock {
   int systems, chunks;
 };
-inline PartitionBlock partition_block(const char* variant, int n, int M, int bx) {
+inline PartitionBlock partition_block(const char* variant, int n, int M, int bx, int max_threads = kPartitionMaxThreads) {
   const int chunks = partition_chunks(n, M);
-  if (chunks > kPartitionMaxThreads)
+  if (chunks > max_threads)
     throw std::invalid_argument(std::string("tridiag: ") + variant + " with " + std::to_string(M) + " rows a thread takes systems of at most " +
-                                std::to_string(kPartitionMaxThreads * M) + " unknowns, not " + std::to_string(n));
-  return {std::max(1, std::min(bx, kPartitionMaxThreads / chunks)), chunks};
+                                std::to_string(max_threads * M) + " unknowns, not " + std::to_string(n));
+  return {std::max(1, std::min(bx, max_threads / chunks)), chunks};
 }
 
 template <class T, int M, int MinBlocks>
@@ -134,7 +142,7 @@ __global__ void __launch_bounds__(kPartitionMaxThreads, MinBlocks) partition_ker
   const int W = int(blockDim.x), K = int(blockDim.y), lane = int(threadIdx.x), k = int(threadIdx.y);
   const int s = int(blockIdx.x) * W + lane;
   const bool active = s < q.l.batch;  // the last block's spare lanes solve identity rows
-  const int n = q.l.n, j0 = pdd_block_start(n, K, k), m = pdd_block_start(n, K, k + 1) - j0;
+  const int n = q.l.n, j0 = partition_chunk_start(n, K, k), m = partition_chunk_start(n, K, k + 1) - j0;
   const std::size_t first = active ? q.l.index(s, j0) : 0;
 
   // 1. The chunk, read once, and its elimination.
@@ -176,9 +184,9 @@ Tuning partition_tuning(const char* name) {
 }
 
 // The tunings both layouts register (the first is the default). Registers (ptxas -v, sm_90; the table in
-// docs/solvers/tridiag.md): sz16 230 (double) / 136 (float), sz16_mb2 128 (1172 B spilled) / 128 (8 B),
-// sz8_mb2 128 (320 B) / 90. At n = 512 a system is 32 chunks of 16 or 64 of 8: bx4_sz16 is a block of
-// 128 threads, two an SM in double; bx8_sz16 and bx4_sz8 blocks of 256.
+// docs/solvers/tridiag.md): sz16 218 (double) / 124 (float), sz16_mb2 128 (1076 B spilled) / 123,
+// sz8_mb2 128 (232 B) / 95. At n = 512 a system is 32 chunks of 16 or 64 of 8: bx4_sz16 is a block of
+// 128 threads, two an SM in double; bx8_sz16 and bx4_sz8 blocks of 256 (float bx8_sz16: two an SM).
 inline std::vector<Tuning> partition_tunings() {
   return {partition_tuning<16>("bx4_sz16"), partition_tuning<16>("bx8_sz16"), partition_tuning<16, 2>("bx8_sz16_mb2"),
           partition_tuning<8, 2>("bx4_sz8_mb2")};

@@ -45,7 +45,7 @@ template <class T, int M>
 __global__ void __launch_bounds__(kPartitionMaxThreads) partition_shared_async_kernel(TridiagArgs<T> q) {
   extern __shared__ unsigned char shared_bytes[];
   const int W = int(blockDim.x), K = int(blockDim.y), lane = int(threadIdx.x), k = int(threadIdx.y);
-  const int n = q.l.n, j0 = pdd_block_start(n, K, k), m = pdd_block_start(n, K, k + 1) - j0;
+  const int n = q.l.n, j0 = partition_chunk_start(n, K, k), m = partition_chunk_start(n, K, k + 1) - j0;
   const int tiles = int((q.l.batch + W - 1) / W);
   const int span = W * K * (M + 1);  // one array's slots
   T* const slots = reinterpret_cast<T*>(shared_bytes);
@@ -138,7 +138,7 @@ Tuning partition_shared_async_tuning(const char* name) {
 // The tunings both layouts register (the first is the default). A tile's row is a run of bx values: 32
 // bytes (a sector) at bx4 in double and bx8 in float; shorter runs share a sector with another block's tile,
 // which L2 then moves twice to the SMs. Blocks an SM holds at n = 512, by the registers (ptxas -v, sm_90:
-// sz16 218 double / 123 float, sz8 194 / 123, no spill) and the shared memory (4 x 17 or 4 x 9 values a
+// sz16 216 double / 123 float, sz8 192 / 122, no spill) and the shared memory (4 x 17 or 4 x 9 values a
 // thread and the reduced system; 228 KiB an SM):
 //   bx4_sz16  128 threads: double 2 (78 KiB a block, 8 warps), float 4 (39 KiB, 16 warps)
 //   bx8_sz16  256 threads: double 1 (156 KiB, 8 warps),        float 2 (78 KiB, 16 warps)

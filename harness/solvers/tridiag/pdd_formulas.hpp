@@ -121,7 +121,8 @@ NSB_TRIDIAG_HD PartitionLocal<T, M> partition_eliminate(const T (&a)[M], const T
   static_assert(M >= 4, "chunks of at least 2 rows need M >= 4 (partition_chunks)");
   PartitionLocal<T, M> out{};
   T cp[M] = {};
-  ThomasRow<T> ry{T(0), T(0)}, rv{T(0), T(0)};
+  ThomasRow<T> ry{T(0), T(0)};
+  T v_dp = T(0);  // v's d' (its c' is y's: the same matrix)
   // Row m-1, and y, v, w of row m-2 (the interior's last): the last values the loop leaves in them. m is
   // known at run time only, and an array indexed by it would leave registers for (local) memory.
   TridiagRow<T> last{a[0], b[0], c[0], d[0]};
@@ -131,12 +132,14 @@ NSB_TRIDIAG_HD PartitionLocal<T, M> partition_eliminate(const T (&a)[M], const T
     if (r < m - 1) {
       const bool top = r == 1, bottom = r == m - 2;
       const T ar = top ? T(0) : a[r], cr = bottom ? T(0) : c[r];
+      // The three right-hand sides share the pivot: v's and w's d' from y's c' of the row above, so that
+      // the one pivot expression is formed (and inverted) once a row, not once a right-hand side.
       const T cp_above = ry.cp;
       ry = thomas_forward(ar, b[r], cr, d[r], ry);
-      rv = thomas_forward(ar, b[r], cr, top ? a[r] : T(0), rv);
-      const T w_bottom = thomas_forward(ar, b[r], cr, c[r], ThomasRow<T>{cp_above, T(0)}).dp;  // if r is m-2
-      cp[r] = ry.cp, out.y[r] = ry.dp, out.v[r] = rv.dp, out.w[r] = bottom ? w_bottom : T(0);
-      y_above = ry.dp, v_above = rv.dp, w_above = w_bottom;
+      v_dp = thomas_forward_known_cp(ar, b[r], cp_above, top ? a[r] : T(0), v_dp);
+      const T w_bottom = thomas_forward_known_cp(ar, b[r], cp_above, c[r], T(0));  // if r is m-2
+      cp[r] = ry.cp, out.y[r] = ry.dp, out.v[r] = v_dp, out.w[r] = bottom ? w_bottom : T(0);
+      y_above = ry.dp, v_above = v_dp, w_above = w_bottom;
     }
     if (r < m) last = TridiagRow<T>{a[r], b[r], c[r], d[r]};
   }
