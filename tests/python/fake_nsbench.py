@@ -262,6 +262,12 @@ def fracstep_v2_sections(o, run_record, timing, t):
     timing["sections"].update({k: {"per_step": {"median": t / 16}} for k in ("fft", "tdma_c")})
     if cp.get("variant", "V0") == "V0":
         return
+    if cp["variant"] == "V1":  # --ranks P: real z-slab ranks: the step (already divided by P) 1.1 times that, the
+        p = int(o["ranks"])     # all-to-all t / 10 a step, the z ghost planes t / 40
+        run_record.update(variant="V1", y_ranks=1, emulated=False, real_ranks=p)
+        timing["step"]["median"] = 1.1 * t
+        timing["sections"].update(all_to_all={"per_step": {"median": t / 10}}, ghost_rows={"per_step": {"median": t / 40}})
+        return
     if "y_ranks" not in cp:  # --ranks P: real y-slab ranks: the step (already divided by P by median_for) takes
         p = int(o["ranks"])  # 1.25 times that, the sections as they are (the rest: ghost rows and messages)
         run_record.update(variant=cp["variant"], y_ranks=p, emulated=False, real_ranks=p)

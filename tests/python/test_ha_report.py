@@ -216,6 +216,21 @@ def test_e2_keeps_nccl_runs_apart(tmp_path):
     assert peer[7] == fmt(t1 / (2 * 1.125 * t1 / 2)) and nccl[7] == fmt(t1 / (2 * 2.25 * t1 / 2))
 
 
+def test_e2_v1_is_a_row_of_its_own(tmp_path):
+    """V1 on 2 real z-slab ranks (group v1_two_gpus, both recipes) is its own row, against V0 of its recipe, whatever
+    V2's split factors: the fake's V1 step is 1.1 x half V0's; its components name the z halo and the all-to-all."""
+    out, md = _quick_report(tmp_path, "e2_two_gpus", "2")
+    t1 = 1024 * 256 * 64 * 1e-9
+    t2 = 1.1 * t1 / 2
+    for recipe in ("global", "tiled"):
+        row = md_rows(md, ["1024x256x64", recipe, "V1: z-slabs, all-to-all transposes"])
+        assert row[4] == fmt(t1 * 1e3) and row[5] == fmt(t2 * 1e3) and row[7] == fmt(t1 / (2 * t2))
+        assert row[8] == "reached"  # 1 / 1.1 = 0.909
+    assert "Each component on 1024x256x64, recipe tiled, V1 (z-slabs, all-to-all transposes)" in md
+    assert md_rows(md, ["of which all-to-all (in ADI-Z and FFT)"])[1:3] == ["-", fmt(t1 / 2 / 10 * 1e3)]
+    assert md_rows(md, ["z halo"])[1:3] == [fmt(0.0), fmt(t1 / 2 / 40 * 1e3)]
+
+
 def test_e2_keeps_v2_async_apart(tmp_path):
     """V2-async (group v2_async_two_gpus: recipe tiled, shared factors, NCCL) is a row of its own beside V2 with the
     same recipe, factors and transport (run.variant in the key), each against V0 of the tiled recipe."""
