@@ -6,6 +6,9 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#if __has_include(<malloc.h>)
+#include <malloc.h>  // mallopt (glibc)
+#endif
 
 #include "mpi_driver.hpp"
 #include "nvtx.hpp"
@@ -196,6 +199,20 @@ void check_run_options(const RunOptions& o, Backend b, int ranks) {
                              "state only (--output)");
 }
 
+// A GPU run's host arrays are staging only (the initial state, a solver's zero fields on their way up, the
+// downloads and the checks; never timed), and on a large grid each is GBs, allocated and freed several times
+// a run. glibc maps an array that large with mmap and unmaps it when freed, so each new one is first touched
+// page by page again: seconds a field (run.phase_seconds: load, final_checks, save). With mmap off and no
+// trimming (mallopt(3)) a freed array stays in the heap and the next one of its size reuses its pages. The
+// sizes repeat, so the peak is unchanged. The main thread's heap only (rank 0 of the threads driver; glibc's
+// other threads' arenas still map large arrays). CPU runs keep glibc's defaults: their stages' memory is timed.
+void keep_freed_host_memory() {
+#if defined(__GLIBC__) && defined(M_MMAP_MAX)
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, -1);
+#endif
+}
+
 }  // namespace
 
 json run(const RunOptions& o) {
@@ -207,6 +224,7 @@ json run(const RunOptions& o) {
   const int ranks = mpi::world() ? mpi::world()->size() : o.ranks;
   check_run_options(o, b, ranks);
   problem->check_options(o.solver);
+  if (b == Backend::cuda) keep_freed_host_memory();
   nvtx_enabled() = o.nvtx;
   const Recipe& base = o.recipe.empty() ? default_recipe(solver.name, b) : find_recipe(solver.name, o.recipe);
   // --stage poisson/<stage>=... picks a kernel of the Poisson family's method, not of the recipe.
