@@ -204,10 +204,12 @@ void check_run_options(const RunOptions& o, Backend b, int ranks) {
 // a run. glibc maps an array that large with mmap and unmaps it when freed, so each new one is first touched
 // page by page again: seconds a field (run.phase_seconds: load, final_checks, save). With mmap off and no
 // trimming (mallopt(3)) a freed array stays in the heap and the next one of its size reuses its pages. The
-// sizes repeat, so the peak is unchanged. The main thread's heap only (rank 0 of the threads driver; glibc's
-// other threads' arenas still map large arrays). CPU runs keep glibc's defaults: their stages' memory is timed.
+// sizes repeat, so the peak is unchanged. One arena for every thread: glibc's arenas of other threads (the
+// threads driver's ranks) would map large arrays still; a GPU run's host threads allocate little in a step, so
+// they do not queue on its lock. CPU runs keep glibc's defaults: their stages' memory is timed.
 void keep_freed_host_memory() {
 #if defined(__GLIBC__) && defined(M_MMAP_MAX)
+  mallopt(M_ARENA_MAX, 1);
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, -1);
 #endif
