@@ -143,10 +143,17 @@ nlohmann::json run_description(const RunSetup& s, int threads, int timed, const 
 nlohmann::json decomposition_json(const RankContext& ctx, const std::vector<int>& devices, const nlohmann::json& halo_details);
 nlohmann::json timing_method(bool graph, bool gpu, int steps_per_graph);
 
+// Whether the reference check runs (and reads the initial state again): its two cases, a decomposed run and a GPU run.
+inline bool reference_check_runs(const RunSetup& s, int ranks) {
+  return s.options.check && (ranks > 1 || s.recipe.backend == Backend::cuda);
+}
+
+// start: the whole initial state, shared by the ranks of the threads driver; rank 0 empties its fields once
+// every rank has loaded its part, unless the reference check reads it again.
 // phases: the run's clock, carried on through this rank's phases (run.phase_seconds: rank 0's; with
 // several ranks also each rank's up to the gather, run.phase_seconds_per_rank).
 template <class T>
-nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& start, PhaseClock phases) {
+nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start, PhaseClock phases) {
   Communicator& comm = *ctx.comm;
   const bool root = comm.rank() == 0;
   const int ranks = comm.size();
@@ -178,6 +185,9 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
         s.problem.make_solver(Precision<T>{}, s.recipe, s.solver_options, ctx.decomposed() ? &ctx : nullptr);
     phases.done("solver_setup");
     solver->load(ctx.decomposed() ? scatter_state(start, slab_grid(start.grid, ctx.slab()), ctx.slab()) : start);
+    // Its arrays (GBs on a large grid) go back to the heap now, for the downloads to come to reuse.
+    comm.barrier();  // every rank has taken its part
+    if (root && !reference_check_runs(s, ranks)) start.fields.clear();
     phases.done("load");
     steps_per_graph = solver->steps_per_graph();
     std::function<void(const HostState<T>&)> snapshot;

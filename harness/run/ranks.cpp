@@ -83,7 +83,7 @@ json run_ranks(const RunSetup& s, PhaseClock phases) {
                          "the " + s.solver.name + " solver's fields and scratch of one rank");
     phases.done("device_check");
   }
-  const HostState<T> start = s.problem.initial_state(Precision<T>{});
+  HostState<T> start = s.problem.initial_state(Precision<T>{});  // rank 0 frees its fields once loaded (run_rank)
   phases.done("initial_state");
   RankContext shared;
   shared.slabs = slabs_of(s.problem, ranks);
