@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device.hpp"
+#include "fields.hpp"
 #include "list.hpp"
 #include "micro_cases.hpp"
 #include "flat_interior.hpp"
@@ -424,6 +425,17 @@ TEST(Result, PhasesCoverTheRunInOrder) {
   EXPECT_GE(d["phase_seconds"]["timed_steps"].get<double>(), d["wall_seconds"].get<double>());
   EXPECT_LE(sum, call);
   EXPECT_FALSE(d.contains("phase_seconds_per_rank"));  // one rank
+}
+
+// zero() sets every value of one field (what a solver's load does for a field the state lacks) and no other.
+TEST(Fields, ZeroSetsOneFieldOnly) {
+  FieldSet<double> f(50, false);
+  f.add("a"), f.add("b");
+  f.fill_random_host(7);  // never zero
+  f.zero("a");
+  for (double x : f.buffer("a").download()) EXPECT_EQ(x, 0.0);
+  for (double x : f.buffer("b").download()) EXPECT_NE(x, 0.0);
+  EXPECT_THROW(f.zero("c"), std::logic_error);
 }
 
 TEST(Result, PhaseClockAddsAPhaseMarkedTwice) {
