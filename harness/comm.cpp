@@ -75,7 +75,12 @@ std::vector<std::vector<char>> ThreadComm::gather(const void* data, std::size_t 
   g_->slots()[std::size_t(rank_)].assign(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
   g_->barrier();
   std::vector<std::vector<char>> out;
-  if (rank_ == root) out = g_->slots();
+  // Root takes the slots, moved, not copied (a rank's slab of a large state is GBs): every rank writes its
+  // slot anew before anyone reads it again.
+  if (rank_ == root) {
+    out.resize(g_->slots().size());
+    for (std::size_t r = 0; r < out.size(); ++r) out[r] = std::move(g_->slots()[r]);
+  }
   g_->barrier();
   return out;
 }

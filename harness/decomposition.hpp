@@ -63,13 +63,14 @@ std::vector<T> scatter_rows(const std::vector<T>& global, const Grid& g, const S
   }
   return local;
 }
+// local: the slab's padded values (a received message's bytes need no copy into a vector first).
 template <class T>
-void gather_rows(std::vector<T>& global, const Grid& g, const Slab& s, const std::vector<T>& local) {
+void gather_rows(std::vector<T>& global, const Grid& g, const Slab& s, const T* local) {
   const std::size_t row = std::size_t(g.sy()), rows = std::size_t(s.ny + 2);
   const int j0 = s.y_begin == 1 ? 0 : 1, j1 = s.y_begin + s.ny - 1 == g.ny ? s.ny + 1 : s.ny;
   for (int k = 0; k <= g.nz + 1; ++k)
-    std::copy(local.begin() + std::ptrdiff_t(row * (rows * std::size_t(k) + std::size_t(j0))),
-              local.begin() + std::ptrdiff_t(row * (rows * std::size_t(k) + std::size_t(j1) + 1)),
+    std::copy(local + row * (rows * std::size_t(k) + std::size_t(j0)),
+              local + row * (rows * std::size_t(k) + std::size_t(j1) + 1),
               global.begin() + std::ptrdiff_t(plane_offset(g, k) + row * std::size_t(s.y_begin - 1 + j0)));
 }
 
@@ -85,13 +86,16 @@ std::vector<T> scatter_slab(const std::vector<T>& global, const Grid& g, const S
 // ... and puts it back: the rank's interior planes, and the whole grid's ghost planes from the first
 // and last rank (a wall's ghost rule, or with periodic z the exchanged copy of the opposite plane).
 template <class T>
-void gather_slab(std::vector<T>& global, const Grid& g, const Slab& s, const std::vector<T>& local) {
+void gather_slab(std::vector<T>& global, const Grid& g, const Slab& s, const T* local) {
   if (s.ny > 0) return gather_rows(global, g, s, local);
   const std::size_t plane = plane_elems(g);
   const int k0 = s.rank == 0 ? 0 : 1, k1 = s.rank == s.ranks - 1 ? s.nz + 1 : s.nz;
-  std::copy(local.begin() + std::ptrdiff_t(plane * std::size_t(k0)),
-            local.begin() + std::ptrdiff_t(plane * std::size_t(k1 + 1)),
+  std::copy(local + plane * std::size_t(k0), local + plane * std::size_t(k1 + 1),
             global.begin() + std::ptrdiff_t(plane * std::size_t(s.z_begin - 1 + k0)));
+}
+template <class T>
+void gather_slab(std::vector<T>& global, const Grid& g, const Slab& s, const std::vector<T>& local) {
+  gather_slab(global, g, s, local.data());
 }
 
 }  // namespace nsb

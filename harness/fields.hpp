@@ -41,6 +41,16 @@ class Buffer {
     if (on_device_) device::copy_to_device(ptr_, h.data(), n_ * sizeof(T));
     else std::copy(h.begin(), h.end(), host_.begin());
   }
+  // Every value zero (a field the loaded state does not set): on the GPU a memset, no host array of zeros
+  // made and uploaded (on a large grid that is GBs of fresh host pages and a transfer a field).
+  void zero() {
+    if (on_device_) {
+      device::fill_bytes(ptr_, 0, n_ * sizeof(T), nullptr);
+      device::stream_sync(nullptr);  // as copy_to_device: the solvers' streams do not wait for the legacy stream
+    } else {
+      std::fill(host_.begin(), host_.end(), T(0));
+    }
+  }
   std::vector<T> download() const {
     if (!on_device_) return host_;
     std::vector<T> h(n_);
@@ -92,6 +102,11 @@ class FieldSet {
   void upload(const std::string& name, const std::vector<T>& values) {
     for (auto& f : fields_)
       if (f.first == name) return f.second.upload(values);
+    buffer(name);  // throws, naming the fields there are
+  }
+  void zero(const std::string& name) {
+    for (auto& f : fields_)
+      if (f.first == name) return f.second.zero();
     buffer(name);  // throws, naming the fields there are
   }
   // The field that owns pointer p (solvers swap pointers between time levels; the name follows).

@@ -1,6 +1,7 @@
 // The harness itself: registry, tunings, recipes, statistics, result files, bad input.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device.hpp"
+#include "fields.hpp"
 #include "list.hpp"
 #include "micro_cases.hpp"
 #include "flat_interior.hpp"
@@ -16,6 +18,7 @@
 #include "projection/cases.hpp"
 #include "recipe.hpp"
 #include "run.hpp"
+#include "run/phases.hpp"
 #include "stage_kind.hpp"
 #include "stats.hpp"
 
@@ -392,6 +395,58 @@ TEST(Result, JsonRoundTripCarriesTheSchema) {
   EXPECT_EQ(r["checks"]["validation"]["kind"], "ghia");
   EXPECT_EQ(r["checks"]["validation"]["steady_state"], false);  // 9 steps: the comparison is flagged
   std::remove(o.json_path.c_str());
+}
+
+// The phases of a run (run/phases.hpp) follow each other: in the order they ran, none negative, the
+// timed steps' phase at least the timed steps' own wall time, and all of them within the call's.
+TEST(Result, PhasesCoverTheRunInOrder) {
+  RunOptions o;
+  o.case_options.name = "cavity";
+  o.case_options.nx = o.case_options.nz = 16;
+  o.case_options.ny = 2;
+  o.steps = 3;
+  o.warmup = 1;
+  o.progress = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  const nlohmann::json r = run(o);
+  const double call = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const nlohmann::json& d = r["run"];
+  const std::vector<std::string> expected = {"set_up", "initial_state", "metadata", "solver_setup", "load", "warmup",
+                                             "timed_steps", "final_checks", "save", "release", "gather", "summaries",
+                                             "finite_check", "validation", "reference_check"};
+  EXPECT_EQ(d["phase_order"].get<std::vector<std::string>>(), expected);  // a CPU run: no device_check, kernel_report
+  double sum = 0;
+  for (const std::string& name : expected) {
+    ASSERT_TRUE(d["phase_seconds"].contains(name)) << name;
+    EXPECT_GE(d["phase_seconds"][name].get<double>(), 0) << name;
+    sum += d["phase_seconds"][name].get<double>();
+  }
+  EXPECT_EQ(d["phase_seconds"].size(), expected.size());
+  EXPECT_GE(d["phase_seconds"]["timed_steps"].get<double>(), d["wall_seconds"].get<double>());
+  EXPECT_LE(sum, call);
+  EXPECT_FALSE(d.contains("phase_seconds_per_rank"));  // one rank
+}
+
+// zero() sets every value of one field (what a solver's load does for a field the state lacks) and no other.
+TEST(Fields, ZeroSetsOneFieldOnly) {
+  FieldSet<double> f(50, false);
+  f.add("a"), f.add("b");
+  f.fill_random_host(7);  // never zero
+  f.zero("a");
+  for (double x : f.buffer("a").download()) EXPECT_EQ(x, 0.0);
+  for (double x : f.buffer("b").download()) EXPECT_NE(x, 0.0);
+  EXPECT_THROW(f.zero("c"), std::logic_error);
+}
+
+TEST(Result, PhaseClockAddsAPhaseMarkedTwice) {
+  PhaseClock c;
+  c.done("a");
+  c.done("b");
+  c.done("a");
+  ASSERT_EQ(c.phases().size(), 2u);
+  EXPECT_EQ(c.order_json(), nlohmann::json::array({"a", "b"}));
+  EXPECT_NEAR(c.total(), c.phases()[0].second + c.phases()[1].second, 1e-15);
+  EXPECT_EQ(c.seconds_json()["a"].get<double>(), c.phases()[0].second);
 }
 
 }  // namespace

@@ -290,6 +290,14 @@ TEST(ThreadsDriver, CavityOnThreeUnevenRanksIsBitwiseTheOneRankRun) {
   for (const char* h : {"halo_predictor", "halo_pressure", "halo_correction"})
     EXPECT_TRUE(r["timing"]["halo"].contains(h)) << h;
   EXPECT_EQ(r["timing"]["halo"]["halo_pressure"]["calls_per_step"].get<double>(), 20.0);
+  // Each rank's phases up to the gather (run/phases.hpp), rank 0's to the end.
+  ASSERT_EQ(r["run"]["phase_seconds_per_rank"].size(), 3u);
+  for (const nlohmann::json& mine : r["run"]["phase_seconds_per_rank"]) {
+    for (const char* phase : {"initial_state", "solver_setup", "load", "warmup", "timed_steps", "save", "release"})
+      EXPECT_TRUE(mine.contains(phase)) << phase;
+    EXPECT_FALSE(mine.contains("gather"));
+  }
+  EXPECT_TRUE(r["run"]["phase_seconds"].contains("reference_check"));
 }
 
 TEST(ThreadsDriver, PeriodicTaylorGreenWithAdamsBashforthOnFourRanks) {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -32,20 +31,18 @@ HostState<T> scatter_state(const HostState<T>& whole, const Grid& local, const S
   return out;
 }
 
-// Gathers the ranks' slabs of every field into the whole padded fields on rank 0.
+// Gathers the ranks' slabs of every field into the whole padded fields on rank 0 (one rank: its state,
+// moved, not copied: fields of a large grid are GBs).
 template <class T>
-HostState<T> gather_state(Communicator& comm, const std::vector<Slab>& slabs, const Grid& global, const HostState<T>& local) {
+HostState<T> gather_state(Communicator& comm, const std::vector<Slab>& slabs, const Grid& global, HostState<T> local) {
   if (slabs.size() == 1) return local;
   HostState<T> out{global, {}, local.step, local.time};
   for (const auto& [name, values] : local.fields) {
     const std::vector<std::vector<char>> parts = comm.gather(values.data(), values.size() * sizeof(T), 0);
     if (comm.rank() != 0) continue;
     std::vector<T> whole(global.padded_points(), T(0));
-    for (std::size_t r = 0; r < parts.size(); ++r) {
-      std::vector<T> slab(parts[r].size() / sizeof(T));
-      std::memcpy(slab.data(), parts[r].data(), parts[r].size());
-      gather_slab(whole, global, slabs[r], slab);
-    }
+    for (std::size_t r = 0; r < parts.size(); ++r)  // the message's bytes are the slab's values (a slab is GBs: no copy)
+      gather_slab(whole, global, slabs[r], reinterpret_cast<const T*>(parts[r].data()));
     out.fields.emplace_back(name, std::move(whole));
   }
   return out;
@@ -100,7 +97,11 @@ nlohmann::json finite_check(const HostState<T>& s, int step) {
   nlohmann::json counts = nlohmann::json::object();
   std::string bad;
   for (const auto& [name, values] : s.fields) {
-    const auto n = std::count_if(values.begin(), values.end(), [](T x) { return !std::isfinite(double(x)); });
+    const T* v = values.data();
+    const std::ptrdiff_t size = std::ptrdiff_t(values.size());
+    std::ptrdiff_t n = 0;
+#pragma omp parallel for reduction(+ : n) schedule(static)  // a large grid: hundreds of millions of values a field
+    for (std::ptrdiff_t i = 0; i < size; ++i) n += std::isfinite(double(v[i])) ? 0 : 1;
     counts[name] = n;
     if (n > 0) bad += (bad.empty() ? "" : ", ") + name + " (" + std::to_string(n) + " of " + std::to_string(values.size()) + ")";
   }
@@ -142,8 +143,17 @@ nlohmann::json run_description(const RunSetup& s, int threads, int timed, const 
 nlohmann::json decomposition_json(const RankContext& ctx, const std::vector<int>& devices, const nlohmann::json& halo_details);
 nlohmann::json timing_method(bool graph, bool gpu, int steps_per_graph);
 
+// Whether the reference check runs (and reads the initial state again): its two cases, a decomposed run and a GPU run.
+inline bool reference_check_runs(const RunSetup& s, int ranks) {
+  return s.options.check && (ranks > 1 || s.recipe.backend == Backend::cuda);
+}
+
+// start: the whole initial state, shared by the ranks of the threads driver; rank 0 empties its fields once
+// every rank has loaded its part, unless the reference check reads it again.
+// phases: the run's clock, carried on through this rank's phases (run.phase_seconds: rank 0's; with
+// several ranks also each rank's up to the gather, run.phase_seconds_per_rank).
 template <class T>
-nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& start) {
+nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start, PhaseClock phases) {
   Communicator& comm = *ctx.comm;
   const bool root = comm.rank() == 0;
   const int ranks = comm.size();
@@ -164,6 +174,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
     }
   }
   comm.barrier();  // the bandwidth test runs alone
+  phases.done("metadata");
 
   TimedOutcome<T> run;
   SectionModels m;
@@ -172,7 +183,12 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
   {
     const std::unique_ptr<Solver<T>> solver =
         s.problem.make_solver(Precision<T>{}, s.recipe, s.solver_options, ctx.decomposed() ? &ctx : nullptr);
+    phases.done("solver_setup");
     solver->load(ctx.decomposed() ? scatter_state(start, slab_grid(start.grid, ctx.slab()), ctx.slab()) : start);
+    // Its arrays (GBs on a large grid) go back to the heap now, for the downloads to come to reuse.
+    comm.barrier();  // every rank has taken its part
+    if (root && !reference_check_runs(s, ranks)) start.fields.clear();
+    phases.done("load");
     steps_per_graph = solver->steps_per_graph();
     std::function<void(const HostState<T>&)> snapshot;
     if (!ctx.decomposed() && s.options.output_every > 0)
@@ -181,7 +197,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
         std::snprintf(tag, sizeof tag, "step%08d", state.step);
         for (const std::string& f : s.problem.write_output(state, s.options.output_dir, tag)) outputs.push_back(f);
       };
-    run = timed_steps(*solver, s.options, comm, gpu, ctx.device, s.solver.sections, snapshot);
+    run = timed_steps(*solver, s.options, comm, gpu, ctx.device, s.solver.sections, phases, snapshot);
     for (int k = 0; k < int(s.solver.sections.size()); ++k) {  // collectives: every rank, same order
       m.largest.push_back(solver->work_model(k));
       m.flops_whole.push_back(comm.allreduce_sum(m.largest.back().flops));
@@ -190,15 +206,20 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
     }
   }
   comm.barrier();  // every rank's GPU memory is free again (the check below may need it)
+  phases.done("release");
 
+  const std::string my_phases = phases.seconds_json().dump();
+  const std::vector<std::vector<char>> all_phases = comm.gather(my_phases.data(), my_phases.size(), 0);
   const std::string my_times = times_json(run.times).dump();
   const std::vector<std::vector<char>> all_times = comm.gather(my_times.data(), my_times.size(), 0);
-  const HostState<T> fin = gather_state(comm, ctx.slabs, start.grid, run.end_state);
+  const int end_step = run.end_state.step;
+  const HostState<T> fin = gather_state(comm, ctx.slabs, start.grid, std::move(run.end_state));
   const std::vector<int> devices = comm.allgather_value(ctx.device);
   if (!root) {
     comm.barrier();  // wait for rank 0's check
     return nlohmann::json();
   }
+  phases.done("gather");
   std::vector<RankTimes> per_rank;
   for (const std::vector<char>& b : all_times)
     per_rank.push_back(times_from_json(nlohmann::json::parse(std::string(b.begin(), b.end()))));
@@ -238,9 +259,11 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
                                        {"rule", "series longer than max_kept are stored as every stride-th sample; "
                                                 "the summaries use every sample"}};
   if (s.options.profile) result["profile"] = profile_report(run.profile, stages);
+  phases.done("summaries");
 
   // Checks: the state is finite, physics validation of it, the solver's own invariants, the reference.
-  result["checks"]["finite"] = finite_check(fin, run.end_state.step);
+  result["checks"]["finite"] = finite_check(fin, end_step);
+  phases.done("finite_check");
   const bool finite = result["checks"]["finite"]["pass"].get<bool>();
   if (!finite) {
     result["status"] = "failed";
@@ -249,13 +272,27 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, const HostState<T>& 
   result["checks"]["validation"] = finite ? s.problem.validate(fin, run.steady)
                                           : nlohmann::json{{"kind", "none"}, {"detail", "the final state is not finite"}};
   for (auto& [key, value] : run.final_checks.items()) result["checks"][key] = value;
+  phases.done("validation");
   result["checks"]["reference"] = reference_check(s, start, fin, ranks);
   comm.barrier();
+  phases.done("reference_check");
   if (!s.options.output_dir.empty()) {
     for (const std::string& f : s.problem.write_output(fin, s.options.output_dir, "final")) outputs.push_back(f);
     result["output"] = outputs;
+    phases.done("output");
   }
-  if (gpu) result["kernels"] = kernel_report(s.recipe, int(sizeof(T)));
+  if (gpu) {
+    result["kernels"] = kernel_report(s.recipe, int(sizeof(T)));
+    phases.done("kernel_report");
+  }
+  // The phases up to here (writing this file is the one step after them).
+  result["run"]["phase_seconds"] = phases.seconds_json();
+  result["run"]["phase_order"] = phases.order_json();
+  if (ranks > 1) {
+    nlohmann::json rank_phases = nlohmann::json::array();
+    for (const std::vector<char>& b : all_phases) rank_phases.push_back(nlohmann::json::parse(std::string(b.begin(), b.end())));
+    result["run"]["phase_seconds_per_rank"] = rank_phases;
+  }
   if (!s.options.json_path.empty()) write_json(s.options.json_path, result);
   return result;
 }

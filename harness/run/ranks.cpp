@@ -6,9 +6,13 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#if __has_include(<malloc.h>)
+#include <malloc.h>  // mallopt (glibc)
+#endif
 
 #include "mpi_driver.hpp"
 #include "nvtx.hpp"
+#include "run/phases.hpp"
 #include "run/rank_run.hpp"
 #include "slab_assigner.hpp"
 
@@ -64,8 +68,9 @@ const HaloVariant* halo_of(const RunSetup& s, const std::string& driver, Tuning&
   return choose_halo(s.options.halo, driver, s.recipe.backend, tuning);
 }
 
+// phases: the run's clock so far (its set-up); each rank carries a copy on.
 template <class T>
-json run_ranks(const RunSetup& s) {
+json run_ranks(const RunSetup& s, PhaseClock phases) {
   const bool gpu = s.recipe.backend == Backend::cuda;
   const int gpus = gpu ? device::count() : 0;
   Communicator* world = mpi::world();
@@ -76,8 +81,10 @@ json run_ranks(const RunSetup& s) {
     device::require_free(s.problem.device_bytes(Precision<T>{}, g, s.solver_options),
                          "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
                          "the " + s.solver.name + " solver's fields and scratch of one rank");
+    phases.done("device_check");
   }
-  const HostState<T> start = s.problem.initial_state(Precision<T>{});
+  HostState<T> start = s.problem.initial_state(Precision<T>{});  // rank 0 frees its fields once loaded (run_rank)
+  phases.done("initial_state");
   RankContext shared;
   shared.slabs = slabs_of(s.problem, ranks);
 
@@ -92,8 +99,9 @@ json run_ranks(const RunSetup& s) {
       device::set_device(ctx.device);
     }
     ctx.oversubscribed = world->allreduce_max(ctx.oversubscribed ? 1 : 0) > 0;
+    phases.set_lines(s.options.progress && ctx.rank == 0);
     try {
-      return run_rank<T>(s, ctx, start);
+      return run_rank<T>(s, ctx, start, phases);
     } catch (const std::exception& e) {
       world->abort("rank " + std::to_string(world->rank()) + ": " + e.what());  // does not return
       throw;
@@ -106,7 +114,7 @@ json run_ranks(const RunSetup& s) {
     ctx.comm = &single;
     ctx.device = gpu ? 0 : -1;
     if (gpu) device::set_device(0);
-    return run_rank<T>(s, ctx, start);
+    return run_rank<T>(s, ctx, start, phases);
   }
 
   // One process, one host thread per rank (the thesis's one POSIX thread per GPU).
@@ -128,7 +136,9 @@ json run_ranks(const RunSetup& s) {
       ctx.comm = &comm;
       ctx.rank = r;
       if (gpu) ctx.device = r % gpus, device::set_device(ctx.device);
-      json j = run_rank<T>(s, ctx, start);
+      PhaseClock mine = phases;
+      mine.set_lines(s.options.progress && r == 0);
+      json j = run_rank<T>(s, ctx, start, mine);
       if (r == 0) result = std::move(j);
     } catch (const PeerFailed&) {  // another rank's error is the one to report
     } catch (const std::exception& e) {
@@ -189,9 +199,26 @@ void check_run_options(const RunOptions& o, Backend b, int ranks) {
                              "state only (--output)");
 }
 
+// A GPU run's host arrays are staging only (the initial state, a solver's zero fields on their way up, the
+// downloads and the checks; never timed), and on a large grid each is GBs, allocated and freed several times
+// a run. glibc maps an array that large with mmap and unmaps it when freed, so each new one is first touched
+// page by page again: seconds a field (run.phase_seconds: load, final_checks, save). With mmap off and no
+// trimming (mallopt(3)) a freed array stays in the heap and the next one of its size reuses its pages. The
+// sizes repeat, so the peak is unchanged. One arena for every thread: glibc's arenas of other threads (the
+// threads driver's ranks) would map large arrays still; a GPU run's host threads allocate little in a step, so
+// they do not queue on its lock. CPU runs keep glibc's defaults: their stages' memory is timed.
+void keep_freed_host_memory() {
+#if defined(__GLIBC__) && defined(M_MMAP_MAX)
+  mallopt(M_ARENA_MAX, 1);
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, -1);
+#endif
+}
+
 }  // namespace
 
 json run(const RunOptions& o) {
+  PhaseClock phases(o.progress && (!mpi::world() || mpi::world()->rank() == 0));  // rank 0 speaks for the run
   check_numbers(o);
   const SolverDef& solver = SolverRegistry::instance().of_run(o.solver_name, o.case_options.name);
   const std::unique_ptr<Problem> problem = solver.make_problem(o.case_options);
@@ -199,6 +226,7 @@ json run(const RunOptions& o) {
   const int ranks = mpi::world() ? mpi::world()->size() : o.ranks;
   check_run_options(o, b, ranks);
   problem->check_options(o.solver);
+  if (b == Backend::cuda) keep_freed_host_memory();
   nvtx_enabled() = o.nvtx;
   const Recipe& base = o.recipe.empty() ? default_recipe(solver.name, b) : find_recipe(solver.name, o.recipe);
   // --stage poisson/<stage>=... picks a kernel of the Poisson family's method, not of the recipe.
@@ -217,7 +245,8 @@ json run(const RunOptions& o) {
   if (cpu_pair) rr.backend = b;  // cpu-serial stages under --backend cpu_omp run threaded and vice versa
   so.threads = rr.backend == Backend::cpu_omp ? (so.threads > 0 ? so.threads : omp_get_max_threads()) : 1;
   const RunSetup setup{o, solver, *problem, rr, so};
-  return o.precision == "float" ? run_ranks<float>(setup) : run_ranks<double>(setup);
+  phases.done("set_up");
+  return o.precision == "float" ? run_ranks<float>(setup, phases) : run_ranks<double>(setup, phases);
 }
 
 }  // namespace nsb

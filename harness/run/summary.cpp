@@ -108,6 +108,16 @@ void print_summary(const json& r) {
   if (r.contains("profile")) print_profile(r["profile"]);
   if (r.contains("output"))
     for (const json& f : r["output"]) std::printf("  wrote %s\n", f.get<std::string>().c_str());
+  if (run.contains("phase_order")) {  // rank 0's phases (results before them have none)
+    double total = 0;
+    std::printf("  wall clock by phase (s):");
+    for (const json& name : run["phase_order"]) {
+      const double sec = run["phase_seconds"][name.get<std::string>()].get<double>();
+      total += sec;
+      std::printf(" %s %.3g,", name.get<std::string>().c_str(), sec);
+    }
+    std::printf(" in all %.3g\n", total);
+  }
   if (r.value("status", "") == "failed") std::printf("  RUN FAILED: %s\n", r["failure"].get<std::string>().c_str());
   const json& ref = r["checks"]["reference"];
   if (ref["performed"].get<bool>()) {

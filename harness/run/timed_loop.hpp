@@ -1,6 +1,7 @@
 // The timed part of a run on one rank: warm-up, the optional CUDA-graph recording, the timed steps
 // (with the steady-state monitor and progress lines), then the untimed final checks, the state and
-// the profiling passes. Solver-generic: it drives the Solver interface only.
+// the profiling passes, each a phase of the run's clock (run/phases.hpp). Solver-generic: it drives the
+// Solver interface only.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 
 #include "device.hpp"
 #include "run.hpp"
+#include "run/phases.hpp"
 #include "run/profile_passes.hpp"
 #include "run/times.hpp"
 
@@ -33,7 +35,7 @@ struct TimedOutcome {
 // snapshot: called untimed every o.output_every timed steps with the state (one-rank runs).
 template <class T>
 TimedOutcome<T> timed_steps(Solver<T>& solver, const RunOptions& o, Communicator& comm, bool gpu, int device,
-                            const std::vector<std::string>& section_names,
+                            const std::vector<std::string>& section_names, PhaseClock& phases,
                             const std::function<void(const HostState<T>&)>& snapshot = {}) {
   TimedOutcome<T> out;
   if (o.until_steady && !solver.monitors_steady_state())
@@ -62,6 +64,7 @@ TimedOutcome<T> timed_steps(Solver<T>& solver, const RunOptions& o, Communicator
   }
   solver.sync();
   comm.barrier();  // every rank starts the timed steps together
+  phases.done("warmup");
   timer->enabled = true;
 
   const auto wall0 = std::chrono::steady_clock::now();
@@ -113,11 +116,17 @@ TimedOutcome<T> timed_steps(Solver<T>& solver, const RunOptions& o, Communicator
   out.times = collect_times(timer->samples(), chunk);
   timer->enabled = false;
   solver.set_timer(nullptr);
+  phases.done("timed_steps");
   out.final_checks = solver.final_checks();
+  phases.done("final_checks");
   out.final_time = solver.time();
   out.end_state = solver.save();
+  phases.done("save");
   // The profiling passes come after everything measured or checked above (see profile.hpp).
-  if (o.profile) out.profile = profile_passes(solver, o.profile_steps, device, section_names);
+  if (o.profile) {
+    out.profile = profile_passes(solver, o.profile_steps, device, section_names);
+    phases.done("profile");
+  }
   return out;
 }
 

@@ -146,9 +146,10 @@ class ProjectionSolver final : public Solver<T> {
   }
 
   void load(const HostState<T>& s) override {
-    const std::vector<T> zero(case_.grid.padded_points(), T(0));
-    for (const std::string& name : fields_.names())
-      fields_.upload(name, s.has(name) ? s.field(name) : zero);
+    for (const std::string& name : fields_.names()) {  // a field the state does not set starts at zero
+      if (s.has(name)) fields_.upload(name, s.field(name));
+      else fields_.zero(name);
+    }
     call_.f = field_pointers(fields_);
     if (case_.has_obstacles()) list_obstacle_cells(s.field("solid"));
     step_ = s.step;

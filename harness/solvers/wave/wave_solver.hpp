@@ -73,7 +73,7 @@ class WaveSolver final : public Solver<T> {
     point_at_fields();
     fields_.upload("u_prev", s.field("u_prev"));
     fields_.upload("u", s.field("u"));
-    fields_.upload("u_next", std::vector<T>(grid_.padded_points(), T(0)));  // its boundary nodes: u = 0
+    fields_.zero("u_next");  // its boundary nodes: u = 0
     step_ = s.step;
     time_ = s.time;
     energy_at_load_ = energy(s);
