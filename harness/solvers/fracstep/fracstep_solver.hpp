@@ -258,8 +258,10 @@ class FracstepSolver final : public Solver<T> {
   bool has_field(const std::string& name) const { return fields_.has(name); }
 
   void load(const HostState<T>& s) override {
-    for (const std::string& name : field_names())
-      fields_.upload(name, s.has(name) ? s.field(name) : std::vector<T>(grid_.padded_points(), T(0)));
+    for (const std::string& name : field_names()) {  // a field the state does not set starts at zero (a GPU memset)
+      if (s.has(name)) fields_.upload(name, s.field(name));
+      else fields_.zero(name);
+    }
     step_ = s.step;
     time_ = s.time;
     if (rank_.z_slabs)
@@ -309,7 +311,8 @@ class FracstepSolver final : public Solver<T> {
     const T* none[3] = {zero.data(), zero.data(), zero.data()};
     Spacing<T> sp = metric_.host_spacing(spacing_grid());
     sp.walls = walls();
-    double max_div = 0, max_vel = 0;
+    double max_div = 0, max_vel = 0;  // maxima: the same in any order (a large grid's cells on every core)
+#pragma omp parallel for collapse(2) reduction(max : max_div, max_vel) schedule(static)
     for (int k = 1; k <= grid_.nz; ++k)
       for (int j = 1; j <= grid_.ny; ++j)
         for (int i = 1; i <= grid_.nx; ++i) {
