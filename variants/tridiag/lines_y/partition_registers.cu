@@ -9,7 +9,7 @@ namespace nsb {
 namespace {
 
 const Registrar reg{partition_variant(
-    "tridiag/lines_y", "candidate best: 5 words an unknown (chunks in registers, the reduced system by the same elimination and Thomas in shared memory); not yet timed")};
+    "tridiag/lines_y", "candidate best: 5 words an unknown (chunks in registers, the reduced system by the same elimination and Thomas in shared memory); 84.7% (double, bx8_sz16) and 80.9% (float, bx8_sz16_mb2) of copy at 512^3 on an H100 (docs/solvers/tridiag.md)")};
 
 }  // namespace
 }  // namespace nsb
