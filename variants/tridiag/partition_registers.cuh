@@ -136,6 +136,26 @@ inline PartitionBlock partition_block(const char* variant, int n, int M, int bx,
   return {std::max(1, std::min(bx, max_threads / chunks)), chunks};
 }
 
+// A persistent kernel's launch (partition_shared_async, partition_registers_ahead): as many blocks of p.systems x
+// p.chunks threads as the SMs hold at once (the occupancy API, with this shared memory), each solving every
+// gridDim.x-th tile of p.systems systems; refused by name where no block fits an SM.
+template <class T, class Kernel>
+void launch_persistent_tiles(Kernel kernel, const char* variant, const PartitionBlock& p, std::size_t shared,
+                             const TridiagCall<T>& c) {
+  NSB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+  const int threads = p.systems * p.chunks;
+  int per_sm = 0, device = 0, sms = 0;
+  NSB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
+  NSB_CUDA(cudaGetDevice(&device));
+  NSB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (per_sm < 1)
+    throw std::invalid_argument(std::string("tridiag: ") + variant + ": no block of " + std::to_string(threads) +
+                                " threads and " + std::to_string(shared) + " bytes of shared memory fits an SM");
+  const unsigned blocks = std::min(ceil_div(c.layout.batch, p.systems), unsigned(per_sm) * unsigned(sms));
+  const dim3 block{unsigned(p.systems), unsigned(p.chunks), 1};
+  kernel<<<blocks, block, shared, stream_of(c.exec)>>>(tridiag_args(c));
+}
+
 template <class T, int M, int MinBlocks>
 __global__ void __launch_bounds__(kPartitionMaxThreads, MinBlocks) partition_kernel(TridiagArgs<T> q) {
   extern __shared__ unsigned char shared_bytes[];

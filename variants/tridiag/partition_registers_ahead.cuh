@@ -70,19 +70,7 @@ void launch_partition_registers_ahead(const TridiagCall<T>& c) {
   const PartitionBlock p = partition_block("partition_registers_ahead", l.n, M, c.tuning.bx);
   const std::size_t shared = partition_p1_shared_bytes<T, M>(p.systems, p.chunks);  // at most 106 KiB (256 threads)
   const auto kernel = &partition_registers_ahead_kernel<T, M, MinBlocks>;
-  NSB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-  const int threads = p.systems * p.chunks;
-  int per_sm = 0, device = 0, sms = 0;
-  NSB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
-  NSB_CUDA(cudaGetDevice(&device));
-  NSB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (per_sm < 1)
-    throw std::invalid_argument("tridiag: partition_registers_ahead: no block of " + std::to_string(threads) + " threads and " +
-                                std::to_string(shared) + " bytes of shared memory fits an SM");
-  // Persistent blocks: as many as the SMs hold at once, each solving every gridDim.x-th tile.
-  const unsigned blocks = std::min(ceil_div(l.batch, p.systems), unsigned(per_sm) * unsigned(sms));
-  const dim3 block{unsigned(p.systems), unsigned(p.chunks), 1};
-  kernel<<<blocks, block, shared, stream_of(c.exec)>>>(tridiag_args(c));
+  launch_persistent_tiles(kernel, "partition_registers_ahead", p, shared, c);
   NSB_LAUNCHED("partition_registers_ahead_kernel");
 }
 

@@ -102,19 +102,7 @@ void launch_partition_shared_async(const TridiagCall<T>& c) {
                                 std::to_string(shared) + " bytes of shared memory a block for systems of " +
                                 std::to_string(l.n) + " unknowns, more than fits");
   const auto kernel = &partition_shared_async_kernel<T, M>;
-  NSB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-  const int threads = p.systems * p.chunks;
-  int per_sm = 0, device = 0, sms = 0;
-  NSB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
-  NSB_CUDA(cudaGetDevice(&device));
-  NSB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (per_sm < 1)
-    throw std::invalid_argument("tridiag: partition_shared_async: no block of " + std::to_string(threads) + " threads and " +
-                                std::to_string(shared) + " bytes of shared memory fits an SM");
-  // Persistent blocks: as many as the SMs hold at once, each solving every gridDim.x-th tile.
-  const unsigned blocks = std::min(ceil_div(l.batch, p.systems), unsigned(per_sm) * unsigned(sms));
-  const dim3 block{unsigned(p.systems), unsigned(p.chunks), 1};
-  kernel<<<blocks, block, shared, stream_of(c.exec)>>>(tridiag_args(c));
+  launch_persistent_tiles(kernel, "partition_shared_async", p, shared, c);
   NSB_LAUNCHED("partition_shared_async_kernel");
 }
 
