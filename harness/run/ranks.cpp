@@ -206,7 +206,8 @@ void check_run_options(const RunOptions& o, Backend b, int ranks) {
 // trimming (mallopt(3)) a freed array stays in the heap and the next one of its size reuses its pages. The
 // sizes repeat, so the peak is unchanged. One arena for every thread: glibc's arenas of other threads (the
 // threads driver's ranks) would map large arrays still; a GPU run's host threads allocate little in a step, so
-// they do not queue on its lock. CPU runs keep glibc's defaults: their stages' memory is timed.
+// they do not queue on its lock. A process-wide setting that stays: a CPU run after a GPU run in the same process
+// (a test binary) keeps it; nsbench makes one run a process, so its CPU runs keep glibc's defaults.
 void keep_freed_host_memory() {
 #if defined(__GLIBC__) && defined(M_MMAP_MAX)
   mallopt(M_ARENA_MAX, 1);

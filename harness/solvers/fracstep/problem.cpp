@@ -184,7 +184,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
   }
   // V1 (--ranks P, host ranks or GPU ranks of the threads driver): a rank's z-slab solver; the run's one-rank
   // reference is V0 (the same formulas, the same lines: on host ranks V1's numbers are V0's bit for bit, test
-  // V1OnRealRanksEqualsV0; on GPU ranks to round-off, FracstepGpu.V1OnRealGpuRanksEqualsV0).
+  // V1OnRealRanksEqualsV0; on GPU ranks asserted to 1e-12 and measured bit for bit, FracstepGpu.V1OnRealGpuRanksEqualsV0).
   template <class T>
   std::unique_ptr<Solver<T>> v1_solver(FracstepParameters prm, const ResolvedRecipe& r, const SolverOptions& o,
                                        const RankContext* ctx) const {

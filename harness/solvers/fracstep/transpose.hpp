@@ -49,12 +49,9 @@ struct TransposeShape {
   NSB_HD std::size_t send_offset(int s, int d) const { return std::size_t(x0(d)) * ny * nzs(s) * words; }
   // ... and in x-slab d (the blocks in source order: planes k_s.. of the slab).
   NSB_HD std::size_t xslab_block_offset(int s, int d) const { return std::size_t(nxs(d)) * ny * z0(s) * words; }
-  // A block is ny nzs(s) rows (row = j + ny kk) of nxs(d) points; row `row` of block (s, d) starts at this
-  // index within z-slab s (in the block itself at row * run_words(d)).
+  // A block is ny nzs(s) rows (row = j + ny kk) of nxs(d) points, run_words(d) words a row (where a row starts
+  // within a z-slab: ZSlabView).
   NSB_HD std::size_t run_words(int d) const { return std::size_t(nxs(d)) * words; }
-  NSB_HD std::size_t zslab_row_start(int d, std::size_t row) const {
-    return (std::size_t(x0(d)) + row * std::size_t(nx)) * words;
-  }
   NSB_HD std::size_t block_rows(int s) const { return std::size_t(ny) * nzs(s); }
 };
 
