@@ -360,14 +360,20 @@ TEST(Cases, BadInputIsRefusedWithTheReason) {
   EXPECT_NE(message(o).find("grid too large"), std::string::npos);
 }
 
-TEST(Result, JsonRoundTripCarriesTheSchema) {
+// A small quiet cavity run: steps timed after warmup.
+RunOptions small_cavity_run(int steps, int warmup) {
   RunOptions o;
   o.case_options.name = "cavity";
   o.case_options.nx = o.case_options.nz = 16;
   o.case_options.ny = 2;
-  o.steps = 7;
-  o.warmup = 2;
+  o.steps = steps;
+  o.warmup = warmup;
   o.progress = false;
+  return o;
+}
+
+TEST(Result, JsonRoundTripCarriesTheSchema) {
+  RunOptions o = small_cavity_run(7, 2);
   o.json_path = (std::filesystem::temp_directory_path() / "nsbench_test_result.json").string();
   const nlohmann::json r = run(o);
   std::ifstream in(o.json_path);
@@ -400,13 +406,7 @@ TEST(Result, JsonRoundTripCarriesTheSchema) {
 // The phases of a run (run/phases.hpp) follow each other: in the order they ran, none negative, the
 // timed steps' phase at least the timed steps' own wall time, and all of them within the call's.
 TEST(Result, PhasesCoverTheRunInOrder) {
-  RunOptions o;
-  o.case_options.name = "cavity";
-  o.case_options.nx = o.case_options.nz = 16;
-  o.case_options.ny = 2;
-  o.steps = 3;
-  o.warmup = 1;
-  o.progress = false;
+  const RunOptions o = small_cavity_run(3, 1);
   const auto t0 = std::chrono::steady_clock::now();
   const nlohmann::json r = run(o);
   const double call = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
