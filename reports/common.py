@@ -76,12 +76,29 @@ def _kernel_key(key):
     return variant_id(vid) + sep + kernel
 
 
+# A result file as run-study and nsbench write it (.json), and as main stores it (.json.gz, scripts/pack-results).
+RESULT_SUFFIXES = (".json.gz", ".json")
+
+
+def result_stem(name):
+    """'quick-x.json.gz' or 'quick-x.json' -> 'quick-x'; None for a name that is not a result file's."""
+    for suffix in RESULT_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def read_json(path):
+    """The JSON in a .json or .json.gz file (OSError, EOFError, ValueError as open and json.load raise them)."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
+        return json.load(f)
+
+
 def read_result(path):
     """One result file (.json, or .json.gz as results are stored), normalised; ResultFileError (naming the
     file) when it cannot be read."""
     try:
-        with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
-            r = json.load(f)
+        r = read_json(path)
     except (OSError, EOFError, UnicodeDecodeError) as e:
         raise ResultFileError(path, f"cannot read it ({e})")
     except json.JSONDecodeError as e:

@@ -20,8 +20,9 @@ Times (notes Sec. 6.5): a message of m bytes takes alpha + m / B; a ring all-gat
 a tableA1_bandwidth result (the measured peer-to-peer copy of this machine, `link_from_bandwidth`) or are
 given (P100_NVLINK1: the paper's machine, assumed).
 """
-import json
 import os
+
+import common
 
 P100_NVLINK1 = {"name": "P100 NVLink 1 (assumed: notes Sec. 6.5)", "alpha_s": 10e-6, "bandwidth_Bps": 20e9,
                 "source": "about 20 GB/s a link a direction [X, notes Sec. 6.5]; 10 us a message (MPI over NVLink 1, assumed)"}
@@ -92,8 +93,7 @@ def link_from_bandwidth(path_or_result, transfer="p2p_uni"):
     largest size over (time - alpha). None if the result has no such transfer (one GPU: no peer copy)."""
     r = path_or_result
     if isinstance(r, str):
-        with open(r) as f:
-            r = json.load(f)
+        r = common.read_json(r)
     rows = sorted((row["bytes"], row["median_s"]) for row in r.get("rows", []) if row.get("transfer") == transfer)
     if len(rows) < 2:
         return None
@@ -111,7 +111,7 @@ def find_link(results_root, transfer="p2p_uni"):
     for machine in sorted(os.listdir(base)) if os.path.isdir(base) else []:
         d = os.path.join(base, machine)
         for name in sorted(os.listdir(d)):
-            if name.endswith(".json"):
+            if common.result_stem(name):
                 link = link_from_bandwidth(os.path.join(d, name), transfer)
                 if link:
                     return dict(link, path=os.path.join("results", "tableA1_bandwidth", machine, name))

@@ -73,7 +73,8 @@ def main(argv):
         sys.exit(__doc__)
     d = argv[0]
     profiled, nvtx = [], []
-    for path in sorted(glob.glob(os.path.join(d, "**", "*.json"), recursive=True)):
+    for path in sorted(p for suffix in common.RESULT_SUFFIXES
+                       for p in glob.glob(os.path.join(d, "**", "*" + suffix), recursive=True)):
         try:
             r = common.read_result(path)
         except common.ResultFileError as e:

@@ -237,7 +237,8 @@ def main(argv=None):
             kept.append(earlier)
             print(f"{head}: kept, made earlier by this build ({studylib.describe_run(earlier)})", flush=True)
             continue
-        if os.path.exists(final):  # never overwrite: the new result goes beside the old one, and is the newest
+        if os.path.exists(final) or os.path.exists(final + ".gz"):  # never overwrite: the new result goes beside
+            # the old one (or the committed <id>.json.gz), and is the newest
             final = os.path.join(folder, f"{r['id']}.{utc_stamp()}.json")
         reason = skip_reason(r, gpus, known)
         argv = studylib.command_line(r, a.nsbench, final + ".tmp")

@@ -23,7 +23,6 @@ A stage override names its variant as STAGE=VARIANT[:TUNING], the stage either a
 projection solver's, as before nsbench had several solvers) or as 'projection/pressure'.
 """
 import itertools
-import json
 import os
 import re
 import subprocess
@@ -324,16 +323,22 @@ def _name_slug(s):
     return re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-")[:40]
 
 
+RECORD_KINDS = ("skipped", "failed")  # run-study's records of a run without a result: <id>.skipped.json, ...
+
+
 def result_files(folder):
-    """{run id: [result paths, oldest first]} in a results/<study>/<machine>/ folder: <id>.json, then the
-    repeats and re-runs <id>.<UTC stamp>.json beside it."""
+    """{run id: [result paths, oldest first]} in a results/<study>/<machine>/ folder: <id>.json (or <id>.json.gz,
+    as main stores results), then the repeats and re-runs <id>.<UTC stamp>.json beside it. A plain .json beside a
+    .json.gz of the same name is the newer one: run-study wrote it locally after the committed one."""
     files = {}
     if not os.path.isdir(folder):
         return files
     for f in sorted(os.listdir(folder)):
-        if f.endswith(".json") and not f.startswith(".") and not f.endswith((".skipped.json", ".failed.json")):
-            rid, _, stamp = f[:-5].partition(".")
-            files.setdefault(rid, []).append((stamp, os.path.join(folder, f)))
+        stem = common.result_stem(f)
+        if stem is None or f.startswith(".") or stem.rsplit(".", 1)[-1] in RECORD_KINDS:
+            continue
+        rid, _, stamp = stem.partition(".")
+        files.setdefault(rid, []).append(((stamp, not f.endswith(".gz")), os.path.join(folder, f)))
     return {rid: [p for _, p in sorted(v)] for rid, v in files.items()}
 
 
@@ -345,13 +350,14 @@ def load_results(folder):
     if not os.path.isdir(folder):
         return results, records
     for f in sorted(os.listdir(folder)):
-        if f.endswith(".skipped.json") or f.endswith(".failed.json"):
+        stem = common.result_stem(f)
+        rid, _, kind = (stem or "").rpartition(".")
+        if kind in RECORD_KINDS and rid:
             path = os.path.join(folder, f)
             try:
-                with open(path) as fh:
-                    records[f.rsplit(".", 2)[0]] = json.load(fh)
-            except (OSError, ValueError) as e:
-                records[f.rsplit(".", 2)[0]] = {"unreadable": path, "reason": f"not valid JSON ({e})"}
+                records[rid] = common.read_json(path)
+            except (OSError, EOFError, ValueError) as e:
+                records[rid] = {"unreadable": path, "reason": f"not valid JSON ({e})"}
     for rid, paths in result_files(folder).items():
         try:
             results[rid] = common.read_result(paths[-1])
