@@ -163,13 +163,12 @@ def expectation(plan, verdicts, estimates, gpus, known):
             sources[source] += 1
     machines = [(m, n) for m, n in sources.most_common() if m and not m.endswith("median")]
     medians = [(m.split()[0], n) for m, n in sources.most_common() if m and m.endswith("median")]
-    unreferenced = sum(n for _, n in medians) + sources[None]
+    how = ([f"counted at the median of their {', '.join(f'{k} {n}' for k, n in medians)}"] if medians else []) + \
+          ([f"{sources[None]} at 0 (no reference at all)"] if sources[None] else [])
     line = (f"run-study: expect about {fmt_time(sum(per_study.values()))} of runs: "
             f"{sum(n for _, n in machines)} timed by their committed results"
             + (f" ({', '.join(f'{n} of {m}' for m, n in machines)})" if machines else "")
-            + f", {unreferenced} with none" + (f" (counted at the median of their {', '.join(f'{k} {n}' for k, n in medians)}"
-                                               + (f"; {sources[None]} at 0" if sources[None] else "") + ")"
-                                               if unreferenced else "")
+            + f", {sum(n for _, n in medians) + sources[None]} with none" + (f" ({'; '.join(how)})" if how else "")
             + f"; {skipping} to skip and {keeping} kept from earlier count 0")
     return per_study, line
 
