@@ -17,7 +17,14 @@ studies to <results>/aside/<UTC time>/<study>/<machine-id>/ (nothing is deleted)
 A result file appears only when its run finished (written under a temporary name, then renamed). Runs
 that need more GPUs than this machine has are not started; a <run-id>.skipped.json records why. A
 failed run leaves <run-id>.failed.json with the end of its output, and the runner goes on.
+
+Before it starts, the runner says how long it expects the runs to take: each run's wall time as the committed
+results (results/<study>/<machine-id>/, study.wall_s) record it for this machine id, else for the closest machine
+(the same GPU count, else any); a run that none records counts at the median of its group's (else its study's,
+else all the chosen runs') referenced times. Runs to be skipped and runs kept from earlier count zero. At the
+end it says how long they took, per study beside the expectation.
 """
+import collections
 import argparse
 import datetime
 import json
@@ -142,6 +149,30 @@ def run_one(study, run, argv, folder, final, mode, machine):
     return result, None, wall_s
 
 
+def expectation(plan, verdicts, estimates, gpus, known):
+    """({study: expected seconds}, one line saying how long the runs should take and what that rests on): the runs
+    to skip here and the runs kept from earlier count zero."""
+    per_study, sources, skipping, keeping = {}, collections.Counter(), 0, 0
+    for (s, r), (earlier, _), (seconds, source) in zip(plan, verdicts, estimates):
+        if earlier is not None:
+            keeping += 1
+        elif skip_reason(r, gpus, known):
+            skipping += 1
+        else:
+            per_study[s["study"]] = per_study.get(s["study"], 0.0) + seconds
+            sources[source] += 1
+    machines = [(m, n) for m, n in sources.most_common() if m and not m.endswith("median")]
+    medians = [(m.split()[0], n) for m, n in sources.most_common() if m and m.endswith("median")]
+    how = ([f"counted at the median of their {', '.join(f'{k} {n}' for k, n in medians)}"] if medians else []) + \
+          ([f"{sources[None]} at 0 (no reference at all)"] if sources[None] else [])
+    line = (f"run-study: expect about {fmt_time(sum(per_study.values()))} of runs: "
+            f"{sum(n for _, n in machines)} timed by their committed results"
+            + (f" ({', '.join(f'{n} of {m}' for m, n in machines)})" if machines else "")
+            + f", {sum(n for _, n in medians) + sources[None]} with none" + (f" ({'; '.join(how)})" if how else "")
+            + f"; {skipping} to skip and {keeping} kept from earlier count 0")
+    return per_study, line
+
+
 def summary_of_kept(kept):
     """'commit 03a8eac4bb, ran 2026-11-22T04:37:31Z to 2026-11-22T04:43:21Z' over the results kept from earlier."""
     if not kept:
@@ -164,6 +195,9 @@ def parse_args(argv):
     ap.add_argument("--studies", default="studies")
     ap.add_argument("--results", default=studylib.LOCAL_RESULTS,
                     help=f"results root (default {studylib.LOCAL_RESULTS}: your own runs, ignored by git)")
+    ap.add_argument("--reference", default=studylib.SHIPPED_RESULTS,
+                    help=f"the committed results whose wall times give the expected duration (default "
+                         f"{studylib.SHIPPED_RESULTS})")
     ap.add_argument("--machine-id", default=None, help="results folder name (default: from the GPUs or the CPU)")
     ap.add_argument("--gpus", type=int, default=None, help="GPUs to assume (default: what nvidia-smi sees)")
     ap.add_argument("--groups", default=None,
@@ -225,6 +259,10 @@ def main(argv=None):
                              f"(--dry-run lists the ids)")
     print(f"run-study: {len(plan)} runs in {len(studies)} studies ({a.mode}), machine {machine}, {gpus} GPU(s), "
           f"results under {a.results}/", flush=True)
+    verdicts = [(None, None) if a.again or a.dry_run else
+                reuse_verdict(os.path.join(a.results, s["study"], machine), r["id"], identity) for s, r in plan]
+    expected, line = expectation(plan, verdicts, studylib.estimate_runs(plan, a.reference, machine), gpus, known)
+    print(line, flush=True)
     t0 = time.time()
     durations, failed, ran, skipped, kept = [], 0, 0, 0, []
     study_seconds = {}  # where the time went, printed at the end
@@ -232,7 +270,7 @@ def main(argv=None):
         folder = os.path.join(a.results, s["study"], machine)
         final = os.path.join(folder, r["id"] + ".json")
         head = f"[{i}/{len(plan)}] {s['study']} {r['id']}"
-        earlier, rerun_why = (None, None) if a.again or a.dry_run else reuse_verdict(folder, r["id"], identity)
+        earlier, rerun_why = verdicts[i - 1]
         if earlier is not None:
             kept.append(earlier)
             print(f"{head}: kept, made earlier by this build ({studylib.describe_run(earlier)})", flush=True)
@@ -274,10 +312,12 @@ def main(argv=None):
         print(f"{head}: {durations[-1]:.1f} s" + (f", {common.fmt(step * 1e3, 4)} ms/step" if step else "") + verdict,
               flush=True)
     if len(study_seconds) > 1:
-        print("run-study: time by study: " + ", ".join(f"{name} {fmt_time(sec)}" for name, sec in
-                                                      sorted(study_seconds.items(), key=lambda kv: -kv[1])))
+        print("run-study: time by study (expected): " + ", ".join(
+            f"{name} {fmt_time(sec)} ({fmt_time(expected.get(name, 0))})"
+            for name, sec in sorted(study_seconds.items(), key=lambda kv: -kv[1])))
     print(f"run-study: {ran} run, {len(kept)} kept from earlier{summary_of_kept(kept)}, {skipped} skipped, "
-          f"{failed} failed in {fmt_time(time.time() - t0)}; results under {a.results}/<study>/{machine}/")
+          f"{failed} failed in {fmt_time(time.time() - t0)} (expected {fmt_time(sum(expected.values()))}); "
+          f"results under {a.results}/<study>/{machine}/")
     return 1 if failed else 0
 
 

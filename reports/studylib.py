@@ -396,3 +396,69 @@ def describe_run(result):
     build = result.get("build") or {}
     dirty = " (uncommitted changes)" if build.get("git_dirty") else ""
     return f"commit {str(build.get('git_commit', '?'))[:10]}{dirty}, ran {result.get('timestamp', '?')}"
+
+
+# How long a plan of runs is expected to take, from the wall times (study.wall_s) the committed results record.
+def machine_gpu_count(machine):
+    """The GPU count a machine id names: 'nvidia-h200-x2' 2, 'cpu-intel-xeon-2c' 0, anything else None."""
+    m = re.search(r"-x([0-9]+)$", machine)
+    return int(m.group(1)) if m else (0 if machine.startswith("cpu-") else None)
+
+
+def reference_machines(results_root, study, machine):
+    """The machine folders holding a study's committed results, the closest to `machine` first: the same machine
+    id, then the same GPU count (the same GPU model first), then any; ties by name."""
+    base = os.path.join(results_root, study)
+    if not os.path.isdir(base):
+        return []
+    count, model = machine_gpu_count(machine), machine.rpartition("-x")[0]
+
+    def distance(m):
+        return m != machine, machine_gpu_count(m) != count, m.rpartition("-x")[0] != model, m
+    return sorted((m for m in os.listdir(base) if os.path.isdir(os.path.join(base, m))), key=distance)
+
+
+def reference_wall_times(results_root, study, run_ids, machine):
+    """{run id: (seconds, machine id)}: each run's wall time as its newest committed result on the closest machine
+    that has one records it (reference_machines' order). Runs without such a result are left out."""
+    found = {}
+    for m in reference_machines(results_root, study, machine):
+        files = result_files(os.path.join(results_root, study, m))
+        for rid in run_ids:
+            if rid in found or rid not in files:
+                continue
+            try:
+                wall = (common.read_result(files[rid][-1]).get("study") or {}).get("wall_s")
+            except common.ResultFileError:
+                continue
+            if isinstance(wall, (int, float)):
+                found[rid] = (float(wall), m)
+    return found
+
+
+def _median(values):
+    v = sorted(values)
+    return (v[len(v) // 2] + v[(len(v) - 1) // 2]) / 2 if v else None
+
+
+def estimate_runs(plan, results_root, machine):
+    """Expected seconds of each (study, run) in `plan`, in order, and what each figure rests on: (seconds, source),
+    source the machine id of the committed twin, or for a run without one the median of those that have one in its
+    group ('group median'), else in its study ('study median'), else in the whole plan ('plan median'); None where
+    the plan has no reference at all (counted 0)."""
+    wanted = {}
+    for s, r in plan:
+        wanted.setdefault(s["study"], []).append(r["id"])
+    walls = {name: reference_wall_times(results_root, name, ids, machine) for name, ids in wanted.items()}
+    known = [walls[s["study"]].get(r["id"]) for s, r in plan]
+    pools = {}  # (kind, key): the referenced seconds of a group, a study and the plan
+    for (s, r), ref in zip(plan, known):
+        for pool in (("group", (s["study"], r["group"])), ("study", s["study"]), ("plan", None)):
+            if ref:
+                pools.setdefault(pool, []).append(ref[0])
+    out = []
+    for (s, r), ref in zip(plan, known):
+        fallbacks = (("group", (s["study"], r["group"])), ("study", s["study"]), ("plan", None))
+        pool = next((p for p in fallbacks if p in pools), None)
+        out.append(ref or ((_median(pools[pool]), f"{pool[0]} median") if pool else (0.0, None)))
+    return out

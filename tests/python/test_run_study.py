@@ -4,7 +4,7 @@ import glob
 import json
 import os
 
-from study_helpers import run_study
+from study_helpers import STUDIES, run_study
 
 OTHER_BUILD = {"FAKE_NSBENCH_COMMIT": "fedcba9876543210"}
 
@@ -131,3 +131,86 @@ def test_match_runs_only_the_runs_whose_id_holds_the_text(tmp_path):
     assert len(listed) == 6 and all("ranks3-" in line for line in listed), listed
     bad = run_study(tmp_path, "fig25_34_ranks", "--full", "--match", "ranks99")
     assert bad.returncode != 0 and "ranks99" in bad.stderr
+
+
+# The expected duration: from the wall times (study.wall_s) that committed results record.
+def write_reference(root, study, machine, run_id, wall_s, stamp=None):
+    folder = root / study / machine
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{run_id}.{stamp}.json" if stamp else f"{run_id}.json"
+    (folder / name).write_text(json.dumps({"schema": "nsbench.run/2", "study": {"run_id": run_id, "wall_s": wall_s}}))
+
+
+def cpu_gflops_plan():
+    import studylib
+    study = studylib.load_study(os.path.join(STUDIES, "thibault2009", "table4_1_cpu_gflops.yaml"))
+    return [(study, r) for r in studylib.expand(study, "quick")]
+
+
+def test_reference_machines_this_one_first_then_the_same_gpu_count(tmp_path):
+    import studylib
+    for m in ("cpu-xeon-2c", "nvidia-h200-x2", "nvidia-h100-x1", "nvidia-h200-x1", "nvidia-a100-x2"):
+        (tmp_path / "s" / m).mkdir(parents=True)
+    assert studylib.reference_machines(str(tmp_path), "s", "nvidia-h200-x1") == [
+        "nvidia-h200-x1", "nvidia-h100-x1", "nvidia-h200-x2", "cpu-xeon-2c", "nvidia-a100-x2"]
+    assert studylib.reference_machines(str(tmp_path), "s", "cpu-epyc-2c")[0] == "cpu-xeon-2c"
+    assert studylib.reference_machines(str(tmp_path), "nothing", "nvidia-h200-x1") == []
+
+
+def test_each_run_is_timed_by_its_closest_committed_twin_else_its_group_median(tmp_path):
+    import studylib
+    plan = cpu_gflops_plan()
+    ids = [r["id"] for _, r in plan]
+    study = "table4_1_cpu_gflops"
+    write_reference(tmp_path, study, "nvidia-h200-x1", ids[0], 10.0)
+    write_reference(tmp_path, study, "nvidia-h200-x1", ids[0], 12.0, stamp="20270101T000000Z")  # the newest counts
+    write_reference(tmp_path, study, "nvidia-h100-x1", ids[0], 99.0)  # this machine's own result comes first
+    write_reference(tmp_path, study, "nvidia-h100-x1", ids[1], 20.0)
+    write_reference(tmp_path, study, "nvidia-h200-x2", ids[1], 77.0)  # the same GPU count comes first
+    write_reference(tmp_path, study, "nvidia-h200-x2", ids[2], 30.0)
+    est = studylib.estimate_runs(plan, str(tmp_path), "nvidia-h200-x1")
+    assert est == [(12.0, "nvidia-h200-x1"), (20.0, "nvidia-h100-x1"), (30.0, "nvidia-h200-x2"), (20.0, "group median")]
+    assert studylib.estimate_runs(plan, str(tmp_path / "none"), "nvidia-h200-x1") == [(0.0, None)] * 4
+
+
+def test_a_result_without_a_wall_time_is_no_reference(tmp_path):
+    import studylib
+    plan = cpu_gflops_plan()
+    write_reference(tmp_path, "table4_1_cpu_gflops", "nvidia-h200-x1", plan[0][1]["id"], None)
+    write_reference(tmp_path, "table4_1_cpu_gflops", "nvidia-h100-x1", plan[0][1]["id"], 5.0)
+    write_reference(tmp_path, "table4_1_cpu_gflops", "nvidia-h100-x1", plan[1][1]["id"], 7.0)
+    est = studylib.estimate_runs(plan, str(tmp_path), "nvidia-h200-x1")
+    assert est[:2] == [(5.0, "nvidia-h100-x1"), (7.0, "nvidia-h100-x1")] and est[2] == (6.0, "group median")
+
+
+def test_runner_says_what_it_expects_and_what_it_took(tmp_path):
+    ref = tmp_path / "reference"
+    ids = [r["id"] for _, r in cpu_gflops_plan()]
+    for rid, wall in zip(ids[:3], (40.0, 20.0, 30.0)):
+        write_reference(ref, "table4_1_cpu_gflops", "testbox", rid, wall)
+    r = run_study(tmp_path, "table4_1_cpu_gflops", "--quick", "--gpus", "0", "--reference", str(ref))
+    assert r.returncode == 0, r.stdout + r.stderr
+    # 40 + 20 + 30 + the group's median 30 = 2 min, said before the first run
+    expect = ("run-study: expect about 2m00s of runs: 3 timed by their committed results (3 of testbox), 1 with none "
+              "(counted at the median of their group 1); 0 to skip and 0 kept from earlier count 0")
+    assert expect in r.stdout.splitlines() and r.stdout.index(expect) < r.stdout.index("[1/4]")
+    assert "failed in 0m0" in r.stdout and "(expected 2m00s)" in r.stdout.splitlines()[-1]
+    again = run_study(tmp_path, "table4_1_cpu_gflops", "--quick", "--gpus", "0", "--reference", str(ref))
+    assert "expect about 0m00s of runs: 0 timed by their committed results, 0 with none; 0 to skip and 4 kept" \
+        in again.stdout  # resumed runs count zero
+    gpu = run_study(tmp_path, "fig4_5_global_vs_optimal", "--quick", "--gpus", "0", "--reference", str(ref))
+    assert "expect about 0m00s of runs: 0 timed by their committed results, 0 with none; 4 to skip" in gpu.stdout
+
+
+def test_dry_run_says_the_expectation_and_the_time_by_study_beside_it(tmp_path):
+    ref = tmp_path / "reference"
+    write_reference(ref, "fig4_5_global_vs_optimal", "other-x1", "quick-gpu-recipethibault_global", 90.0)
+    r = run_study(tmp_path, "thibault2009", "--quick", "--gpus", "1", "--reference", str(ref), "--dry-run")
+    assert r.returncode == 0, r.stdout + r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("run-study: expect about"))
+    assert "1 timed by their committed results (1 of other-x1)" in line and "(counted at the median of their" in line
+    run = run_study(tmp_path, "thibault2009", "--quick", "--gpus", "1", "--reference", str(ref),
+                    "--match", "recipethibault_global")
+    assert run.returncode == 0, run.stdout + run.stderr
+    by_study = next(x for x in run.stdout.splitlines() if x.startswith("run-study: time by study (expected): "))
+    assert "fig4_5_global_vs_optimal 0m0" in by_study and "(1m30s)" in by_study
