@@ -37,7 +37,6 @@ whole-solver runs (also a section of the study report, in the regression study's
 import argparse
 import csv
 import os
-import statistics
 import sys
 
 import numpy as np
@@ -72,9 +71,9 @@ def regression_results(path):
 
 def run_of(result):
     """The run a result file belongs to: (gpu model, commit, dirty, gpus, driver)."""
-    gpu = result["machine"]["gpu"]
-    build = result["build"]
-    return (compare.gpu_model_slug([result]), build["git_commit"], "1" if build.get("git_dirty") else "0",
+    model = compare.gpu_model_slug([result])  # an InputError for a result without a GPU
+    gpu, build = result["machine"]["gpu"], result["build"]
+    return (model, build["git_commit"], "1" if build.get("git_dirty") else "0",
             str(gpu.get("count", 1)), str(gpu.get("driver_version", "?")))
 
 

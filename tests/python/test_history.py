@@ -4,7 +4,6 @@ import gzip
 import json
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
