@@ -34,6 +34,7 @@ from stage_table import best_rows  # noqa: E402
 import validation_report  # noqa: E402
 import kemal_report  # noqa: E402
 import gohari_report  # noqa: E402
+import history  # noqa: E402
 import poisson_report  # noqa: E402
 
 
@@ -697,6 +698,9 @@ def build_report(results_root, studies_root, machine, out):
         sec, row = study_section(st, *loaded[st["study"]], machine, out, all_results)
         sections.append(sec)
         summary.append(row)
+    past = Section("regression-history", "History of the regression benchmarks (scripts/gpu-ci)")
+    if history.add_to_section(past, machine, out):  # kept per GPU model in baselines/history/, not in results/
+        sections.append(past)
     intro = report_page.header(machine, results_root, found, all_results)
     report_page.write_markdown(out, machine, intro, summary, sections)
     report_page.write_html(out, machine, intro, summary, sections)
