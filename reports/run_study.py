@@ -22,7 +22,8 @@ Before it starts, the runner says how long it expects the runs to take: each run
 results (results/<study>/<machine-id>/, study.wall_s) record it for this machine id, else for the closest machine
 (the same GPU count, else any); a run that none records counts at the median of its group's (else its study's,
 else all the chosen runs') referenced times. Runs to be skipped and runs kept from earlier count zero. At the
-end it says how long they took, per study beside the expectation.
+end it says how long they took, per study beside the expectation, and leaves a log of the invocation (every run's
+outcome, wall time and expected time) in <results>/run-study/<machine-id>/<UTC time>-<mode>.json.
 """
 import collections
 import argparse
@@ -182,6 +183,102 @@ def summary_of_kept(kept):
     return f" (made by this build: commit {', '.join(commits)}, ran {stamps[0]} to {stamps[-1]})"
 
 
+class RunLog:
+    """The runner's own record of one invocation: every run's outcome, wall time and expected time, the time per
+    study and in all, written to <results>/run-study/<machine-id>/<UTC time>-<mode>.json after each run (so an
+    interrupted invocation leaves its record too). It is what a claim such as "the quick form takes 9 minutes on
+    one H200" traces to."""
+
+    def __init__(self, results, machine, mode, name, identity, expectation_line):
+        self.t0 = time.time()
+        self.path = os.path.join(results, "run-study", machine, f"{utc_stamp()}-{mode}.json") if results else None
+        build = {k: (identity or {}).get(k) for k in ("git_commit", "git_dirty")}
+        self.record = {"schema": "nsbench.run-study-log/1", "studies": name, "mode": mode, "machine_id": machine,
+                       "build": build, "started": utc_stamp(), "expectation": expectation_line, "runs": []}
+        self.study_seconds = {}
+
+    def elapsed(self):
+        return time.time() - self.t0
+
+    def add(self, study, run, outcome, expected_s, wall_s=None, check=None):
+        self.record["runs"].append({"study": study["study"], "id": run["id"], "outcome": outcome,
+                                    "expected_s": round(expected_s, 2), "wall_s": wall_s, "check": check})
+        if wall_s is not None:
+            self.study_seconds[study["study"]] = self.study_seconds.get(study["study"], 0.0) + wall_s
+        self.write()
+
+    def finish(self, counts):
+        self.record.update(finished=utc_stamp(), counts={k: (len(v) if isinstance(v, list) else v)
+                                                          for k, v in counts.items()})
+        self.write()
+
+    def write(self):
+        if not self.path:
+            return
+        runs = self.record["runs"]
+        self.record.update(elapsed_s=round(self.elapsed(), 1),
+                           run_seconds=round(sum(r["wall_s"] or 0 for r in runs), 1),
+                           expected_s=round(sum(r["expected_s"] for r in runs if r["outcome"] in ("ran", "failed")), 1),
+                           study_seconds={k: round(v, 1) for k, v in sorted(self.study_seconds.items())})
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        write_json(self.path, self.record)
+
+
+def run_plan(plan, verdicts, estimates, a, machine, gpus, known, log):
+    """Runs (or, with --dry-run, prints) every run of the plan in order, with progress lines; returns the counts
+    {ran, failed, skipped, kept: [results kept from earlier]}."""
+    counts = {"ran": 0, "failed": 0, "skipped": 0, "kept": []}
+    durations = []
+    for i, ((s, r), (earlier, rerun_why), (expect_s, _)) in enumerate(zip(plan, verdicts, estimates), 1):
+        folder = os.path.join(a.results, s["study"], machine)
+        final = os.path.join(folder, r["id"] + ".json")
+        head = f"[{i}/{len(plan)}] {s['study']} {r['id']}"
+        if earlier is not None:
+            counts["kept"].append(earlier)
+            log.add(s, r, "kept", 0.0)
+            print(f"{head}: kept, made earlier by this build ({studylib.describe_run(earlier)})", flush=True)
+            continue
+        if os.path.exists(final) or os.path.exists(final + ".gz"):  # never overwrite: the new result goes beside
+            # the old one (or the committed <id>.json.gz), and is the newest
+            final = os.path.join(folder, f"{r['id']}.{utc_stamp()}.json")
+        reason = skip_reason(r, gpus, known)
+        argv = studylib.command_line(r, a.nsbench, final + ".tmp")
+        if a.dry_run:
+            print(f"{head}: {'SKIP (' + reason + ')' if reason else ' '.join(argv)}")
+            continue
+        os.makedirs(folder, exist_ok=True)
+        if reason:
+            counts["skipped"] += 1
+            write_json(os.path.join(folder, r["id"] + ".skipped.json"),
+                       {"id": r["id"], "reason": reason, "command": " ".join(argv), "when": time.time()})
+            log.add(s, r, "skipped", 0.0)
+            print(f"{head}: SKIPPED, {reason}", flush=True)
+            continue
+        eta = f", about {fmt_time(sum(durations) / len(durations) * (len(plan) - i + 1))} left" if durations else ""
+        print(f"{head}: running ({fmt_time(log.elapsed())} elapsed{eta})"
+              + (f"; {rerun_why}, its file stays beside" if rerun_why else ""), flush=True)
+        result, failure, seconds = run_one(s, r, argv, folder, final, a.mode, machine)
+        durations.append(seconds)
+        if failure:
+            counts["failed"] += 1
+            log.add(s, r, "failed", expect_s, seconds)
+            write_json(os.path.join(folder, r["id"] + ".failed.json"), failure)
+            tail = failure["output_tail"].strip()
+            print(f"{head}: FAILED (exit {failure['exit_code']}): {tail.splitlines()[-1] if tail else ''}", flush=True)
+            continue
+        stale = os.path.join(folder, r["id"] + ".failed.json")
+        if os.path.exists(stale):
+            os.remove(stale)
+        counts["ran"] += 1
+        ref = result.get("checks", {}).get("reference", {})
+        check = ("PASS" if ref.get("pass") else "FAIL") if ref.get("performed") else None
+        log.add(s, r, "ran", expect_s, seconds, check)
+        step = result.get("timing", {}).get("step", {}).get("median")
+        print(f"{head}: {seconds:.1f} s" + (f", {common.fmt(step * 1e3, 4)} ms/step" if step else "")
+              + (f", check {check}" if check else ""), flush=True)
+    return counts
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(prog="run-study", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -261,63 +358,20 @@ def main(argv=None):
           f"results under {a.results}/", flush=True)
     verdicts = [(None, None) if a.again or a.dry_run else
                 reuse_verdict(os.path.join(a.results, s["study"], machine), r["id"], identity) for s, r in plan]
-    expected, line = expectation(plan, verdicts, studylib.estimate_runs(plan, a.reference, machine), gpus, known)
+    estimates = studylib.estimate_runs(plan, a.reference, machine)
+    expected, line = expectation(plan, verdicts, estimates, gpus, known)
     print(line, flush=True)
-    t0 = time.time()
-    durations, failed, ran, skipped, kept = [], 0, 0, 0, []
-    study_seconds = {}  # where the time went, printed at the end
-    for i, (s, r) in enumerate(plan, 1):
-        folder = os.path.join(a.results, s["study"], machine)
-        final = os.path.join(folder, r["id"] + ".json")
-        head = f"[{i}/{len(plan)}] {s['study']} {r['id']}"
-        earlier, rerun_why = verdicts[i - 1]
-        if earlier is not None:
-            kept.append(earlier)
-            print(f"{head}: kept, made earlier by this build ({studylib.describe_run(earlier)})", flush=True)
-            continue
-        if os.path.exists(final) or os.path.exists(final + ".gz"):  # never overwrite: the new result goes beside
-            # the old one (or the committed <id>.json.gz), and is the newest
-            final = os.path.join(folder, f"{r['id']}.{utc_stamp()}.json")
-        reason = skip_reason(r, gpus, known)
-        argv = studylib.command_line(r, a.nsbench, final + ".tmp")
-        if a.dry_run:
-            print(f"{head}: {'SKIP (' + reason + ')' if reason else ' '.join(argv)}")
-            continue
-        os.makedirs(folder, exist_ok=True)
-        if reason:
-            skipped += 1
-            write_json(os.path.join(folder, r["id"] + ".skipped.json"),
-                       {"id": r["id"], "reason": reason, "command": " ".join(argv), "when": time.time()})
-            print(f"{head}: SKIPPED, {reason}", flush=True)
-            continue
-        eta = f", about {fmt_time(sum(durations) / len(durations) * (len(plan) - i + 1))} left" if durations else ""
-        print(f"{head}: running ({fmt_time(time.time() - t0)} elapsed{eta})"
-              + (f"; {rerun_why}, its file stays beside" if rerun_why else ""), flush=True)
-        result, failure, seconds = run_one(s, r, argv, folder, final, a.mode, machine)
-        durations.append(seconds)
-        study_seconds[s["study"]] = study_seconds.get(s["study"], 0.0) + durations[-1]
-        if failure:
-            failed += 1
-            write_json(os.path.join(folder, r["id"] + ".failed.json"), failure)
-            tail = failure["output_tail"].strip()
-            print(f"{head}: FAILED (exit {failure['exit_code']}): {tail.splitlines()[-1] if tail else ''}", flush=True)
-            continue
-        stale = os.path.join(folder, r["id"] + ".failed.json")
-        if os.path.exists(stale):
-            os.remove(stale)
-        ran += 1
-        ref = result.get("checks", {}).get("reference", {})
-        verdict = (", check " + ("PASS" if ref.get("pass") else "FAIL")) if ref.get("performed") else ""
-        step = result.get("timing", {}).get("step", {}).get("median")
-        print(f"{head}: {durations[-1]:.1f} s" + (f", {common.fmt(step * 1e3, 4)} ms/step" if step else "") + verdict,
-              flush=True)
-    if len(study_seconds) > 1:
+    log = RunLog(None if a.dry_run else a.results, machine, a.mode, a.name, identity, line)
+    counts = run_plan(plan, verdicts, estimates, a, machine, gpus, known, log)
+    log.finish(counts)
+    ran, kept, skipped, failed = counts["ran"], counts["kept"], counts["skipped"], counts["failed"]
+    if len(log.study_seconds) > 1:
         print("run-study: time by study (expected): " + ", ".join(
             f"{name} {fmt_time(sec)} ({fmt_time(expected.get(name, 0))})"
-            for name, sec in sorted(study_seconds.items(), key=lambda kv: -kv[1])))
+            for name, sec in sorted(log.study_seconds.items(), key=lambda kv: -kv[1])))
     print(f"run-study: {ran} run, {len(kept)} kept from earlier{summary_of_kept(kept)}, {skipped} skipped, "
-          f"{failed} failed in {fmt_time(time.time() - t0)} (expected {fmt_time(sum(expected.values()))}); "
-          f"results under {a.results}/<study>/{machine}/")
+          f"{failed} failed in {fmt_time(log.elapsed())} (expected {fmt_time(sum(expected.values()))}); "
+          f"results under {a.results}/<study>/{machine}/" + (f"; run log {log.path}" if log.path else ""))
     return 1 if failed else 0
 
 

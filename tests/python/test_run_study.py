@@ -214,3 +214,25 @@ def test_dry_run_says_the_expectation_and_the_time_by_study_beside_it(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     by_study = next(x for x in run.stdout.splitlines() if x.startswith("run-study: time by study (expected): "))
     assert "fig4_5_global_vs_optimal 0m0" in by_study and "(1m30s)" in by_study
+
+
+def test_the_runner_leaves_a_log_of_every_run_with_its_time_and_expectation(tmp_path):
+    ref = tmp_path / "reference"
+    first = cpu_gflops_plan()[0][1]["id"]
+    write_reference(ref, "table4_1_cpu_gflops", "testbox", first, 40.0)
+    r = run_study(tmp_path, "table4_1_cpu_gflops", "--quick", "--gpus", "0", "--reference", str(ref))
+    assert r.returncode == 0, r.stdout + r.stderr
+    (path,) = glob.glob(str(tmp_path / "results" / "run-study" / "testbox" / "*-quick.json"))
+    assert f"run log {path}" in r.stdout.splitlines()[-1]
+    log = json.load(open(path))
+    assert log["mode"] == "quick" and log["build"]["git_commit"].startswith("0123456789")
+    assert [x["outcome"] for x in log["runs"]] == ["ran"] * 4 and log["counts"] == {"ran": 4, "failed": 0,
+                                                                                    "skipped": 0, "kept": 0}
+    assert log["runs"][0]["id"] == first and log["runs"][0]["expected_s"] == 40.0
+    assert all(x["wall_s"] is not None and x["wall_s"] >= 0 for x in log["runs"])
+    assert log["run_seconds"] == round(sum(x["wall_s"] for x in log["runs"]), 1)
+    assert log["expected_s"] == 160.0 and "finished" in log  # the other three at the group's median, 40
+    gpu = run_study(tmp_path, "fig4_5_global_vs_optimal", "--quick", "--gpus", "0", "--reference", str(ref))
+    logs = glob.glob(str(tmp_path / "results" / "run-study" / "testbox" / "*-quick.json"))
+    skipped = [json.load(open(p)) for p in logs if p != path]
+    assert gpu.returncode == 0 and len(skipped) == 1 and skipped[0]["counts"]["skipped"] == 4
