@@ -86,3 +86,14 @@ def test_a_file_that_does_not_parse_is_named_and_left_alone(tmp_path):
     r = pack(tmp_path)
     assert r.returncode == 1 and "bad.json" in r.stderr and "left alone" in r.stderr
     assert bad.read_text() == '{"a": '
+
+
+def test_raw_samples_keep_six_significant_digits_and_the_summaries_every_digit(tmp_path):
+    r = {"schema": "nsbench.stages/1", "rows": [{"median_s": 0.0012139519453048706,
+                                                 "raw_seconds": [0.0012149120569229126, 12.345678912]}]}
+    (tmp_path / "s.json").write_text(json.dumps(r))
+    assert pack(tmp_path).returncode == 0
+    packed = json.load(gzip.open(tmp_path / "s.json.gz"))
+    assert packed["rows"][0]["raw_seconds"] == [0.00121491, 12.3457]
+    assert packed["rows"][0]["median_s"] == 0.0012139519453048706
+    assert packed["packed"]["raw_significant_digits"] == 6
