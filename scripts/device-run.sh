@@ -39,7 +39,9 @@ log "machine"
 log "build"
 BUILD=${BUILD:-build-device}
 stamp=OFF; [ -f SOURCE_COMMIT ] && stamp=ON  # the tree's .git here may be older than its files
-if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSB_WERROR=${WERROR:-ON} -DNSB_SOURCE_STAMP=$stamp &&
+unity=ON; want sass && unity=OFF  # sass reads one object a variant (NSB_CUDA_UNITY=OFF)
+if ! { cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSB_WERROR=${WERROR:-ON} -DNSB_SOURCE_STAMP=$stamp \
+         -DNSB_CUDA_UNITY=$unity &&
        cmake --build "$BUILD" -j"$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS}; } \
     >"$OUT/build.log" 2>&1; then
   tail -50 "$OUT/build.log"

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "../peer_ranks.hpp"
-#include "halo/peer_common.cuh"
+#include "halo/peer_access.cuh"
 
 namespace nsb {
 namespace {

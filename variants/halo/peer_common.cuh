@@ -9,21 +9,9 @@
 
 #include "cuda/check.cuh"
 #include "halo.hpp"
+#include "halo/peer_access.cuh"
 
 namespace nsb {
-
-// Lets `dev` read and write `peer`'s memory directly when the hardware allows (NVLink, PCIe P2P).
-// Returns whether direct access is on; without it cudaMemcpyPeer still works, staged by the driver.
-inline bool enable_peer_access(int dev, int peer) {
-  if (dev == peer) return true;
-  int can = 0;
-  NSB_CUDA(cudaDeviceCanAccessPeer(&can, dev, peer));
-  if (!can) return false;
-  const cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
-  if (e == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
-  else NSB_CUDA(e);
-  return true;
-}
 
 template <class T>
 class PeerArrays {

@@ -37,7 +37,7 @@
 #include "multiblock/common.cuh"
 #include "multiblock/host_side.hpp"
 #include "comm.hpp"
-#include "halo/peer_common.cuh"  // enable_peer_access
+#include "halo/peer_access.cuh"
 #include "multiblock/multigrid.hpp"
 
 namespace nsb {
