@@ -23,13 +23,38 @@ bool selected(const StageBenchOptions& o, const Variant& v) {
          (o.stage.empty() || o.stage == v.stage_name() || o.stage == v.stage) && (o.variant.empty() || v.answers_to(o.variant));
 }
 
+// A row whose first warm-up call took longer than this gets no further warm-up calls: that call already
+// loaded the module and touched the fields first, and each call more would cost the benchmark seconds
+// (imle/mls/two_phase_aos takes about 1 s a call at 256x256x128). The row records that the rule applied.
+constexpr double kLongWarmupCallSeconds = 0.5;
+
+// `warmup` untimed calls, or one when the first took over kLongWarmupCallSeconds; the row's record of
+// the rule where it applied (null where every warm-up call was made).
+template <class T>
+nlohmann::json warm_up(StageFixture<T>& fx, const Variant& v, const Tuning& t, int warmup) {
+  for (int w = 0; w < warmup; ++w) {
+    const auto start = std::chrono::steady_clock::now();
+    fx.run(v, t);
+    if (w > 0) continue;
+    if (v.backend == Backend::cuda) device::stream_sync(fx.stream());
+    const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (first > kLongWarmupCallSeconds && warmup > 1) {
+      char rule[160];
+      std::snprintf(rule, sizeof rule, "a first warm-up call over %g s (module load and first touch done) gets no "
+                    "further warm-up calls", kLongWarmupCallSeconds);
+      return {{"calls", 1}, {"asked", warmup}, {"first_call_s", first}, {"rule", rule}};
+    }
+  }
+  return nullptr;
+}
+
 // One variant x tuning on a fixture: warm-up, then `samples` event-timed calls.
 template <class T>
 nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, const StageBenchOptions& o,
                         device::EventPool* ev, double copy_bandwidth) {
   void* const stream = fx.stream();
   const bool gpu = v.backend == Backend::cuda;
-  for (int w = 0; w < o.warmup; ++w) fx.run(v, t);
+  const nlohmann::json short_warmup = warm_up(fx, v, t, o.warmup);
   fx.phase_reset();
   std::vector<double> secs(std::size_t(o.samples));
   for (int s = 0; s < o.samples; ++s) {
@@ -58,6 +83,7 @@ nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, 
   row["flops_per_second"] = m.flops / sm.median;
   row["fraction_of_copy_bandwidth"] = m.bytes / sm.median / copy_bandwidth;
   row["kernels"] = kernels_run(v, t, int(sizeof(T)));
+  if (!short_warmup.is_null()) row["warmup"] = short_warmup;
   for (const auto& [name, part] : fx.phase_seconds()) {  // the parts a variant timed itself, each call's
     const Summary ps = summarize(part);
     row["phases"][name] = {{"median_s", ps.median}, {"iqr_s", ps.iqr}, {"samples", ps.count}};

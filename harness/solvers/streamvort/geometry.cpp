@@ -242,7 +242,7 @@ double vortical_impulse_x(const Geometry& geo, const Metrics& m, const std::vect
     const double weight = j == 0 || j == g.ny + 1 ? 0.5 : 1.0;
     for (int i = 1; i <= g.nx; ++i) {
       const std::size_t n = sv_node(g, i, j);
-      if (std::hypot(geo.x[n] - 0.5, geo.y[n]) < r_min) continue;
+      if (r_min > 0 && std::hypot(geo.x[n] - 0.5, geo.y[n]) < r_min) continue;  // a distance is never below 0
       sum += weight * geo.y[n] * omega[n] / m.ij[n];
     }
   }
