@@ -39,9 +39,5 @@ inline constexpr const char* kCudaArchitectures = \"${CUDA_ARCHS}\";
 inline constexpr const char* kBuildType = \"${BUILD_TYPE}\";
 }  // namespace nsb
 ")
-if(EXISTS ${OUTPUT})
-  file(READ ${OUTPUT} old)
-endif()
-if(NOT old STREQUAL content)
-  file(WRITE ${OUTPUT} "${content}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake)
+nsb_write_if_changed(${OUTPUT} "${content}")
