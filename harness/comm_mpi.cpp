@@ -25,7 +25,22 @@ void check(int rc, const char* what) {
 }
 
 std::unique_ptr<MpiComm> g_world;
-int g_local_rank = 0, g_local_size = 1;
+int g_local_rank = 0, g_local_size = 1, g_emulated_node = -1;
+
+// NSB_EMULATE_NODES=K: 1..world size, else 0 (not emulating). Anything else ends the run with the reason:
+// a typo must not silently run as one node.
+int emulated_node_count(int world_size) {
+  const char* v = std::getenv("NSB_EMULATE_NODES");
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long k = std::strtol(v, &end, 10);
+  if (*end || k < 1 || k > world_size) {
+    std::fprintf(stderr, "nsbench: error: NSB_EMULATE_NODES=%s: expected a node count from 1 to the %d ranks\n", v,
+                 world_size);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return int(k);
+}
 
 }  // namespace
 
@@ -147,7 +162,12 @@ void init(int* argc, char*** argv) {
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   g_world = std::make_unique<MpiComm>(MPI_COMM_WORLD);
   MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  if (const int nodes = emulated_node_count(g_world->size())) {  // contiguous ranks per node, as srun's block
+    g_emulated_node = int(static_cast<long long>(g_world->rank()) * nodes / g_world->size());
+    MPI_Comm_split(MPI_COMM_WORLD, g_emulated_node, g_world->rank(), &node);
+  } else {
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  }
   MPI_Comm_rank(node, &g_local_rank);
   MPI_Comm_size(node, &g_local_size);
   MPI_Comm_free(&node);
@@ -162,6 +182,7 @@ void finalize() {
 Communicator* world() { return g_world.get(); }
 int local_rank() { return g_local_rank; }
 int local_size() { return g_local_size; }
+int emulated_node() { return g_emulated_node; }
 
 std::string cuda_aware_unavailable_reason() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

@@ -10,6 +10,7 @@ void finalize() {}
 Communicator* world() { return nullptr; }
 int local_rank() { return 0; }
 int local_size() { return 1; }
+int emulated_node() { return -1; }
 std::string cuda_aware_unavailable_reason() { return "nsbench was built without MPI"; }
 
 }  // namespace nsb::mpi

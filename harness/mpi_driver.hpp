@@ -19,6 +19,9 @@ Communicator* world();
 // Rank and rank count among the processes of this node (GPU binding).
 int local_rank();
 int local_size();
+// The emulated node of this process under NSB_EMULATE_NODES=K (the world's ranks in K contiguous nodes, for
+// tests of multi-node rules on one machine), else -1. local_rank/local_size then count within it.
+int emulated_node();
 // What the MPI library says about CUDA-aware transfers ("" when it is CUDA-aware, else the reason).
 std::string cuda_aware_unavailable_reason();
 

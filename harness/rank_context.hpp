@@ -20,7 +20,6 @@ struct RankContext {
   int device = -1;                    // this rank's GPU (cuda backends)
   const HaloVariant* halo = nullptr;  // null: one rank, no exchange
   Tuning tuning;                      // the halo variant's tuning
-  bool oversubscribed = false;        // more ranks than GPUs: timings are not those of one GPU per rank
   Grid grid;                          // this rank's grid (the solver sets it)
   void* stream = nullptr;             // the solver's compute stream (the solver sets it)
   const Slab& slab() const { return slabs[std::size_t(rank)]; }

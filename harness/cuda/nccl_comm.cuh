@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "comm.hpp"
+#include "placement.hpp"
 
 namespace nsb {
 
@@ -33,12 +34,13 @@ class NcclComm {
     // reads the environment while another thread writes it.
     static std::once_flag nvls_off;
     std::call_once(nvls_off, [] { setenv("NCCL_NVLS_ENABLE", "0", 1); });
-    const std::vector<int> devices = comm.allgather_value(device);
-    for (std::size_t r = 1; r < devices.size(); ++r)
-      for (std::size_t q = 0; q < r; ++q)
-        if (devices[r] == devices[q])
-          throw std::runtime_error(user + " needs one GPU per rank: ranks " + std::to_string(q) + " and " + std::to_string(r) +
-                                   " share GPU " + std::to_string(devices[r]) + "; " + instead);
+    // Ranks are compared by physical GPU (host and PCI bus id, placement.hpp), never by device index: on two
+    // nodes, or under per-rank binding, distinct GPUs share an index.
+    const std::vector<RankPlacement> placements = gather_placements(comm, device);
+    const auto [q, r] = ranks_sharing_a_gpu(placements);
+    if (q >= 0)
+      throw std::runtime_error(user + " needs one GPU per rank: ranks " + std::to_string(q) + " and " + std::to_string(r) +
+                               " share GPU " + placements[std::size_t(r)].gpu + "; " + instead);
     ncclUniqueId id{};
     if (comm.rank() == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
     comm.broadcast(&id, sizeof id, 0);

@@ -10,6 +10,7 @@
 
 #include "device.hpp"
 #include "halo.hpp"
+#include "placement.hpp"
 #include "run/result.hpp"
 #include "run/timed_loop.hpp"
 
@@ -140,7 +141,9 @@ nlohmann::json halo_timing(const RunSetup& s, const RankTimes& times, const Sect
 nlohmann::json other_section_timing(const RunSetup& s, const RankTimes& times, const SectionModels& m);
 nlohmann::json run_description(const RunSetup& s, int threads, int timed, const std::string& stop_reason,
                                double final_time, double wall, double last_change);
-nlohmann::json decomposition_json(const RankContext& ctx, const std::vector<int>& devices, const nlohmann::json& halo_details);
+// The decomposition block: every rank's slab, host and GPU; oversubscribed when two ranks drive one physical GPU.
+nlohmann::json decomposition_json(const RankContext& ctx, const std::vector<RankPlacement>& placements,
+                                  const nlohmann::json& halo_details);
 nlohmann::json timing_method(bool graph, bool gpu, int steps_per_graph);
 
 // Whether the reference check runs (and reads the initial state again): its two cases, a decomposed run and a GPU run.
@@ -214,7 +217,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
   const std::vector<std::vector<char>> all_times = comm.gather(my_times.data(), my_times.size(), 0);
   const int end_step = run.end_state.step;
   const HostState<T> fin = gather_state(comm, ctx.slabs, start.grid, std::move(run.end_state));
-  const std::vector<int> devices = comm.allgather_value(ctx.device);
+  const std::vector<RankPlacement> placements = gather_placements(comm, ctx.device);
   if (!root) {
     comm.barrier();  // wait for rank 0's check
     return nlohmann::json();
@@ -232,7 +235,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
   const nlohmann::json stages = stage_timing(s, times, m, gpu ? copy.bytes_per_second : 0, graph, flops_per_step);
   result["run"] = run_description(s, s.solver_options.threads, run.timed_steps, run.stop_reason, run.final_time,
                                   run.wall_seconds, run.last_change);
-  result["run"]["decomposition"] = decomposition_json(ctx, devices, run.halo_description);
+  result["run"]["decomposition"] = decomposition_json(ctx, placements, run.halo_description);
   nlohmann::json per_rank_steps = nlohmann::json::array();
   for (const RankTimes& r : per_rank) per_rank_steps.push_back(summarize(r.step).median);
   // Each rank's median time per step of every section it timed (the thesis's Table 4.3: per-GPU kernel

@@ -95,10 +95,8 @@ json run_ranks(const RunSetup& s, PhaseClock phases) {
     if (ranks > 1) ctx.halo = halo_of(s, "mpi", ctx.tuning);
     if (gpu) {
       ctx.device = mpi::local_rank() % gpus;
-      ctx.oversubscribed = mpi::local_size() > gpus;
       device::set_device(ctx.device);
     }
-    ctx.oversubscribed = world->allreduce_max(ctx.oversubscribed ? 1 : 0) > 0;
     phases.set_lines(s.options.progress && ctx.rank == 0);
     try {
       return run_rank<T>(s, ctx, start, phases);
@@ -119,7 +117,6 @@ json run_ranks(const RunSetup& s, PhaseClock phases) {
 
   // One process, one host thread per rank (the thesis's one POSIX thread per GPU).
   shared.halo = halo_of(s, "threads", shared.tuning);
-  shared.oversubscribed = gpu && ranks > gpus;
   auto group = std::make_shared<ThreadGroup>(ranks);
   json result;
   std::string error;

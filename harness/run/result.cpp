@@ -14,6 +14,7 @@
 
 #include "build_info.hpp"  // generated each build: git commit, compiler, flags
 #include "device.hpp"
+#include "placement.hpp"
 
 namespace nsb {
 
@@ -94,12 +95,7 @@ std::string now_utc() {
 nlohmann::json machine_metadata(int threads_used) {
   nlohmann::json m = {{"cpu", {{"model", cpu_model()}, {"logical_cores", std::thread::hardware_concurrency()},
                                {"threads_used", threads_used}, {"omp_max_threads", omp_get_max_threads()}}}};
-  char host[256] = {0};
-  if (FILE* f = std::fopen("/proc/sys/kernel/hostname", "r")) {
-    if (std::fgets(host, sizeof host, f)) host[std::strcspn(host, "\n")] = 0;
-    std::fclose(f);
-  }
-  m["hostname"] = host;
+  m["hostname"] = kernel_hostname();  // rank 0's; every rank's host is in run.decomposition.slabs
   if (device::count() > 0) {
     const device::Properties p = device::properties(0);
     m["gpu"] = {{"name", p.name},

@@ -111,15 +111,18 @@ json run_description(const RunSetup& s, int threads, int timed, const std::strin
   return run;
 }
 
-json decomposition_json(const RankContext& ctx, const std::vector<int>& devices, const json& halo_details) {
+json decomposition_json(const RankContext& ctx, const std::vector<RankPlacement>& placements, const json& halo_details) {
   // y-slabs (a SlabAssigner's decompose_y: fracstep V2) own rows of every plane; z-slabs planes of every row
   const bool y_slabs = !ctx.slabs.empty() && ctx.slabs.front().ny > 0;
+  const auto [shared_lo, shared_hi] = ranks_sharing_a_gpu(placements);
   json d = {{"ranks", ctx.comm->size()}, {"driver", ctx.comm->driver()}, {"axis", y_slabs ? "y" : "z"},
-            {"oversubscribed", ctx.oversubscribed}};
+            {"hosts", host_count(placements)}, {"oversubscribed", shared_lo >= 0}};
+  if (shared_lo >= 0) d["ranks_sharing_a_gpu"] = {shared_lo, shared_hi};
   json slabs = json::array();
   for (const Slab& sl : ctx.slabs) {
+    const RankPlacement& where = placements[std::size_t(sl.rank)];
     json one = {{"rank", sl.rank}, {"z_begin", sl.z_begin}, {"nz", sl.nz}, {"lo_rank", sl.lo_rank},
-                {"hi_rank", sl.hi_rank}, {"device", devices[std::size_t(sl.rank)]}};
+                {"hi_rank", sl.hi_rank}, {"device", where.device}, {"host", where.host}, {"gpu", where.gpu}};
     if (y_slabs) one["y_begin"] = sl.y_begin, one["ny"] = sl.ny;
     slabs.push_back(one);
   }

@@ -76,10 +76,15 @@ void print_summary(const json& r) {
   if (d["ranks"].get<int>() > 1) {
     const std::string axis = d.value("axis", "z");  // each slab's planes (z) or rows (y)
     const char* owned = axis == "y" ? "ny" : "nz";
-    std::printf("  %d ranks (%s driver%s), %s-slabs:", d["ranks"].get<int>(), d["driver"].get<std::string>().c_str(),
-                d["oversubscribed"].get<bool>() ? ", OVERSUBSCRIBED: more ranks than GPUs" : "", axis.c_str());
+    const int hosts = d.value("hosts", 1);
+    const std::string on_hosts = hosts > 1 ? ", " + std::to_string(hosts) + " hosts" : "";
+    std::printf("  %d ranks (%s driver%s%s), %s-slabs:", d["ranks"].get<int>(), d["driver"].get<std::string>().c_str(),
+                on_hosts.c_str(), d["oversubscribed"].get<bool>() ? ", OVERSUBSCRIBED: ranks share a GPU" : "",
+                axis.c_str());
     for (const json& s : d["slabs"])
-      if (s["device"].get<int>() >= 0) std::printf(" %d@gpu%d", s[owned].get<int>(), s["device"].get<int>());
+      if (s["device"].get<int>() >= 0)  // the host too where there are several: device indices repeat per host
+        std::printf(" %d@%sgpu%d", s[owned].get<int>(), hosts > 1 ? (s.value("host", "") + "/").c_str() : "",
+                    s["device"].get<int>());
       else std::printf(" %d", s[owned].get<int>());
     if (!d.contains("halo")) std::printf("\n  no halo variant: the solver exchanges between its ranks itself\n");
     else std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
