@@ -5,6 +5,8 @@
 #include <cstring>
 #include <set>
 
+#include <sys/resource.h>
+
 #include "device.hpp"
 #include "mpi_driver.hpp"
 
@@ -16,7 +18,14 @@ struct PackedPlacement {
   char host[128];
   char gpu[192];
   int device;
+  std::uint64_t peak_host_bytes;
 };
+
+std::uint64_t peak_resident_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return std::uint64_t(u.ru_maxrss) * 1024;  // Linux: kilobytes
+}
 
 void copy_truncated(char* dst, std::size_t capacity, const std::string& s) {
   std::snprintf(dst, capacity, "%s", s.c_str());
@@ -48,8 +57,9 @@ std::vector<RankPlacement> gather_placements(Communicator& comm, int device) {
   copy_truncated(mine.host, sizeof mine.host, this_host());
   copy_truncated(mine.gpu, sizeof mine.gpu, physical_gpu(device));
   mine.device = device;
+  mine.peak_host_bytes = peak_resident_bytes();
   std::vector<RankPlacement> all;
-  for (const PackedPlacement& p : comm.allgather_value(mine)) all.push_back({p.host, p.device, p.gpu});
+  for (const PackedPlacement& p : comm.allgather_value(mine)) all.push_back({p.host, p.device, p.gpu, p.peak_host_bytes});
   return all;
 }
 

@@ -9,6 +9,7 @@
 // nodes (mpi::local_rank/local_size follow it) and names the hosts "<host>~node<k>".
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,8 @@ struct RankPlacement {
   std::string host;  // the kernel's hostname ("~node<k>" appended under NSB_EMULATE_NODES)
   int device = -1;   // the node-local CUDA device index this process drives, -1 on the host
   std::string gpu;   // "<host>/<PCI bus id>" of that device, "" on the host
+  std::uint64_t peak_host_bytes = 0;  // the process's peak resident memory when gathered (ranks of the threads
+                                      // driver share one process, so one number)
 };
 
 // The kernel's hostname, as the machine block records it.
@@ -31,6 +34,7 @@ std::string this_host();
 std::string physical_gpu(int device);
 
 // Collective: every rank of `comm` calls it at the same point with its own device; every rank gets all.
+// Gathered at the end of a run, so peak_host_bytes is the run's peak so far.
 std::vector<RankPlacement> gather_placements(Communicator& comm, int device);
 
 // The first two ranks (lower first) that drive the same physical GPU, or {-1, -1} when none do.

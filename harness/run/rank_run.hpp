@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,50 @@ HostState<T> scatter_state(const HostState<T>& whole, const Grid& local, const S
   HostState<T> out{local, {}, whole.step, whole.time};
   for (const auto& [name, values] : whole.fields) out.fields.emplace_back(name, scatter_slab(values, whole.grid, s));
   return out;
+}
+
+// Every rank's slab of the whole state that only rank 0 holds (the MPI driver: the other processes never build
+// the whole grid, so a node's memory holds one rank's slab a process, not the whole grid a process). Rank 0
+// sends the field names, step and time, then each rank its slab of each field.
+template <class T>
+HostState<T> scatter_from_root(Communicator& comm, const std::vector<Slab>& slabs, const HostState<T>& whole) {
+  const bool root = comm.rank() == 0;
+  std::string header = root ? nlohmann::json{{"step", whole.step}, {"time", whole.time}, {"fields", [&] {
+    std::vector<std::string> names;
+    for (const auto& f : whole.fields) names.push_back(f.first);
+    return names;
+  }()}}.dump() : std::string();
+  std::uint64_t header_bytes = header.size();
+  comm.broadcast(&header_bytes, sizeof header_bytes, 0);
+  header.resize(header_bytes);
+  comm.broadcast(header.data(), header_bytes, 0);
+  const nlohmann::json h = nlohmann::json::parse(header);
+  const Slab& mine = slabs[std::size_t(comm.rank())];
+  HostState<T> out{slab_grid(whole.grid, mine), {}, h["step"].get<int>(), h["time"].get<double>()};
+  for (const std::string& name : h["fields"].get<std::vector<std::string>>()) {
+    std::vector<std::vector<T>> parts;  // rank 0: every rank's slab (its own is kept)
+    std::vector<Communicator::Send> sends;
+    std::vector<T> received;
+    std::vector<Communicator::Recv> recvs;
+    if (root) {
+      for (const Slab& sl : slabs) parts.push_back(scatter_slab(whole.field(name), whole.grid, sl));
+      for (std::size_t r = 1; r < slabs.size(); ++r) sends.push_back({int(r), parts[r].data(), parts[r].size() * sizeof(T)});
+    } else {
+      received.assign(out.grid.padded_points(), T(0));
+      recvs.push_back({0, received.data(), received.size() * sizeof(T)});
+    }
+    comm.neighbour_exchange(sends, recvs);
+    out.fields.emplace_back(name, root ? std::move(parts[0]) : std::move(received));
+  }
+  return out;
+}
+
+// This rank's part of the initial state: the whole state undecomposed; under the MPI driver, sent by rank 0
+// (scatter_from_root); under the threads driver, cut from the whole state the ranks share.
+template <class T>
+HostState<T> my_part(const RankContext& ctx, const HostState<T>& start) {
+  if (ctx.comm->driver() == "mpi") return scatter_from_root(*ctx.comm, ctx.slabs, start);
+  return scatter_state(start, slab_grid(start.grid, ctx.slab()), ctx.slab());
 }
 
 // Gathers the ranks' slabs of every field into the whole padded fields on rank 0 (one rank: its state,
@@ -187,7 +232,10 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
     const std::unique_ptr<Solver<T>> solver =
         s.problem.make_solver(Precision<T>{}, s.recipe, s.solver_options, ctx.decomposed() ? &ctx : nullptr);
     phases.done("solver_setup");
-    solver->load(ctx.decomposed() ? scatter_state(start, slab_grid(start.grid, ctx.slab()), ctx.slab()) : start);
+    if (ctx.decomposed())
+      solver->load(my_part(ctx, start));
+    else
+      solver->load(start);  // not a copy: a whole state is GBs on a large grid
     // Its arrays (GBs on a large grid) go back to the heap now, for the downloads to come to reuse.
     comm.barrier();  // every rank has taken its part
     if (root && !reference_check_runs(s, ranks)) start.fields.clear();

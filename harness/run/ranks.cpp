@@ -83,7 +83,10 @@ json run_ranks(const RunSetup& s, PhaseClock phases) {
                          "the " + s.solver.name + " solver's fields and scratch of one rank");
     phases.done("device_check");
   }
-  HostState<T> start = s.problem.initial_state(Precision<T>{});  // rank 0 frees its fields once loaded (run_rank)
+  // The whole initial state, in one process: rank 0's under the MPI driver, which sends every other rank its
+  // slab (scatter_from_root); the threads driver's ranks share it. Rank 0 frees its fields once loaded (run_rank).
+  HostState<T> start = !world || world->rank() == 0 ? s.problem.initial_state(Precision<T>{})
+                                                    : HostState<T>{s.problem.grid(), {}, 0, 0};
   phases.done("initial_state");
   RankContext shared;
   shared.slabs = slabs_of(s.problem, ranks);

@@ -122,7 +122,8 @@ json decomposition_json(const RankContext& ctx, const std::vector<RankPlacement>
   for (const Slab& sl : ctx.slabs) {
     const RankPlacement& where = placements[std::size_t(sl.rank)];
     json one = {{"rank", sl.rank}, {"z_begin", sl.z_begin}, {"nz", sl.nz}, {"lo_rank", sl.lo_rank},
-                {"hi_rank", sl.hi_rank}, {"device", where.device}, {"host", where.host}, {"gpu", where.gpu}};
+                {"hi_rank", sl.hi_rank}, {"device", where.device}, {"host", where.host}, {"gpu", where.gpu},
+                {"peak_host_bytes", where.peak_host_bytes}};
     if (y_slabs) one["y_begin"] = sl.y_begin, one["ny"] = sl.ny;
     slabs.push_back(one);
   }
