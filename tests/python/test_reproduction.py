@@ -117,6 +117,15 @@ def test_physics_checks_are_judged_with_their_threshold():
     assert v(kind="none").startswith("not checked: no reference")
 
 
+def test_a_poisson_solve_is_judged_by_the_residual_it_reached():
+    def v(reached):
+        return report_page.verdict({"run": {"jacobi": {"tolerance": 1e-6}},
+                                    "checks": {"reference": {"performed": False, "reason": "skipped by --no-check"},
+                                               "validation": {"kind": "none"}, "poisson_relative_residual": reached}})
+    assert v(5e-7).startswith("PASS (residual: relative residual reached 5e-07 <= the tolerance 1e-06")
+    assert v(0.39).startswith("FAIL (residual")
+
+
 def test_the_summary_counts_every_kind_of_check():
     rows = [["a", "ran", "t", "c", "PASS"], ["b", "ran", "t", "c", "PASS (ghia: ...)"],
             ["c", "ran", "t", "c", "FAIL (poiseuille: ...)"], ["d", "ran", "t", "c", "not checked: why"],
