@@ -115,7 +115,8 @@ def fp64_peak(gpu):
 # The solver runs of Fig. 7's GPU columns: (ranks, halo variant).
 SOLVER_GPUS = [(1, ""), (2, "host_staged_async")]
 MODEL_NOTE = ("3 and 4 GPUs are modelled, not measured: t(P) = a + b / P through the measured 1- and 2-GPU times "
-              "(a = 2 t2 - t1 does not divide over GPUs: gathers, host reductions, halos).")
+              "(a = 2 t2 - t1 does not divide over GPUs: gathers, host reductions, halos). Where 2 GPUs are slower "
+              "than 1 (b = 2 (t1 - t2) < 0) the fit would extrapolate that slowdown, so it is not used: the cell says so.")
 
 
 def modelled(t1, t2, p):
@@ -123,6 +124,14 @@ def modelled(t1, t2, p):
     if not t1 or not t2:
         return None
     return max((2 * t2 - t1) + 2 * (t1 - t2) / p, 1e-30)
+
+
+def modelled_cell(t1, t2, p, show):
+    """A 3- or 4-GPU cell: show(modelled time) marked as modelled, or why there is no model (b < 0: 2 GPUs slower)."""
+    if t1 and t2 and t2 >= t1:
+        return f"not modelled: b < 0 (2 GPUs {fmt(t2 / t1)}x the 1-GPU time)"
+    text = show(modelled(t1, t2, p))
+    return text if text == "-" else f"{text} (modelled)"
 
 
 def solver_stage_seconds(run, stage):
@@ -154,7 +163,7 @@ def liu_stage_speedup(s, study, results, paper, out, all_results):
             solver = [solver_stage_seconds(runs.get((grid, "cuda", "paper", p, halo)), stage) for p, halo in SOLVER_GPUS]
             table.append([grid, label, fmt(one * 1e3 if one else None), over_one(many),
                           over_one(paper_t), f"{over_one(gpu[best_v][0])} ({best_v})" if best_v else "-",
-                          *[over_one(t) for t in solver], *[over_one(modelled(*solver, p)) for p in (3, 4)]])
+                          *[over_one(t) for t in solver], *[modelled_cell(*solver, p, over_one) for p in (3, 4)]])
         cpu = [run_of(runs, grid, b) for b in ("cpu_serial", "cpu_omp")]
         if cpu[0]:  # CG: the solver's pressure section on one thread, all threads, 1-2 GPUs
             cg_one = cpu[0][1].get("pressure")
@@ -164,7 +173,7 @@ def liu_stage_speedup(s, study, results, paper, out, all_results):
             cg = [solver_stage_seconds(runs.get((grid, "cuda", "paper", p, halo)), "pressure") for p, halo in SOLVER_GPUS]
             table.append([grid, "CG (100 iterations, in the solver)", fmt(cg_one * 1e3 if cg_one else None),
                           over_cg(cpu[1][1].get("pressure")) if cpu[1] else "-", "-", "-",
-                          *[over_cg(t) for t in cg], *[over_cg(modelled(*cg, p)) for p in (3, 4)]])
+                          *[over_cg(t) for t in cg], *[modelled_cell(*cg, p, over_cg) for p in (3, 4)]])
             for choice in chosen_kernels:  # the same CG with other Poisson kernels (--stage poisson/...), labelled
                 alt = imle_runs(results, choice)
                 t = [solver_stage_seconds(alt.get((grid, "cuda", "paper", p, halo)), "pressure") for p, halo in SOLVER_GPUS]
@@ -279,7 +288,7 @@ def liu_gpus(s, runs, paper):
                           fmt(off[0] * 1e3) if off else "-",
                           fmt(100 * (off[0] - t2) / off[0]) if off and t2 else "-",
                           fmt(100 * on[1].get("halo", 0) / t2) if t2 else "-", speedup(t2), claims.get("2", "-"),
-                          speedup(modelled(t1, t2, 3)), claims.get("3", "-"), speedup(modelled(t1, t2, 4)),
+                          modelled_cell(t1, t2, 3, speedup), claims.get("3", "-"), modelled_cell(t1, t2, 4, speedup),
                           claims.get("4", "-")])
     if not table:
         return

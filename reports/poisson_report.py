@@ -56,7 +56,11 @@ def residual_plot(out, rows, grid, precision):
     drawn = 0
     for k, row in enumerate(r for r in rows if r["grid"] == grid and r["precision"] == precision):
         h = row["history"]
-        if not h or not h.get("seconds"):
+        if not h or not h.get("seconds"):  # a method that records no history (mg, fft): its end point, marked
+            if row["residual"] is not None and row["seconds"] and row["residual"] > 0:
+                ax.semilogy([row["seconds"]], [row["residual"]], plots.MARKERS[k % len(plots.MARKERS)], markersize=9,
+                            color=plots.COLOURS[k % 10], label=f"{row['method']} (end point only: no history)")
+                drawn += 1
             continue
         ax.semilogy(h["seconds"], h["relative_residual"], "-", marker=plots.MARKERS[k % len(plots.MARKERS)],
                     markevery=max(1, len(h["seconds"]) // 8), color=plots.COLOURS[k % 10], label=row["method"])

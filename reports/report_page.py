@@ -8,6 +8,9 @@ import subprocess
 import studylib
 
 
+EMPTY_CELLS = {"", "-", "None", "nan"}
+
+
 class Section:
     def __init__(self, study, title):
         self.study, self.title = study, title
@@ -17,7 +20,9 @@ class Section:
         self.blocks.append(("p", text))
 
     def table(self, headers, rows):
-        self.blocks.append(("table", headers, rows))
+        """A table; one with no rows, or whose every cell past the first column is a dash, is left out."""
+        if any(any(str(c).strip() not in EMPTY_CELLS for c in row[1:]) for row in rows):
+            self.blocks.append(("table", headers, rows))
 
     def fig(self, file, caption):
         self.blocks.append(("fig", file, caption))
@@ -25,12 +30,72 @@ class Section:
 
 # ---------------------------------------------------------------- what ran, what did not
 
+# The physics and invariant checks a run records, each with its threshold, so that a run without a CPU reference
+# still gets a verdict: (checks.validation kind or invariant, what is compared, threshold). A run is judged by the
+# first that applies; the threshold is printed with the verdict.
+PHYSICS_THRESHOLDS = {
+    "ghia": ("max error / U against Ghia's points, at steady state", 0.05),
+    "poiseuille": ("max error / U against the exact parabola", 0.01),
+    "taylor_green": ("abs(E / E_exact - 1) at the run's end time", 0.01),
+    "exact": ("max error against the exact solution", 0.01),
+    "symmetry": ("max asymmetry of the symmetric flow", 1e-3),
+    "blasius": ("max error against Blasius", 0.1),
+    "turbulent_plate": ("max error against the turbulent-plate correlation", 0.1),
+    "urban": ("mass imbalance (net flux / inflow flux)", 1e-2),
+    "cube": ("mass imbalance (net flux / inflow flux)", 1e-2),
+    "relative_divergence": ("max |div u| relative to the velocity scale", 1e-10),
+}
+# A channel whose profile is still this far from the parabola had not reached its steady state: its run is a
+# timing run of the channel, not a test of the parabola (the poiseuille check then says nothing).
+POISEUILLE_NOT_DEVELOPED = 0.5
+
+
+def physics_verdict(checks, run=None):
+    """'PASS (ghia: max error / U ... 0.008 <= 0.05)', 'FAIL (...)', a 'not checked: <why>' or None (no such check).
+    A Poisson solve to a tolerance is judged by the residual it reached against that tolerance."""
+    v = checks.get("validation") or {}
+    kind = v.get("kind")
+    tolerance = ((run or {}).get("jacobi") or {}).get("tolerance") or 0
+    reached = checks.get("poisson_relative_residual")
+    if kind in (None, "none") and tolerance > 0 and reached is not None:
+        ok = reached <= tolerance
+        return (f"{'PASS' if ok else 'FAIL'} (residual: relative residual reached {reached:.2g} "
+                f"{'<=' if ok else '>'} the tolerance {tolerance:g})")
+    if kind == "ghia" and not v.get("steady_state"):
+        return "not checked: the cavity had not reached its steady state (Ghia's data are steady)"
+    if kind == "poiseuille" and v.get("max_error", 0) > POISEUILLE_NOT_DEVELOPED:
+        return "not checked: the channel had not reached its steady profile (a timing run)"
+    if kind == "elliptic_residual":
+        ok = not v.get("folded") and v.get("min_jacobian", 0) > 0
+        return f"{'PASS' if ok else 'FAIL'} (grid: no folded cell, min Jacobian {v.get('min_jacobian', 0):.2g} > 0)"
+    if kind == "taylor_green" and v.get("energy_ratio_exact"):
+        value = abs(v["energy_ratio"] / v["energy_ratio_exact"] - 1)
+    elif kind in ("urban", "cube"):
+        value = v.get("mass_imbalance")
+    elif kind in PHYSICS_THRESHOLDS:
+        value = v.get("max_error")
+    elif "relative_divergence" in checks:
+        kind, value = "relative_divergence", checks["relative_divergence"]
+    else:
+        return None
+    if value is None:
+        return None
+    what, bound = PHYSICS_THRESHOLDS[kind]
+    return f"{'PASS' if value <= bound else 'FAIL'} ({kind}: {what} {value:.2g} {'<=' if value <= bound else '>'} {bound:g})"
+
+
 def verdict(r):
-    ref = r.get("checks", {}).get("reference", {})
+    """PASS / FAIL against the CPU reference; else the run's physics or invariant check with its threshold; else
+    'not checked' with the reason."""
+    checks = r.get("checks", {})
+    ref = checks.get("reference", {})
     if ref.get("performed"):
         return "PASS" if ref.get("pass") else "FAIL"
+    physics = physics_verdict(checks, r.get("run"))
+    if physics:
+        return physics
     reason = ref.get("reason", "")
-    return "n/a (CPU reference)" if "CPU reference" in reason else ("not checked" if reason else "-")
+    return "n/a (CPU reference)" if "CPU reference" in reason else (f"not checked: {reason}" if reason else "-")
 
 
 def record_status(record):
@@ -63,16 +128,42 @@ def run_rows(results, records, expected):
     return rows
 
 
+def group_not_run(rows):
+    """The run list as shown: one line per status and reason for the runs that did not run (skipped, not run yet),
+    naming how many and which; the runs that ran, failed or cannot be read keep a line each."""
+    out, groups = [], {}
+    for row in rows:
+        if row[1] in ("skipped", "not run yet"):
+            groups.setdefault((row[1], row[4]), []).append(row[0])
+        else:
+            out.append(row)
+    for (status, reason), ids in sorted(groups.items()):
+        named = ", ".join(ids) if len(ids) <= 3 else f"{ids[0]}, ..., {ids[-1]}"
+        out.append([f"{len(ids)} run{'s' if len(ids) > 1 else ''} ({named})" if len(ids) > 1 else ids[0],
+                    status, "-", "-", reason])
+    return out
+
+
+def is_pass(v):
+    return str(v).startswith("PASS")
+
+
+def is_fail(v):
+    return str(v).startswith("FAIL") and not str(v).startswith("FAILED")
+
+
 SUMMARY_HEADERS = ["study", "reproduces", "runs", "ran", "skipped", "failed", "unreadable", "not run yet",
-                   "checks passed", "checks failed"]
+                   "checks passed", "checks failed", "ran, not checked"]
 
 
 def summary_row(study, rows):
+    """The study's line of the summary; the checks count every kind (reference, physics, invariants)."""
     def count(status):
         return sum(1 for x in rows if x[1] == status)
+    ran = [x for x in rows if x[1] == "ran"]
     return [f"[{study['study']}](#{study['study']})", study["reproduces"], len(rows), count("ran"), count("skipped"),
-            count("FAILED"), count("UNREADABLE"), count("not run yet"), sum(1 for x in rows if x[4] == "PASS"),
-            sum(1 for x in rows if x[4] == "FAIL")]
+            count("FAILED"), count("UNREADABLE"), count("not run yet"), sum(1 for x in ran if is_pass(x[4])),
+            sum(1 for x in ran if is_fail(x[4])), sum(1 for x in ran if not is_pass(x[4]) and not is_fail(x[4]))]
 
 
 # ---------------------------------------------------------------- when, where, from what
@@ -194,11 +285,11 @@ def html_table(headers, rows):
         cells = []
         for c in r:
             c = str(c)
-            if c.startswith("[") and "](#" in c and c.endswith(")"):  # a Markdown link to a section
-                label, _, anchor = c[1:-1].partition("](#")
-                cells.append(f"<td><a href='#{e(anchor)}'>{e(label)}</a></td>")
+            if c.startswith("[") and "](" in c and c.endswith(")"):  # a Markdown link: a section or a page
+                label, _, target = c[1:-1].partition("](")
+                cells.append(f"<td><a href='{e(target)}'>{e(label)}</a></td>")
                 continue
-            cls = " class='fail'" if c in ("FAIL", "FAILED", "UNREADABLE") else " class='pass'" if c == "PASS" else ""
+            cls = " class='fail'" if c in ("FAILED", "UNREADABLE") or is_fail(c) else " class='pass'" if is_pass(c) else ""
             cells.append(f"<td{cls}>{e(c)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     return "".join(out) + "</table>"

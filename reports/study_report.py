@@ -36,6 +36,7 @@ import kemal_report  # noqa: E402
 import gohari_report  # noqa: E402
 import history  # noqa: E402
 import poisson_report  # noqa: E402
+import reproduction  # noqa: E402
 
 
 def read_csv(study):
@@ -670,8 +671,20 @@ def study_section(st, results, records, machine, out, all_results):
     else:
         sec.p("No results on this machine yet (see the run list below).")
     rows = report_page.run_rows(results, records, expected)
-    sec.table(report_page.RUN_HEADERS, rows)
+    sec.table(report_page.RUN_HEADERS, report_page.group_not_run(rows))
     return sec, report_page.summary_row(st, rows)
+
+
+def reproduction_section(results_root, studies_root, out):
+    """The per-paper summary that opens the report: each paper's counts over every machine's results under
+    results_root, linking its reproduction page (written beside the report folder, in ../reproduction/)."""
+    pages = os.path.join(os.path.dirname(os.path.abspath(out)), "reproduction")
+    sec = Section("reproduction", "Reproduction, per paper (every machine's results)")
+    sec.p("What the results under " + results_root + "/<study>/<machine>/ reproduce, per paper, over every "
+          "machine there (not only this one): the counts of its tables and figures by status, computed by "
+          "reports/reproduction.py with the thresholds stated on each page. Each paper's page has one row per item.")
+    sec.table(reproduction.SUMMARY_HEADERS, reproduction.write_pages(results_root, studies_root, pages, "../reproduction/"))
+    return sec
 
 
 def build_report(results_root, studies_root, machine, out):
@@ -693,7 +706,7 @@ def build_report(results_root, studies_root, machine, out):
                       file=sys.stderr)
     all_results = {name: results for name, (results, _) in loaded.items()}
     os.makedirs(out, exist_ok=True)
-    sections, summary = [], []
+    sections, summary = [reproduction_section(results_root, studies_root, out)], []
     for st in studies:
         sec, row = study_section(st, *loaded[st["study"]], machine, out, all_results)
         sections.append(sec)

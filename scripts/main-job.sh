@@ -12,5 +12,6 @@ export NSBENCH=${BUILD:-build}/nsbench
 status=0
 scripts/run-study all --"${MODE:-quick}" || status=$?  # a failed run is recorded; the report still gets written
 scripts/py reports/study_report.py
+scripts/py reports/reproduction.py --summary --results results/local || true  # each paper's counts, from your runs
 [ $status -eq 0 ] || echo "main job: some runs failed (see the report's run lists and the *.failed.json files)"
 exit $status
