@@ -91,7 +91,8 @@ void for_each_listed_point(const Grid& g, const ObstacleCells& cells, bool inter
 // where the call lists the other points (obstacle_cells) the passes visit those only, after one copy
 // us -> ut that gives the kii pass's unvisited points their unchanged values: the same result bit for
 // bit, at a cost that follows the buildings' surface instead of 4 obstacle evaluations a grid point
-// (the whole-grid passes were 42% of a serial urban step at 256x64x256, results/cpu-baseline).
+// (the whole-grid passes were 42% of a serial urban step at 256x64x256 on the H100 host,
+// results/fig4_11_urban_speedup/nvidia-h100-80gb-hbm3-x1/quick-cpu-backendcpu_serial-grid256x64x256.json.gz).
 template <class T>
 void obstacles(const StageCall<T>& c) {
   const Grid& g = c.grid;
