@@ -1,5 +1,7 @@
 #include "bandwidth.hpp"
 
+#include <omp.h>
+
 #include <cstdio>
 #include <stdexcept>
 
@@ -11,14 +13,52 @@ namespace nsb {
 
 using nlohmann::json;
 
+namespace {
+
+// The CPU's STREAM copy and triad on one core and on every core (the machine block measured them).
+json cpu_rows(const json& machine) {
+  json rows = json::array();
+  std::printf("%-14s %8s %12s %12s %12s %12s\n", "cpu kernel", "threads", "array MiB", "median GB/s", "min GB/s",
+              "max GB/s");
+  for (const json& t : machine["cpu"]["bandwidth"]["by_threads"]) {
+    for (const char* kernel : {"copy", "triad"}) {
+      const json& k = t[kernel];
+      const double bytes = k["bytes_per_pass"].get<double>();
+      rows.push_back({{"kernel", kernel}, {"threads", t["threads"]}, {"array_bytes", t["array_bytes"]},
+                      {"bytes_per_pass", bytes}, {"median_s", k["median_s"]}, {"q1_s", k["q1_s"]},
+                      {"q3_s", k["q3_s"]}, {"min_s", k["min_s"]}, {"max_s", k["max_s"]},
+                      {"bytes_per_second", k["bytes_per_second"]}});
+      std::printf("%-14s %8d %12.0f %12.2f %12.2f %12.2f\n", kernel, t["threads"].get<int>(),
+                  t["array_bytes"].get<double>() / (1 << 20), k["bytes_per_second"].get<double>() * 1e-9,
+                  bytes / k["max_s"].get<double>() * 1e-9, bytes / k["min_s"].get<double>() * 1e-9);
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
 json measure_bandwidth(const BandwidthOptions& o) {
-  if (device::count() == 0) throw std::runtime_error("nsbench bandwidth: " + device::unavailable_reason());
   if (o.samples < 3) throw std::runtime_error("--samples must be at least 3 (median and spread)");
   if (o.max_bytes < (std::size_t(1) << 20)) throw std::runtime_error("--max-mib must be at least 1");
   std::vector<device::Transfer> kinds = {device::Transfer::h2d_pageable, device::Transfer::d2h_pageable,
                                          device::Transfer::h2d_pinned,   device::Transfer::d2h_pinned,
                                          device::Transfer::d2d};
   json skipped = json::array();
+  json result = {{"schema", "nsbench.bandwidth/1"}, {"timestamp", now_utc()}, {"command_line", o.command_line},
+                 {"machine", machine_metadata(omp_get_num_procs())}, {"build", build_metadata()},
+                 {"method", "CUDA events around each transfer on a non-blocking stream; bytes counted once per "
+                            "direction (bidirectional: both directions); median of the samples. CPU: see "
+                            "machine.cpu.bandwidth.method"}};
+  result["cpu_rows"] = cpu_rows(result["machine"]);
+  if (device::count() == 0) {
+    skipped.push_back("every GPU transfer: " + device::unavailable_reason());
+    std::printf("GPU transfers: none measured (%s)\n", device::unavailable_reason().c_str());
+    result["skipped"] = skipped;
+    result["rows"] = json::array();
+    if (!o.json_path.empty()) write_json(o.json_path, result);
+    return result;
+  }
   if (device::count() >= 2) {
     kinds.push_back(device::Transfer::p2p_uni);
     kinds.push_back(device::Transfer::p2p_bidir);
@@ -29,11 +69,7 @@ json measure_bandwidth(const BandwidthOptions& o) {
   for (std::size_t b = 8; b <= o.max_bytes; b *= 4) sizes.push_back(b);
   if (sizes.back() != o.max_bytes) sizes.push_back(o.max_bytes);
 
-  json result = {{"schema", "nsbench.bandwidth/1"}, {"timestamp", now_utc()}, {"command_line", o.command_line},
-                 {"machine", machine_metadata(1)}, {"build", build_metadata()},
-                 {"method", "CUDA events around each transfer on a non-blocking stream; bytes counted once per "
-                            "direction (bidirectional: both directions); median of the samples"},
-                 {"skipped", skipped}};
+  result["skipped"] = skipped;
   if (device::count() >= 2) result["peer_access"] = device::peer_access_possible(0, 1);
   json rows = json::array();
   std::printf("%-14s %12s %12s %12s %12s\n", "transfer", "bytes", "median us", "GB/s", "IQR us");

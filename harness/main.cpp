@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "bandwidth.hpp"
+#include "cpu_bandwidth.hpp"
 #include "device.hpp"
 #include "list.hpp"
 #include "mpi_driver.hpp"
@@ -258,7 +259,8 @@ int run_main(int argc, char** argv) {
   std::size_t max_mib = 256;
   auto* bandwidth = app.add_subcommand(
       "bandwidth", "host<->device (pageable, pinned), device<->device and peer-to-peer bandwidth over message sizes, "
-                   "and small-message latency (thesis Table A.1; the scaling model's link numbers)");
+                   "and small-message latency (thesis Table A.1; the scaling model's link numbers); the CPU's "
+                   "STREAM copy and triad on one core and on all cores (machine.cpu.bandwidth)");
   bandwidth->add_option("--samples", bo.samples, "timed transfers per size")->capture_default_str();
   bandwidth->add_option("--max-mib", max_mib, "largest message, MiB (sizes go up by 4x from 8 bytes)")
       ->capture_default_str();
@@ -280,6 +282,7 @@ int run_main(int argc, char** argv) {
       return 0;
     }
     if (*stages) {
+      if (so.backend != "cuda") nsb::pin_threads_unless_told(argv);
       nsb::CaseOptions tmp;  // the grid only
       if (!parse_grid(stages_grid, tmp)) throw std::runtime_error("bad --grid '" + stages_grid + "'");
       so.grid = nsb::Grid{tmp.nx, tmp.ny, tmp.nz, double(tmp.nx), double(tmp.ny), double(tmp.nz)};
@@ -290,6 +293,7 @@ int run_main(int argc, char** argv) {
     }
     if (*verify) return cmd_verify(vo);
     if (*bandwidth) {
+      nsb::pin_threads_unless_told(argv);
       bo.max_bytes = max_mib << 20;
       bo.command_line = join_args(argc, argv);
       nsb::check_result_path(bo.json_path, bandwidth_force);

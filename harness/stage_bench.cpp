@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "cpu_bandwidth.hpp"
 #include "device.hpp"
 #include "nvtx.hpp"
 #include "run/result.hpp"
@@ -91,6 +92,30 @@ nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, 
   return row;
 }
 
+// The CPU's STREAM copy and triad bandwidth on the threads a CPU row uses.
+struct CpuLimits {
+  double copy = std::nan(""), triad = std::nan("");
+};
+
+// A CPU row's share of the CPU's bandwidth, as a GPU row's fraction_of_copy_bandwidth is of the GPU's.
+void add_cpu_fractions(nlohmann::json& row, const CpuLimits& cpu) {
+  const double achieved = row["bytes_per_second"].get<double>();
+  row["fraction_of_cpu_copy_bandwidth"] = achieved / cpu.copy;
+  row["fraction_of_cpu_triad_bandwidth"] = achieved / cpu.triad;
+}
+
+void print_row(const nlohmann::json& row, const std::string& stage, const std::string& variant,
+               const std::string& tuning, const std::string& workload, Backend backend) {
+  const bool gpu = backend == Backend::cuda;
+  const int regs = row["kernels"].empty() ? -1 : row["kernels"][0]["registers"].get<int>();
+  const double fraction = gpu ? row["fraction_of_copy_bandwidth"].get<double>()
+                              : row["fraction_of_cpu_triad_bandwidth"].get<double>();
+  std::printf("%-12s %-46s %-20s %-5s %10.2f us  IQR %7.2f  %8.1f GB/s  %5.1f%% of %s  regs %d\n", stage.c_str(),
+              variant.c_str(), tuning.c_str(), workload.c_str(), row["median_s"].get<double>() * 1e6,
+              row["iqr_s"].get<double>() * 1e6, row["bytes_per_second"].get<double>() * 1e-9, 100 * fraction,
+              gpu ? "copy" : "CPU triad", regs);
+}
+
 template <class T>
 nlohmann::json bench_typed(const StageBenchOptions& o) {
   const Grid g = o.grid;
@@ -98,20 +123,25 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
   result["schema"] = "nsbench.stages/2";
   result["timestamp"] = now_utc();
   result["command_line"] = o.command_line;
-  result["machine"] = machine_metadata(1);
-  result["build"] = build_metadata();
   const Backend backend = parse_backend(o.backend);
+  if (backend == Backend::cpu_omp && o.threads > 0) omp_set_num_threads(o.threads);
+  const int threads = backend == Backend::cpu_omp ? omp_get_max_threads() : 1;
+  result["machine"] = machine_metadata(threads);
+  result["build"] = build_metadata();
   result["backend"] = o.backend;
-  // CPU rows: no copy bandwidth of a GPU to compare with (NaN, written as null).
+  // A row's limit: the GPU's copy bandwidth, or the CPU's on the threads the rows use (STREAM copy
+  // and triad, measured by machine_metadata); a limit not measured is NaN, written as null.
   device::CopyBandwidth copy{};
   copy.bytes_per_second = std::nan("");
+  CpuLimits cpu;
   if (backend == Backend::cuda) {
     copy = device::measure_copy_bandwidth();
     result["machine"]["gpu"]["copy_bandwidth"] = {{"bytes_per_second", copy.bytes_per_second},
                                                   {"median_s", copy.median_s}, {"samples", copy.samples}};
   } else {
-    if (backend == Backend::cpu_omp && o.threads > 0) omp_set_num_threads(o.threads);
-    result["threads"] = backend == Backend::cpu_omp ? omp_get_max_threads() : 1;
+    result["threads"] = threads;
+    const nlohmann::json& bw = result["machine"]["cpu"]["bandwidth"];
+    cpu = {cpu_stream_bytes_per_second(bw, "copy", threads), cpu_stream_bytes_per_second(bw, "triad", threads)};
   }
   result["grid"] = {{"nx", g.nx}, {"ny", g.ny}, {"nz", g.nz}};
   result["precision"] = sizeof(T) == 4 ? "float" : "double";
@@ -136,12 +166,8 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
                                 {"tags", v->tags}, {"scheme", workload}};
           try {
             row.update(time_one(*fx, *v, t, o, ev ? &*ev : nullptr, copy.bytes_per_second));
-            const int regs = row["kernels"].empty() ? -1 : row["kernels"][0]["registers"].get<int>();
-            std::printf("%-12s %-46s %-20s %-5s %10.2f us  IQR %7.2f  %8.1f GB/s  %5.1f%% of copy  regs %d\n",
-                        k.name.c_str(), v->id().c_str(), t.name.c_str(), workload.c_str(),
-                        row["median_s"].get<double>() * 1e6, row["iqr_s"].get<double>() * 1e6,
-                        row["bytes_per_second"].get<double>() * 1e-9,
-                        100 * row["fraction_of_copy_bandwidth"].get<double>(), regs);
+            if (backend != Backend::cuda) add_cpu_fractions(row, cpu);
+            print_row(row, k.name, v->id(), t.name, workload, backend);
           } catch (const std::exception& e) {
             row["error"] = e.what();
             std::printf("%-12s %-46s %-20s ERROR %s\n", k.name.c_str(), v->id().c_str(), t.name.c_str(), e.what());

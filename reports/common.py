@@ -136,3 +136,40 @@ def print_tables(paths, table, doc):
         print(table(read_result(p)))
         print()
     return 0
+
+
+def cpu_stream_bandwidth(result, threads, kernel="triad"):
+    """The CPU's STREAM `kernel` bandwidth (bytes/s) on `threads` threads from a result's machine block
+    (machine.cpu.bandwidth, harness/cpu_bandwidth.cpp), or None where the result predates it or did not
+    measure that thread count."""
+    bandwidth = (((result.get("machine") or {}).get("cpu") or {}).get("bandwidth") or {})
+    for row in bandwidth.get("by_threads", []):
+        if row.get("threads") == threads:
+            return row[kernel]["bytes_per_second"]
+    return None
+
+
+def cpu_threads_of_run(result):
+    """The OpenMP threads a CPU run used: 1 for cpu_serial, run.threads for cpu_omp."""
+    run = result.get("run") or {}
+    return 1 if run.get("backend") == "cpu_serial" else run.get("threads")
+
+
+def bandwidth_expectation(gpu_result, cpu_result):
+    """The speedup the hardware leads one to expect of a memory-bound step: the GPU's measured copy bandwidth
+    over the CPU's measured triad bandwidth on the CPU run's threads (issue 37). None where either result
+    lacks its measurement (results made before nsbench measured the CPU's bandwidth)."""
+    gpu_copy = (((gpu_result.get("machine") or {}).get("gpu") or {}).get("copy_bandwidth") or {}).get("bytes_per_second")
+    cpu_triad = cpu_stream_bandwidth(cpu_result, cpu_threads_of_run(cpu_result))
+    if not gpu_copy or not cpu_triad:
+        return None
+    return gpu_copy / cpu_triad
+
+
+def speedup_flag(speedup, expectation):
+    """'' when a speedup is within twice the hardware expectation, else why it is flagged; '-' without both."""
+    if speedup is None or expectation is None:
+        return "-"
+    if speedup <= 2 * expectation:
+        return ""
+    return f"{speedup / expectation:.1f}x the bandwidth ratio: the CPU side is below its bandwidth (see its stages' share)"

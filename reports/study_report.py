@@ -236,8 +236,10 @@ def speedup(s, study, results, paper, out, all_results):
                      fmt(step_ms(cpun[g]) if g in cpun else None), fmt(sn), verdict(r)])
     if not gpu:
         s.p("No GPU rows: no GPU on this machine (the GPU runs are listed as skipped below).")
-    s.table(["grid", "GPUs, recipe", "GPU ms/step", "1 core ms/step", "speedup vs 1 core",
-             f"{cores or 'all'} cores ms/step", "speedup vs all cores", "check"], rows)
+    header = ["grid", "GPUs, recipe", "GPU ms/step", "1 core ms/step", "speedup vs 1 core",
+              f"{cores or 'all'} cores ms/step", "speedup vs all cores", "check"]
+    header, rows = with_bandwidth_expectation(header, rows, gpu, cpu1, cpun, cores)
+    s.table(header, rows)
     if paper:
         s.table(["paper platform", "GPUs", "grid", "paper speedup vs 1 core", "here vs 1 core (best)",
                  "here vs all cores (best)"],
@@ -254,6 +256,26 @@ def speedup(s, study, results, paper, out, all_results):
         speedup_plot(out, measured, paper)
         s.fig("fig4_6.png", "GPU speedup over one CPU core and over all cores, by grid size; stars and crosses: "
                             "the paper's speedups over one core")
+
+
+def with_bandwidth_expectation(header, rows, gpu, cpu1, cpun, cores):
+    """The speedup table with the hardware's expectation beside each speedup (GPU copy bandwidth / CPU triad
+    bandwidth on one core and on all cores, issue 37) and a flag where a speedup is over twice it; the table as
+    it was where no result pair carries both bandwidths (results from before nsbench measured the CPU's)."""
+    ordered = sorted(gpu, key=lambda r: (points(grid_of(r)), r["run"]["recipe"]))
+    expected = [(common.bandwidth_expectation(r, cpu1[grid_of(r)]) if grid_of(r) in cpu1 else None,
+                 common.bandwidth_expectation(r, cpun[grid_of(r)]) if grid_of(r) in cpun else None) for r in ordered]
+    if not any(e1 or en for e1, en in expected):
+        return header, rows
+    header = header[:-1] + ["expected vs 1 core (copy / triad)", f"expected vs {cores or 'all'} cores",
+                            "flag (over 2x expected)", header[-1]]
+    out = []
+    for row, r, (e1, en) in zip(rows, ordered, expected):
+        s1 = step_ms(cpu1[grid_of(r)]) / step_ms(r) if grid_of(r) in cpu1 else None
+        sn = step_ms(cpun[grid_of(r)]) / step_ms(r) if grid_of(r) in cpun else None
+        flags = [f for f in (common.speedup_flag(s1, e1), common.speedup_flag(sn, en)) if f not in ("", "-")]
+        out.append(row[:-1] + [fmt(e1), fmt(en), "; ".join(flags) or "-", row[-1]])
+    return header, out
 
 
 def measured_or_why(pair, gpus, results):

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "build_info.hpp"  // generated each build: git commit, compiler, flags
+#include "cpu_bandwidth.hpp"
 #include "device.hpp"
 #include "placement.hpp"
 
@@ -93,8 +94,14 @@ std::string now_utc() {
 }
 
 nlohmann::json machine_metadata(int threads_used) {
+  const int threads = threads_used > 0 ? threads_used : omp_get_max_threads();
+  // The CPU's own limit, one core and the threads used and all of them, so that a CPU time and a
+  // speedup over it can be judged against the CPU's bandwidth (measured once per process).
+  const nlohmann::json bandwidth = cpu_bandwidth({threads, omp_get_num_procs()});
   nlohmann::json m = {{"cpu", {{"model", cpu_model()}, {"logical_cores", std::thread::hardware_concurrency()},
-                               {"threads_used", threads_used}, {"omp_max_threads", omp_get_max_threads()}}}};
+                               {"threads_used", threads_used}, {"omp_max_threads", omp_get_max_threads()},
+                               {"llc_bytes", last_level_cache_bytes()}, {"reference_isa", cpu_reference_isa()},
+                               {"binding", cpu_thread_binding()}, {"bandwidth", bandwidth}}}};
   m["hostname"] = kernel_hostname();  // rank 0's; every rank's host is in run.decomposition.slabs
   if (device::count() > 0) {
     const device::Properties p = device::properties(0);

@@ -80,7 +80,7 @@ class ProjectionFixture final : public StageFixture<T> {
       scratch_ = device::alloc(kReduceScratchBytes, "fixture scratch");
       out_ = static_cast<double*>(device::alloc(sizeof(double), "fixture result"));
     }
-    if (s.verify) fields_.fill_random_host(s.seed);
+    if (s.verify || !gpu) fields_.fill_random_host(s.seed);  // a CPU fixture has no device to fill on
     else fields_.fill_random_device(1000, stream_);
     StageCall<T>& c = call_;
     c.grid = s.grid;

@@ -1,0 +1,213 @@
+#include "cpu_bandwidth.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "stats.hpp"
+
+#include <unistd.h>
+
+namespace nsb {
+
+namespace {
+
+// sysfs writes sizes as "32768K" or "32M".
+std::size_t parse_cache_size(std::string text) {
+  if (text.empty()) return 0;
+  std::size_t scale = 1;
+  const char unit = text.back();
+  if (unit == 'K') scale = std::size_t(1) << 10;
+  if (unit == 'M') scale = std::size_t(1) << 20;
+  if (unit == 'G') scale = std::size_t(1) << 30;
+  if (scale != 1) text.pop_back();
+  try {
+    return std::stoull(text) * scale;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+std::string read_line(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+// How many CPUs a sysfs list names ("0-7,16-23" is 16).
+int count_cpu_list(const std::string& list) {
+  int count = 0;
+  std::size_t at = 0;
+  while (at < list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    const std::string part = list.substr(at, comma - at);
+    const std::size_t dash = part.find('-');
+    try {
+      count += dash == std::string::npos ? 1 : std::stoi(part.substr(dash + 1)) - std::stoi(part.substr(0, dash)) + 1;
+    } catch (const std::exception&) {
+      return 0;
+    }
+    at = comma + 1;
+  }
+  return count;
+}
+
+struct LastLevelCache {
+  std::size_t bytes = 0;  // one instance
+  int shared_by = 0;      // CPUs sharing an instance
+};
+
+LastLevelCache find_last_level_cache() {
+  namespace fs = std::filesystem;
+  LastLevelCache llc;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", ec)) {
+    if (e.path().filename().string().rfind("index", 0) != 0) continue;
+    if (read_line(e.path() / "type") == "Instruction") continue;
+    const std::size_t bytes = parse_cache_size(read_line(e.path() / "size"));
+    if (bytes <= llc.bytes) continue;
+    llc.bytes = bytes;
+    llc.shared_by = count_cpu_list(read_line(e.path() / "shared_cpu_list"));
+  }
+  return llc;
+}
+
+using Clock = std::chrono::steady_clock;
+
+// One timed pass of `kernel` over n elements on `threads` threads (the same static schedule as the
+// first touch, so each thread streams the pages it placed).
+template <class Kernel>
+double timed_pass(std::size_t n, int threads, const Kernel& kernel) {
+  const auto start = Clock::now();
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::size_t i = 0; i < n; ++i) kernel(i);
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+nlohmann::json kernel_row(std::vector<double> seconds, double bytes_per_pass) {
+  const Summary s = summarize(seconds);
+  return {{"bytes_per_pass", bytes_per_pass}, {"repetitions", s.count}, {"median_s", s.median}, {"q1_s", s.q1},
+          {"q3_s", s.q3}, {"min_s", s.min}, {"max_s", s.max}, {"bytes_per_second", bytes_per_pass / s.median},
+          {"best_bytes_per_second", bytes_per_pass / s.min}};
+}
+
+// At least 4x the last-level cache the threads can fill (STREAM's rule): on a CPU of several LLC
+// instances (one per AMD CCD), one instance per `shared_by` threads, up to all of them; 64 MiB at least
+// (and where sysfs names no cache). One core on a large CPU so streams 4x its own instance, not 4x all.
+std::size_t stream_array_elements(int threads) {
+  const LastLevelCache llc = find_last_level_cache();
+  const int cpus = omp_get_num_procs();
+  const int instances = llc.shared_by > 0 ? (cpus + llc.shared_by - 1) / llc.shared_by : 1;
+  const int reached = llc.shared_by > 0 ? (threads + llc.shared_by - 1) / llc.shared_by : instances;
+  const std::size_t cache = llc.bytes * std::size_t(std::clamp(reached, 1, std::max(instances, 1)));
+  return std::max<std::size_t>(4 * cache, std::size_t(64) << 20) / sizeof(double);
+}
+
+}  // namespace
+
+std::size_t last_level_cache_bytes() {
+  const LastLevelCache llc = find_last_level_cache();
+  // A CPU of several LLC instances (one per AMD CCD) caches their sum when every core streams.
+  const int cpus = omp_get_num_procs();
+  const int instances = llc.shared_by > 0 ? (cpus + llc.shared_by - 1) / llc.shared_by : 1;
+  return llc.bytes * std::size_t(std::max(instances, 1));
+}
+
+nlohmann::json measure_cpu_stream(int threads, int repetitions) {
+  const std::size_t n = stream_array_elements(threads);
+  // new double[n] leaves the pages untouched: the first touch below places them.
+  const std::unique_ptr<double[]> a(new double[n]), b(new double[n]), c(new double[n]);
+  double* const pa = a.get();
+  double* const pb = b.get();
+  double* const pc = c.get();
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::size_t i = 0; i < n; ++i) pa[i] = 1.0, pb[i] = 2.0, pc[i] = 0.0;
+  const double scalar = 3.0;
+  const auto copy = [=](std::size_t i) { pc[i] = pa[i]; };
+  const auto triad = [=](std::size_t i) { pa[i] = pb[i] + scalar * pc[i]; };
+  std::vector<double> copy_s, triad_s;
+  for (int r = 0; r <= repetitions; ++r) {  // pass 0 warms up (page tables, clocks) and is not kept
+    const double tc = timed_pass(n, threads, copy);
+    const double tt = timed_pass(n, threads, triad);
+    if (r == 0) continue;
+    copy_s.push_back(tc);
+    triad_s.push_back(tt);
+  }
+  const double array_bytes = double(n) * sizeof(double);
+  return {{"threads", threads},
+          {"array_bytes", array_bytes},
+          {"copy", kernel_row(copy_s, 2 * array_bytes)},
+          {"triad", kernel_row(triad_s, 3 * array_bytes)}};
+}
+
+nlohmann::json cpu_bandwidth(const std::vector<int>& thread_counts) {
+  static std::mutex lock;
+  static std::map<int, nlohmann::json> measured;  // threads -> measurement, once per process
+  constexpr int kRepetitions = 5;  // a large CPU's one-core pass is 0.1-0.3 s: about 2 s in all
+  const std::lock_guard<std::mutex> hold(lock);
+  std::vector<int> counts = {1};
+  for (int t : thread_counts)
+    if (t > 1 && std::find(counts.begin(), counts.end(), t) == counts.end()) counts.push_back(t);
+  nlohmann::json rows = nlohmann::json::array();
+  for (int t : counts) {
+    if (!measured.count(t)) measured[t] = measure_cpu_stream(t, kRepetitions);
+    rows.push_back(measured[t]);
+  }
+  return {{"method", "STREAM-style copy (c=a, 16 B an element) and triad (a=b+s*c, 24 B an element) in double, "
+                     "arrays at least 4x the last-level cache the threads reach (64 MiB at least), first-touched by the threads that stream them "
+                     "(schedule(static)); one untimed pass, then the repetitions; bytes_per_second of the median "
+                     "pass; write-allocate traffic not counted (STREAM's convention); measured once per process"},
+          {"by_threads", rows}};
+}
+
+double cpu_stream_bytes_per_second(const nlohmann::json& bandwidth, const char* kernel, int threads) {
+  if (!bandwidth.is_object() || !bandwidth.contains("by_threads")) return std::nan("");
+  for (const nlohmann::json& row : bandwidth["by_threads"])
+    if (row["threads"].get<int>() == threads) return row[kernel]["bytes_per_second"].get<double>();
+  return std::nan("");
+}
+
+void pin_threads_unless_told(char** argv) {
+  if (std::getenv("OMP_PROC_BIND") || std::getenv("OMP_PLACES")) return;  // the user's choice stands
+  // The OpenMP runtime reads these once, when it loads: the process starts again with them set.
+  ::setenv("OMP_PROC_BIND", "close", 1);
+  ::setenv("OMP_PLACES", "cores", 1);
+  ::setenv("NSB_PINNED_BY_NSBENCH", "1", 1);
+  ::execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "nsbench: could not restart with pinned threads (%s); threads stay unpinned\n",
+               std::strerror(errno));
+}
+
+nlohmann::json cpu_thread_binding() {
+  static const char* const kBindNames[] = {"false", "true", "master", "close", "spread"};
+  const int bind = int(omp_get_proc_bind());
+  nlohmann::json places = nlohmann::json::array();
+  for (int p = 0; p < omp_get_num_places(); ++p) {
+    std::vector<int> ids(std::size_t(omp_get_place_num_procs(p)));
+    omp_get_place_proc_ids(p, ids.data());
+    places.push_back(ids);
+  }
+  const auto env = [](const char* name) -> nlohmann::json {
+    const char* v = std::getenv(name);
+    return v ? nlohmann::json(v) : nlohmann::json(nullptr);
+  };
+  return {{"proc_bind", bind >= 0 && bind < 5 ? kBindNames[bind] : std::to_string(bind)},
+          {"places", places},
+          {"OMP_PROC_BIND", env("OMP_PROC_BIND")},
+          {"OMP_PLACES", env("OMP_PLACES")},
+          {"set_by_nsbench", std::getenv("NSB_PINNED_BY_NSBENCH") != nullptr}};
+}
+
+}  // namespace nsb
