@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 
+#include "placement.hpp"
 #include "stats.hpp"
 
 #include <unistd.h>
@@ -152,6 +153,73 @@ nlohmann::json measure_cpu_stream(int threads, int repetitions) {
           {"triad", kernel_row(triad_s, 3 * array_bytes)}};
 }
 
+namespace {
+
+// A measurement stands for this machine, these threads and this binding for a day: the CPU's bandwidth
+// does not change between the runs of a study, and measuring it costs 1-3 s a process, which a study of
+// hundreds of short runs would pay hundreds of times. The file records when and by whom it was measured,
+// and every result copies that (cached_from, measured_at). NSB_CPU_BANDWIDTH_CACHE=off measures afresh
+// and keeps nothing; =refresh measures afresh and keeps it (nsbench bandwidth does).
+constexpr double kCacheMaxAgeSeconds = 24 * 3600;
+
+std::string cache_key(int threads) {
+  auto env = [](const char* v) { return std::string(std::getenv(v) ? std::getenv(v) : "-"); };
+  return kernel_hostname() + "|" + std::to_string(threads) + "|" + env("OMP_PROC_BIND") + "|" + env("OMP_PLACES") +
+         "|" + std::to_string(last_level_cache_bytes());
+}
+
+std::filesystem::path cache_file(int threads) {
+  const char* dir = std::getenv("NSB_CACHE_DIR");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  const std::filesystem::path root = dir ? dir : xdg ? std::filesystem::path(xdg) / "nsbench"
+                                      : std::filesystem::path(home ? home : "/tmp") / ".cache" / "nsbench";
+  return root / ("cpu-stream-" + kernel_hostname() + "-t" + std::to_string(threads) + ".json");
+}
+
+std::string cache_mode() {  // "on" (default), "off" (neither read nor write), "refresh" (measure, then write)
+  const char* v = std::getenv("NSB_CPU_BANDWIDTH_CACHE");
+  return v && *v ? v : "on";
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The cached row for `threads`, or null where there is none, it is older than a day or for another key.
+nlohmann::json cached_stream(int threads) {
+  if (cache_mode() != "on") return nullptr;
+  std::ifstream in(cache_file(threads));
+  if (!in) return nullptr;
+  const nlohmann::json c = nlohmann::json::parse(in, nullptr, false);
+  if (c.is_discarded() || c.value("key", "") != cache_key(threads) ||
+      unix_now() - c.value("measured_unix", 0.0) > kCacheMaxAgeSeconds)
+    return nullptr;
+  nlohmann::json row = c["row"];
+  row["cached_from"] = cache_file(threads).string();
+  return row;
+}
+
+// Stores a fresh row (written to a temporary file and renamed: a concurrent reader sees the old or the
+// new file, never half of one). A cache that cannot be written costs the next process a measurement.
+void store_stream(int threads, nlohmann::json& row) {
+  row["measured_at_unix"] = unix_now();
+  if (cache_mode() == "off") return;
+  std::error_code ec;
+  const std::filesystem::path f = cache_file(threads);
+  std::filesystem::create_directories(f.parent_path(), ec);
+  const std::filesystem::path tmp = f.string() + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << nlohmann::json{{"key", cache_key(threads)}, {"measured_unix", row["measured_at_unix"]}, {"row", row}}.dump();
+    if (!out) return;
+  }
+  std::filesystem::rename(tmp, f, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+}  // namespace
+
 nlohmann::json cpu_bandwidth(const std::vector<int>& thread_counts) {
   static std::mutex lock;
   static std::map<int, nlohmann::json> measured;  // threads -> measurement, once per process
@@ -162,13 +230,21 @@ nlohmann::json cpu_bandwidth(const std::vector<int>& thread_counts) {
     if (t > 1 && std::find(counts.begin(), counts.end(), t) == counts.end()) counts.push_back(t);
   nlohmann::json rows = nlohmann::json::array();
   for (int t : counts) {
-    if (!measured.count(t)) measured[t] = measure_cpu_stream(t, kRepetitions);
+    if (!measured.count(t)) {
+      nlohmann::json row = cached_stream(t);
+      if (row.is_null()) {
+        row = measure_cpu_stream(t, kRepetitions);
+        store_stream(t, row);
+      }
+      measured[t] = row;
+    }
     rows.push_back(measured[t]);
   }
   return {{"method", "STREAM-style copy (c=a, 16 B an element) and triad (a=b+s*c, 24 B an element) in double, "
                      "arrays at least 4x the last-level cache the threads reach (64 MiB at least), first-touched by the threads that stream them "
                      "(schedule(static)); one untimed pass, then the repetitions; bytes_per_second of the median "
-                     "pass; write-allocate traffic not counted (STREAM's convention); measured once per process"},
+                     "pass; write-allocate traffic not counted (STREAM's convention); measured once a day per host, threads and binding "
+                     "(a row with cached_from was read from that cache; NSB_CPU_BANDWIDTH_CACHE=off measures afresh)"},
           {"by_threads", rows}};
 }
 

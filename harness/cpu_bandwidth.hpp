@@ -22,7 +22,8 @@ std::size_t last_level_cache_bytes();
 nlohmann::json measure_cpu_stream(int threads, int repetitions);
 
 // The machine block's `cpu.bandwidth`: one core and every thread count in `thread_counts`, each
-// measured once per process (the first call pays about a second; later calls are free).
+// measured once a day per host, thread count and binding (a cache file, cpu_bandwidth.cpp says why;
+// the first measurement pays 1-3 s, later processes read it) and once per process at the most.
 nlohmann::json cpu_bandwidth(const std::vector<int>& thread_counts);
 
 // Where neither OMP_PROC_BIND nor OMP_PLACES is set, restarts this process (argv as given) with
