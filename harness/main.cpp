@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <new>
 
 #include "bandwidth.hpp"
 #include "cpu_bandwidth.hpp"
@@ -36,7 +37,7 @@ bool parse_grid(const std::string& s, nsb::CaseOptions& c) {
 int cmd_verify(const nsb::VerifyOptions& o) {
   const bool have_gpu = nsb::device::count() > 0;
   if (!have_gpu && !o.include_cpu) {
-    if (o.allow_no_gpu) {
+    if (o.allow_no_gpu) {  // (a build without CUDA registers no GPU variant: its filters name none)
       std::printf("verify: SKIPPED GPU variants (--allow-no-gpu): %s\n", nsb::device::unavailable_reason().c_str());
       return 0;
     }
@@ -44,6 +45,7 @@ int cmd_verify(const nsb::VerifyOptions& o) {
                  "expected, --cpu to check the CPU variants)\n", nsb::device::unavailable_reason().c_str());
     return 1;
   }
+  nsb::check_variant_filters(o.solver, o.stage, o.variant, "");  // a typo is an error, not "0 passed, 0 failed"
   nsb::VerifyOptions opt = o;
   opt.gpu = have_gpu;
   if (!have_gpu) std::printf("verify: no GPU (%s); checking CPU variants only\n", nsb::device::unavailable_reason().c_str());
@@ -57,6 +59,10 @@ int cmd_verify(const nsb::VerifyOptions& o) {
                 r.message.empty() ? "" : "  ", r.message.c_str());
   }
   std::printf("verify: %d passed, %d failed\n", total - failed, failed);
+  if (total == 0) {
+    std::fprintf(stderr, "nsbench verify: no variant matched the filters on this machine's backends: nothing verified\n");
+    return 1;
+  }
   return failed ? 1 : 0;
 }
 
@@ -213,8 +219,8 @@ int run_main(int argc, char** argv) {
       "  nsbench list --stage pressure        nsbench verify\n\n"
       "Exit codes: 0 done (and checked); 1 bad input or an error, named on stderr (nothing run, or the\n"
       "run could not finish); 2 `run`: the check against the reference FAILED (the result is written);\n"
-      "3 `run`: the run FAILED, its state is not finite (NaN/Inf: blew up; the result is written, marked\n"
-      "failed); `verify`: 1 when a variant fails."};
+      "3 `run`: the run FAILED, it blew up: its state is not finite (NaN/Inf), or its speed grew past 100x the\n"
+      "case's velocity scale (the result is written, marked failed); `verify`: 1 when a variant fails or none matched."};
   app.require_subcommand(1);
 
   RunCli run_cli;
@@ -301,6 +307,10 @@ int run_main(int argc, char** argv) {
       if (!bo.json_path.empty()) std::printf("result written to %s\n", bo.json_path.c_str());
       return 0;
     }
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "nsbench: error: out of host memory (std::bad_alloc): the run needs more memory than this "
+                 "machine or its memory limit gives (a smaller --grid, or float, needs less)\n");
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nsbench: error: %s\n", e.what());
     return 1;

@@ -14,6 +14,7 @@
 #include "run/result.hpp"
 #include "stage_kind.hpp"
 #include "stats.hpp"
+#include "verify.hpp"
 
 namespace nsb {
 
@@ -190,6 +191,15 @@ nlohmann::json bench_stages(const StageBenchOptions& o) {
   if (backend == Backend::cuda && device::count() == 0)
     throw std::runtime_error("nsbench stages needs a GPU: " + device::unavailable_reason());
   if (o.samples < 3) throw std::runtime_error("--samples must be at least 3");
+  if (o.grid.nx < 1 || o.grid.ny < 1 || o.grid.nz < 1)
+    throw std::runtime_error("impossible grid " + std::to_string(o.grid.nx) + "x" + std::to_string(o.grid.ny) + "x" +
+                             std::to_string(o.grid.nz) + ": every axis needs at least 1 interior cell");
+  check_variant_filters(o.solver, o.stage, o.variant, o.tuning);
+  bool any = false;
+  for (const Variant& v : Registry::instance().all()) any = any || selected(o, v);
+  if (!any)
+    throw std::runtime_error(std::string("nothing to time: no ") + backend_name(backend) +
+                             " variant matches the filters (nsbench list shows each variant's backend)");
   std::printf("stage benchmark (%s): grid %dx%dx%d, %s, %d samples after %d warm-up calls per variant x tuning\n",
               backend_name(backend), o.grid.nx, o.grid.ny, o.grid.nz, o.precision.c_str(), o.samples, o.warmup);
   if (o.precision == "float") return bench_typed<float>(o);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 
 #include "device.hpp"
@@ -68,7 +69,43 @@ VerifyResult verify_one(const StageKind& k, const Variant& v, const Tuning& t, c
 
 }  // namespace
 
+namespace {
+
+std::string joined(const std::set<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += " " + n;
+  return s;
+}
+
+}  // namespace
+
+void check_variant_filters(const std::string& solver, const std::string& stage, const std::string& variant,
+                           const std::string& tuning) {
+  std::set<std::string> solvers, stages, variants, tunings;
+  for (const StageKind& k : StageKindRegistry::instance().all()) solvers.insert(k.solver);
+  if (!solver.empty() && !solvers.count(solver))
+    throw std::runtime_error("unknown solver '" + solver + "'; solvers with stages:" + joined(solvers));
+  bool stage_found = false, variant_found = false;
+  for (const Variant& v : Registry::instance().all()) {
+    if (!solver.empty() && v.solver() != solver) continue;
+    stages.insert(v.stage);
+    if (!stage.empty() && stage != v.stage_name() && stage != v.stage) continue;
+    stage_found = true;
+    variants.insert(v.name);
+    if (!variant.empty() && !v.answers_to(variant)) continue;
+    variant_found = true;
+    for (const Tuning& t : v.tunings) tunings.insert(t.name);
+  }
+  if (!stage.empty() && !stage_found)
+    throw std::runtime_error("unknown stage '" + stage + "'" + (solver.empty() ? "" : " of solver " + solver) +
+                             "; known:" + joined(stages));
+  if (!variant.empty() && !variant_found) throw std::runtime_error("unknown variant '" + variant + "'; known:" + joined(variants));
+  if (!tuning.empty() && !tunings.count(tuning))
+    throw std::runtime_error("unknown tuning '" + tuning + "' of the selected variants; known:" + joined(tunings));
+}
+
 std::vector<VerifyResult> verify_variants(const VerifyOptions& o) {
+  check_variant_filters(o.solver, o.stage, o.variant, "");
   std::vector<VerifyResult> out;
   // Odd sizes that divide by no block shape; the second is flat in y and tall in z.
   const Grid grids[] = {Grid{37, 23, 19, 3.7, 2.3, 1.9}, Grid{45, 3, 29, 4.5, 0.3, 2.9}};

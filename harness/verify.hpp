@@ -31,4 +31,10 @@ struct VerifyOptions {
 
 std::vector<VerifyResult> verify_variants(const VerifyOptions& o);
 
+// The filters of `verify` and `stages` ("" = all) must name something registered, on any backend: a
+// typo would otherwise select nothing and pass. Throws std::runtime_error naming the unknown word and
+// the known ones (a variant or tuning: those of the stages the other filters select).
+void check_variant_filters(const std::string& solver, const std::string& stage, const std::string& variant,
+                           const std::string& tuning);
+
 }  // namespace nsb

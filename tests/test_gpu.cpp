@@ -3,6 +3,7 @@
 // on the GPU reaching the CPU's Ghia deviation. Without a GPU every test reports itself skipped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -102,14 +103,23 @@ TEST(Gpu, GraphReplayMatchesTheReference) {
   }
 }
 
-// The profiling passes on a small cavity: every stage's kernels are found in the trace and tagged with
-// their stage, the passes leave the checked state alone, and counters either come back for every
-// compute stage or say why not.
+// The side n of an n x 8 x n cavity whose every float field is at least twice the GPU's L2 (a multiple of
+// 64): a stage's data then cannot stay in the cache between its calls, so its DRAM bytes are real whatever
+// the L2's size (the H200's 60 MB held a 64x8x64 cavity whole: DRAM bytes 0).
+int cavity_side_past_the_l2() {
+  const double cells = 2.0 * double(device::properties(0).l2_bytes) / sizeof(float);
+  const int n = int(std::ceil(std::sqrt(cells / 8) / 64)) * 64;
+  return std::max(n, 64);
+}
+
+// The profiling passes on a cavity larger than the L2: every stage's kernels are found in the trace and
+// tagged with their stage, the passes leave the checked state alone, and counters either come back for
+// every compute stage or say why not.
 TEST(Gpu, ProfilePassesTagEveryStageAndLeaveTheCheckAlone) {
   NSB_REQUIRE_GPU();
   RunOptions o;
   o.case_options.name = "cavity";
-  o.case_options.nx = o.case_options.nz = 64;
+  o.case_options.nx = o.case_options.nz = cavity_side_past_the_l2();
   o.case_options.ny = 8;
   o.backend = "cuda";
   o.recipe = "best";
@@ -135,8 +145,11 @@ TEST(Gpu, ProfilePassesTagEveryStageAndLeaveTheCheckAlone) {
   EXPECT_EQ(sections["velocity_bc"]["kernels_per_call"].get<double>(), 3.0);  // one launch per axis
   EXPECT_FALSE(sections.contains("outside_sections")) << sections["outside_sections"].dump();
   if (p["counters"]["performed"].get<bool>()) {
-    for (const char* stage : {"momentum", "divergence", "pressure", "correction"})
-      EXPECT_GT(p["stages"][stage]["dram_bytes"].get<double>(), 0) << stage;
+    for (const char* stage : {"momentum", "divergence", "pressure", "correction"}) {
+      EXPECT_GT(p["stages"][stage]["dram_bytes"].get<double>(), 0) << stage << " on a " << o.case_options.nx << "x8x"
+                                                                   << o.case_options.nz << " cavity";
+      EXPECT_FALSE(p["stages"][stage]["stayed_in_l2"].get<bool>()) << stage;
+    }
   } else {
     std::printf("counters not collected: %s\n", p["counters"]["reason"].get<std::string>().c_str());
     EXPECT_FALSE(p["counters"]["reason"].get<std::string>().empty());

@@ -11,14 +11,19 @@
 
 #include "device.hpp"
 #include "fields.hpp"
+#include "device_reason.hpp"
+#include "host_memory.hpp"
 #include "list.hpp"
 #include "micro_cases.hpp"
+#include "omp_exceptions.hpp"
 #include "flat_interior.hpp"
 #include "profile.hpp"
 #include "projection/cases.hpp"
 #include "recipe.hpp"
 #include "run.hpp"
 #include "run/phases.hpp"
+#include "run/profile_passes.hpp"
+#include "run/rank_run.hpp"
 #include "stage_kind.hpp"
 #include "stats.hpp"
 
@@ -411,7 +416,7 @@ TEST(Result, PhasesCoverTheRunInOrder) {
   const nlohmann::json r = run(o);
   const double call = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const nlohmann::json& d = r["run"];
-  const std::vector<std::string> expected = {"set_up", "initial_state", "metadata", "solver_setup", "load", "warmup",
+  const std::vector<std::string> expected = {"set_up", "host_memory_check", "initial_state", "metadata", "solver_setup", "load", "warmup",
                                              "timed_steps", "final_checks", "save", "release", "gather", "summaries",
                                              "finite_check", "validation", "reference_check"};
   EXPECT_EQ(d["phase_order"].get<std::vector<std::string>>(), expected);  // a CPU run: no device_check, kernel_report
@@ -425,6 +430,98 @@ TEST(Result, PhasesCoverTheRunInOrder) {
   EXPECT_GE(d["phase_seconds"]["timed_steps"].get<double>(), d["wall_seconds"].get<double>());
   EXPECT_LE(sum, call);
   EXPECT_FALSE(d.contains("phase_seconds_per_rank"));  // one rank
+}
+
+// The step's flop count is every call's (Table 4.1's GFLOPS): the pressure sweep runs --jacobi-iterations
+// times a step, so 20 more sweeps add 20 sweeps' flops, and the total is the sum of each stage's model times
+// its calls.
+TEST(Result, FlopsPerStepCountEveryCallOfAStep) {
+  RunOptions o = small_cavity_run(2, 0);
+  const nlohmann::json r20 = run(o);
+  o.solver.jacobi_iterations = 40;
+  const nlohmann::json r40 = run(o);
+  const nlohmann::json& st = r20["timing"]["stages"];
+  double summed = 0;
+  for (auto& [name, s] : st.items())
+    if (s.contains("model")) summed += s["model"]["flops"].get<double>() * s["calls_per_step"].get<double>();
+  EXPECT_DOUBLE_EQ(r20["timing"]["flops_per_step"].get<double>(), summed);
+  const double sweep = st["pressure"]["model"]["flops"].get<double>() + st["pressure_bc"]["model"]["flops"].get<double>();
+  ASSERT_GT(sweep, 0);
+  EXPECT_NEAR(r40["timing"]["flops_per_step"].get<double>() - r20["timing"]["flops_per_step"].get<double>(), 20 * sweep,
+              1e-9 * r40["timing"]["flops_per_step"].get<double>());
+}
+
+// A finite state far past the case's velocity scale is a blow-up (the check is run/rank_run.hpp's), and a
+// healthy one passes with its numbers stated.
+TEST(Result, BoundedCheckFlagsAFiniteBlowUp) {
+  HostState<double> s{Grid{4, 1, 4, 1, 1, 1}, {{"u", std::vector<double>(36, 0.5)}, {"p", std::vector<double>(36, 1e9)}}, 7, 0};
+  const VelocityScale scale{1.0};
+  nlohmann::json j = bounded_check(s, scale, 7);
+  EXPECT_TRUE(j["pass"].get<bool>()) << j;  // p is no velocity: its size is its own
+  EXPECT_DOUBLE_EQ(j["bound"].get<double>(), kBlowUpFactor);
+  s.field("u")[5] = -2e8;
+  j = bounded_check(s, scale, 7);
+  EXPECT_FALSE(j["pass"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["max_abs_velocity"].get<double>(), 2e8);
+  EXPECT_NE(j["detail"].get<std::string>().find("max |u| = 2e+08 after step 7, over the bound 100"), std::string::npos) << j;
+  EXPECT_FALSE(bounded_check(s, VelocityScale{}, 7)["performed"].get<bool>());
+}
+
+// A run's check of the host memory reads the kernel's and the cgroup's numbers (v2 "max": no limit).
+TEST(HostMemory, SmallerOfMemAvailableAndTheCgroupsRoom) {
+  const std::string meminfo = "MemTotal:       32000000 kB\nMemFree:  100 kB\nMemAvailable:   2000000 kB\n";
+  EXPECT_EQ(host_memory_available(meminfo, "", ""), 2000000ull * 1024);
+  EXPECT_EQ(host_memory_available(meminfo, "max\n", "123\n"), 2000000ull * 1024);
+  EXPECT_EQ(host_memory_available(meminfo, "1073741824\n", "73741824\n"), 1000000000ull);
+  EXPECT_EQ(host_memory_available(meminfo, "9223372036854771712\n", "5\n"), 2000000ull * 1024);  // v1: no limit
+  EXPECT_EQ(host_memory_available("", "1000\n", "2000\n"), 1u);  // over its limit: nothing left (0 would mean unknown)
+  EXPECT_EQ(host_memory_available("", "", ""), 0u);
+  try {
+    require_host_memory(std::uint64_t(1) << 62, "grid 9x9x9", "the fields");
+    ADD_FAILURE() << "4 EiB accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("grid 9x9x9 needs at least 4398046511104 MiB of host memory (the fields);"),
+              std::string::npos) << e.what();
+  }
+}
+
+// An exception inside an OpenMP region reaches the caller (escaping the region would call std::terminate).
+TEST(HostMemory, FirstExceptionCarriesAnErrorOutOfAnOpenMpRegion) {
+  FirstException failed;
+#pragma omp parallel for num_threads(2)
+  for (int i = 0; i < 4; ++i) failed.run([&] {
+      if (i == 3) throw std::bad_alloc();
+    });
+  EXPECT_THROW(failed.rethrow(), std::bad_alloc);
+  FirstException fine;
+  fine.run([] {});
+  EXPECT_NO_THROW(fine.rethrow());
+}
+
+// A stage whose DRAM bytes are a small part of its model read from the L2 (a grid that fits the cache): marked.
+TEST(Profile, AStageWhoseDataStayedInTheL2IsMarked) {
+  const nlohmann::json per_call = {{"median", 1e-5}};
+  const nlohmann::json stages = {
+      {"pressure", {{"variant", "v"}, {"tuning", "t"}, {"per_call", per_call}, {"model", {{"bytes", 1e6}}}}},
+      {"momentum", {{"variant", "v"}, {"tuning", "t"}, {"per_call", per_call}, {"model", {{"bytes", 1e6}}}}}};
+  nlohmann::json profiled = {{"trace", {{"performed", false}}},
+                             {"counters", {{"performed", true}, {"sections", {
+                                 {"pressure", {{"dram_bytes_per_call", 2e4}, {"median_per_call", nlohmann::json::object()}}},
+                                 {"momentum", {{"dram_bytes_per_call", 1.05e6}, {"median_per_call", nlohmann::json::object()}}}}}}}};
+  const nlohmann::json r = profile_report(profiled, stages);
+  EXPECT_TRUE(r["stages"]["pressure"]["stayed_in_l2"].get<bool>());
+  EXPECT_FALSE(r["stages"]["momentum"]["stayed_in_l2"].get<bool>());
+}
+
+// Without a GPU the reason names that (no driver: not "driver version is insufficient", which points at an
+// upgrade), never in the callers' own words "no usable GPU" (which doubled them).
+TEST(Device, NoGpuReasonSaysWhatIsMissing) {
+  const std::string none = device::no_gpu_reason("CUDA driver version is insufficient for CUDA runtime version", false);
+  EXPECT_EQ(none.rfind("no NVIDIA GPU found (no NVIDIA driver loaded", 0), 0u) << none;
+  EXPECT_EQ(device::no_gpu_reason("", true), "no NVIDIA GPU found (the driver is loaded and lists none)");
+  const std::string old = device::no_gpu_reason("CUDA driver version is insufficient for CUDA runtime version", true);
+  EXPECT_NE(old.find("driver is loaded but the CUDA runtime cannot use it"), std::string::npos) << old;
+  for (const std::string& r : {none, old, device::unavailable_reason()}) EXPECT_EQ(r.find("no usable GPU"), std::string::npos) << r;
 }
 
 // zero() sets every value of one field (what a solver's load does for a field the state lacks) and no other.

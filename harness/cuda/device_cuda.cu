@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "../device.hpp"
+#include "../device_reason.hpp"
 #include "check.cuh"
 
 namespace nsb::device {
@@ -25,9 +26,9 @@ std::string unavailable_reason() {
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    return std::string("no usable GPU: ") + cudaGetErrorString(e);
+    return no_gpu_reason(cudaGetErrorString(e), nvidia_driver_loaded());
   }
-  return n == 0 ? "no GPU found" : "";
+  return n == 0 ? no_gpu_reason("", nvidia_driver_loaded()) : "";
 }
 
 Properties properties(int dev) {

@@ -55,6 +55,10 @@ json profile_passes(Solver<T>& solver, int steps, int device, const std::vector<
   return out;
 }
 
+// A stage whose DRAM traffic is under this fraction of its byte model read its data from the L2: a grid that
+// fits the cache (the H200's 60 MB L2 holds a 64x8x64 cavity whole), whose DRAM bytes say nothing of the model.
+inline constexpr double kStayedInL2Fraction = 0.1;
+
 // Per stage: event-timed call (timing pass) vs the sum of its kernels (trace pass), and DRAM bytes
 // (counter pass) vs the variant's byte model.
 inline json profile_report(json profiled, const json& stages) {
@@ -78,6 +82,7 @@ inline json profile_report(json profiled, const json& stages) {
       const double dram = c["dram_bytes_per_call"].get<double>(), model = st["model"]["bytes"].get<double>();
       row["dram_bytes"] = dram;
       row["dram_over_model"] = model > 0 ? dram / model : 0.0;
+      row["stayed_in_l2"] = model > 0 && dram < kStayedInL2Fraction * model;
       const json& m = c["median_per_call"];
       for (const char* key : {"lts__t_sector_hit_rate.pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
                               "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,51 @@ nlohmann::json finite_check(const HostState<T>& s, int step) {
   if (!bad.empty())
     j["detail"] = "non-finite values (NaN or Inf) after step " + std::to_string(step) + " in " + bad +
                   ": the scheme blew up (time step too large? a run with fewer --steps shows when)";
+  return j;
+}
+
+// A diverged scheme need not reach NaN: an explicit step far past its limit grows the state by a factor
+// each step, and a short run ends finite with speeds of 1e8 or 1e47 (a Re 100 cavity, a channel). The
+// flows of these cases stay near their velocity scale (a lid's speed; overshoots of a few tens of per cent),
+// so a speed over kBlowUpFactor times it is a blow-up, never a flow.
+inline constexpr double kBlowUpFactor = 100;
+
+// The velocity scale of a case (its description's "velocity_scale": a lid's, a channel's centre line's, a
+// vortex's speed; 0 where it names none) and the state's velocity fields.
+struct VelocityScale {
+  double speed = 0;
+  std::vector<std::string> fields{"u", "v", "w"};
+};
+inline VelocityScale velocity_scale_of(const nlohmann::json& description) {
+  return {description.value("velocity_scale", 0.0)};
+}
+
+template <class T>
+nlohmann::json bounded_check(const HostState<T>& s, const VelocityScale& scale, int step) {
+  if (!(scale.speed > 0)) return {{"performed", false}, {"reason", "the case names no velocity scale"}};
+  const double bound = kBlowUpFactor * scale.speed;
+  double largest = 0;
+  std::string where;
+  for (const std::string& name : scale.fields) {
+    if (!s.has(name)) continue;
+    const std::vector<T>& values = s.field(name);
+    const T* v = values.data();
+    const std::ptrdiff_t size = std::ptrdiff_t(values.size());
+    double m = 0;
+#pragma omp parallel for reduction(max : m) schedule(static)
+    for (std::ptrdiff_t i = 0; i < size; ++i) m = std::max(m, std::fabs(double(v[i])));
+    if (m > largest) largest = m, where = name;
+  }
+  const bool pass = largest <= bound;
+  nlohmann::json j = {{"performed", true}, {"pass", pass}, {"max_abs_velocity", largest}, {"bound", bound},
+                      {"velocity_scale", scale.speed}, {"factor", kBlowUpFactor}, {"fields", scale.fields}};
+  if (!pass) {
+    char text[256];
+    std::snprintf(text, sizeof text, "the state diverged: max |%s| = %.3g after step %d, over the bound %g "
+                  "(%g x the case's velocity scale %g): the scheme blew up (time step too large?)",
+                  where.c_str(), largest, step, bound, kBlowUpFactor, scale.speed);
+    j["detail"] = text;
+  }
   return j;
 }
 
@@ -319,6 +365,12 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
   if (!finite) {
     result["status"] = "failed";
     result["failure"] = result["checks"]["finite"]["detail"];
+  } else {
+    result["checks"]["bounded"] = bounded_check(fin, velocity_scale_of(s.problem.describe()), end_step);
+    if (!result["checks"]["bounded"].value("pass", true)) {
+      result["status"] = "failed";
+      result["failure"] = result["checks"]["bounded"]["detail"];
+    }
   }
   result["checks"]["validation"] = finite ? s.problem.validate(fin, run.steady)
                                           : nlohmann::json{{"kind", "none"}, {"detail", "the final state is not finite"}};

@@ -3,13 +3,17 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #if __has_include(<malloc.h>)
 #include <malloc.h>  // mallopt (glibc)
 #endif
 
+#include "host_memory.hpp"
 #include "mpi_driver.hpp"
 #include "nvtx.hpp"
 #include "run/phases.hpp"
@@ -82,6 +86,17 @@ json run_ranks(const RunSetup& s, PhaseClock phases) {
                          "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
                          "the " + s.solver.name + " solver's fields and scratch of one rank");
     phases.done("device_check");
+  } else {  // the ranks' arrays live in this process's memory: a grid too large is named, not killed by the kernel
+    const std::vector<Slab> slabs = world ? std::vector<Slab>{slabs_of(s.problem, ranks)[0]} : slabs_of(s.problem, ranks);
+    std::uint64_t bytes = 0;
+    for (const Slab& slab : slabs)
+      bytes += s.problem.device_bytes(Precision<T>{}, slab_grid(s.problem.grid(), slab), s.solver_options);
+    const Grid& g = s.problem.grid();
+    require_host_memory(bytes, "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
+                        "the " + s.solver.name + " solver's fields and scratch" +
+                            (world ? std::string(" of one rank") : slabs.size() > 1 ? " of every rank" : "") +
+                            ", before the initial state and the checks' copies");
+    phases.done("host_memory_check");
   }
   // The whole initial state, in one process: rank 0's under the MPI driver, which sends every other rank its
   // slab (scatter_from_root); the threads driver's ranks share it. Rank 0 frees its fields once loaded (run_rank).
@@ -142,11 +157,12 @@ json run_ranks(const RunSetup& s, PhaseClock phases) {
       if (r == 0) result = std::move(j);
     } catch (const PeerFailed&) {  // another rank's error is the one to report
     } catch (const std::exception& e) {
+      const std::string what = dynamic_cast<const std::bad_alloc*>(&e) ? "out of host memory (std::bad_alloc)" : e.what();
       {
         std::lock_guard<std::mutex> lock(error_mutex);
-        if (error.empty()) error = "rank " + std::to_string(r) + ": " + e.what();
+        if (error.empty()) error = "rank " + std::to_string(r) + ": " + what;
       }
-      group->abort(e.what());
+      group->abort(what);
     }
   }
   if (!error.empty()) throw std::runtime_error(error);
@@ -162,6 +178,12 @@ void check_numbers(const RunOptions& o) {
     if (!std::isfinite(value))
       throw std::runtime_error(std::string(flag) + " must be a finite number (got " + std::to_string(value) + ")");
   if (c.dt < 0) throw std::runtime_error("--dt must not be negative (0: the stable time step)");
+  // A field's rows are int-indexed with one ghost each side (Grid::NX() = nx + 2): counted in 64 bits here.
+  constexpr std::int64_t kMaxCells = std::numeric_limits<int>::max() - 2;
+  for (auto [axis, n] : {std::pair{"nx", c.nx}, {"ny", c.ny}, {"nz", c.nz}})
+    if (std::int64_t(n) > kMaxCells)
+      throw std::runtime_error("--grid: " + std::string(axis) + " = " + std::to_string(n) + " is more cells than an "
+                               "index can address (at most " + std::to_string(kMaxCells) + ")");
   if (o.solver.jacobi_tol < 0) throw std::runtime_error("--jacobi-tol must not be negative (0: a fixed count)");
   if (!(o.steady_tol > 0)) throw std::runtime_error("--steady-tol must be positive");
   if (o.solver.threads < 0) throw std::runtime_error("--threads must not be negative (0: every core)");

@@ -31,6 +31,12 @@ void print_profile(const json& p) {
                 num("lts__t_sector_hit_rate.pct", 1, "%.1f%%").c_str(),
                 num("sm__warps_active.avg.pct_of_peak_sustained_active", 1, "%.0f%%").c_str());
   }
+  std::string in_l2;
+  for (auto& [name, s] : p["stages"].items())
+    if (s.value("stayed_in_l2", false)) in_l2 += " " + name;
+  if (!in_l2.empty())
+    std::printf("  profile: the data of%s stayed in the L2 (DRAM bytes under a tenth of the model: the grid fits the "
+                "cache; a larger grid measures the model)\n", in_l2.c_str());
 }
 
 }  // namespace
@@ -98,7 +104,13 @@ void print_summary(const json& r) {
     }
   }
   const json& v = r["checks"]["validation"];
-  if (v["kind"] != "none")
+  if (v.contains("mass_imbalance"))  // urban, cube: balances and invariants, no solution to compare with
+    std::printf("  validation (%s): mass imbalance %.3g (outflow vs inflow flux), divergence over the fluid max %.3g "
+                "RMS %.3g, wall-normal speed max %.3g, speed inside buildings max %.3g\n",
+                v["kind"].get<std::string>().c_str(), v["mass_imbalance"].get<double>(),
+                v["divergence_fluid_max"].get<double>(), v["divergence_fluid_rms"].get<double>(),
+                v["wall_normal_max"].get<double>(), v["solid_interior_max"].get<double>());
+  else if (v["kind"] != "none")
     std::printf("  validation (%s): max error %.4g, RMS error %.4g%s\n",
                 v["kind"].get<std::string>().c_str(), v["max_error"].get<double>(), v["rms_error"].get<double>(),
                 v["kind"] == "ghia" && !v["steady_state"].get<bool>() ? "; NOT at steady state (use --until-steady)"
@@ -108,6 +120,14 @@ void print_summary(const json& r) {
   if (v["kind"] == "taylor_green")
     std::printf("  kinetic energy E/E0 = %.6g, exact exp(-4 nu t) = %.6g\n", v["energy_ratio"].get<double>(),
                 v["energy_ratio_exact"].get<double>());
+  if (r["checks"].value("poisson_converged", true) == false)
+    std::printf("  Poisson solve not converged: relative residual %.3g above the tolerance %g after %d iterations "
+                "(the cap, --jacobi-iterations)\n", r["checks"]["poisson_last_relative_residual"].get<double>(),
+                r["checks"]["poisson_tolerance"].get<double>(), r["checks"]["poisson_last_iterations"].get<int>());
+  else if (r["checks"].contains("poisson_converged"))
+    std::printf("  Poisson solve converged: relative residual %.3g within the tolerance %g (%d iterations)\n",
+                r["checks"]["poisson_last_relative_residual"].get<double>(), r["checks"]["poisson_tolerance"].get<double>(),
+                r["checks"]["poisson_last_iterations"].get<int>());
   if (r["checks"].contains("divergence_rms"))
     std::printf("  RMS divergence after projection: %.3g\n", r["checks"]["divergence_rms"].get<double>());
   if (r.contains("profile")) print_profile(r["profile"]);
@@ -123,6 +143,10 @@ void print_summary(const json& r) {
     }
     std::printf(" in all %.3g\n", total);
   }
+  if (r["checks"].contains("bounded") && r["checks"]["bounded"].value("performed", false))
+    std::printf("  bounded: max |velocity| %.3g, bound %.3g (%g x the velocity scale %g)\n",
+                r["checks"]["bounded"]["max_abs_velocity"].get<double>(), r["checks"]["bounded"]["bound"].get<double>(),
+                r["checks"]["bounded"]["factor"].get<double>(), r["checks"]["bounded"]["velocity_scale"].get<double>());
   if (r.value("status", "") == "failed") std::printf("  RUN FAILED: %s\n", r["failure"].get<std::string>().c_str());
   const json& ref = r["checks"]["reference"];
   if (ref["performed"].get<bool>()) {

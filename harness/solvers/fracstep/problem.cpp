@@ -25,7 +25,9 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "case_checks.hpp"
 #include "fracstep/fracstep_solver.hpp"
+#include "omp_exceptions.hpp"
 #include "slab_assigner.hpp"
 
 namespace nsb {
@@ -87,6 +89,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
       throw std::invalid_argument("fracstep: the grid needs nx, nz >= 3 (periodic ADI lines) and ny >= 2");
     if (!(o.re > 0)) throw std::invalid_argument("fracstep: --re must be positive");
     if (o.gamma != 0) throw std::invalid_argument("fracstep: --gamma (upwinding) has no meaning here");
+    refuse_unused_case_options(o, "fracstep", {"safety"}, "its time step is --dt, or the paper's CFL 1 on a unit velocity");
     grid_.nx = o.nx, grid_.ny = o.ny, grid_.nz = o.nz;
     grid_.ly = 1.0, grid_.lx = double(o.nx) / o.ny, grid_.lz = double(o.nz) / o.ny;
     prm_.nu = 1.0 / o.re;
@@ -111,6 +114,7 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
             {"overlap", prm_.overlap},
             {"min_dy", prm_.y_faces[1]},
             {"domain", {grid_.lx, grid_.ly, grid_.lz}}, {"force_x", prm_.force[0]},
+            {"velocity_scale", 1.0},  // the channel's centre line, the shear waves' amplitude
             {"time_scheme", "RK3 (Spalart-Moser-Rogers) + Crank-Nicolson, ADI z-y-x, 3 sub-steps a step"}};
     if (real_ranks_ > 1) d["gpu_messages"] = prm_.gpu_messages;  // on real ranks (GPU ranks use it; host ranks: the Communicator)
     if (prm_.overlap) d["batches"] = prm_.batches;
@@ -124,9 +128,11 @@ class FracstepProblem final : public ProblemImpl<FracstepProblem>, public SlabAs
     const std::vector<std::string> names = FracstepSolver<T>::state_names();
     s.fields.resize(names.size());
     // A field a thread: on a large grid, first touching the fields' fresh pages (GBs) is most of the work.
+    FirstException failed;  // std::bad_alloc on a grid too large: named by the caller, not a core dump
 #pragma omp parallel for schedule(static, 1)
     for (int f = 0; f < int(names.size()); ++f)
-      s.fields[std::size_t(f)] = {names[std::size_t(f)], std::vector<T>(grid_.padded_points(), T(0))};
+      failed.run([&] { s.fields[std::size_t(f)] = {names[std::size_t(f)], std::vector<T>(grid_.padded_points(), T(0))}; });
+    failed.rethrow();
     const char* vel[3] = {"u", "v", "w"};
     for (int c = 0; c < 3; ++c) {
       std::vector<T>& q = s.field(vel[c]);

@@ -60,6 +60,8 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
     if (o.nx < 3 || o.ny < 3 || o.nz < 3) throw std::invalid_argument("imle: the grid needs at least 3 cells an axis");
     if (!(o.re > 0)) throw std::invalid_argument("imle: --re must be positive");
     if (o.gamma != 0) throw std::invalid_argument("imle: --gamma (upwinding) has no meaning here");
+    if (!(o.safety > 0 && o.safety <= 1))  // a negative step runs the flow backwards in time
+      throw std::invalid_argument("imle: --safety must lie in (0, 1], not " + std::to_string(o.safety));
     // The paths between the ranks of a decomposed run (imle_ranks.hpp); one rank has none to choose.
     const auto params = case_params(o, {"ccd_z", "rank_sums"});
     if (params.count("ccd_z")) paths_.ccd_z = ImleRankPaths::parse("ccd_z", params.at("ccd_z"));
@@ -82,6 +84,7 @@ class ImleProblem final : public ProblemImpl<ImleProblem> {
   nlohmann::json describe() const override {
     return {{"case", case_ == ImleCase::cavity ? "cavity" : "taylor_green"}, {"re", re_}, {"nu", prm_.nu},
             {"rho", prm_.rho}, {"dt", prm_.dt}, {"domain", {grid_.lx, grid_.ly, grid_.lz}},
+            {"velocity_scale", 1.0},  // the lid's speed, the vortex's amplitude
             {"time_scheme", "explicit Euler diffusion (CC-CCD), Lagrangian move, MLS, PPE (Liu et al. 2019, Alg. 1)"}};
   }
   void check_options(const SolverOptions& o) const override {

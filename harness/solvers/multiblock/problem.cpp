@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "case_checks.hpp"
 #include "multiblock/mb_solver.hpp"
 #include "multiblock/multigrid.hpp"
 #include "slab_assigner.hpp"
@@ -33,6 +34,7 @@ void check_case(const CaseOptions& o) {
   if (o.re != defaults.re) throw std::invalid_argument("--re: the case's Reynolds number is the paper's, 2e5 (fixed)");
   if (o.gamma != defaults.gamma) throw std::invalid_argument("--gamma has no meaning here (the smoothing is fixed)");
   if (o.dt != 0) throw std::invalid_argument("--dt: the multiblock solver marches local time steps (deltatp)");
+  refuse_unused_case_options(o, "multiblock", {"safety"}, "it marches local time steps of a fixed CFL (deltatp)");
 }
 
 class MbProblem final : public ProblemImpl<MbProblem>, public SlabAssigner {

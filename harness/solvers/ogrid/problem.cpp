@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "case_checks.hpp"
 #include "ogrid/grid_solver.hpp"
 
 namespace nsb {
@@ -17,6 +18,8 @@ GridCase make_grid_case(const CaseOptions& o) {
   if (o.nz != 1) throw std::invalid_argument("the grid generator is 2D: give --grid NXxNYx1");
   if (o.re != CaseOptions{}.re || o.dt != 0 || o.gamma != 0)
     throw std::invalid_argument("--re, --dt and --gamma have no meaning for grid generation");
+  refuse_unused_case_options(o, "ogrid", {"safety"}, "grid generation has no time step");
+  case_params(o, {});  // its cases have no settings of their own
   GridSpec spec;
   spec.body = name == "flat_plate_grid" ? Body::plate : Body::airfoil;
   spec.nx = o.nx, spec.ny = o.ny;

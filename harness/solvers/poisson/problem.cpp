@@ -18,9 +18,11 @@
 #include <chrono>
 #include <cmath>
 
+#include "case_checks.hpp"
 #include "device.hpp"
 #include "fields.hpp"
 #include "nvtx.hpp"
+#include "poisson/convergence.hpp"
 #include "poisson/host_ops.hpp"
 #include "poisson/iterative.hpp"
 #include "solver.hpp"
@@ -98,6 +100,7 @@ class PoissonSolver final : public Solver<T> {
                         {"poisson_iterations", report_.iterations},
                         {"poisson_relative_residual", report_.relative_residual},
                         {"poisson_kernels", report_.kernels}};
+    j.update(poisson_convergence_checks(report_, settings_.tolerance));
     // The residual history of one more solve from zero (checks synchronise, so its clock includes them).
     PoissonSettings recorded = settings_;
     recorded.record_history = true;
@@ -237,6 +240,9 @@ class PoissonProblem final : public ProblemImpl<PoissonProblem> {
     if (o.nx < 2 || o.ny < 2 || o.nz < 2)
       throw std::invalid_argument("poisson: every axis needs at least 2 cells (got " + std::to_string(o.nx) + "x" +
                                   std::to_string(o.ny) + "x" + std::to_string(o.nz) + ")");
+    refuse_unused_case_options(o, "poisson", {"re", "dt", "safety", "gamma"},
+                               "a step is one solve of the case's Poisson problem (no flow, no time step)");
+    case_params(o, {});  // its cases have no settings of their own
     grid_ = Grid{o.nx, o.ny, o.nz, 1, 1, 1};
   }
   const Grid& grid() const override { return grid_; }

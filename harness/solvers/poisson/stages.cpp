@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -45,12 +46,14 @@ void check_reachable_tolerance(const Grid& g, double tolerance, const char* meth
   const double n = std::max({g.nx, g.ny, g.nz});
   const double eps = std::numeric_limits<T>::epsilon();
   const double floor = eps * n * n / 50;
-  if (tolerance < floor)
-    throw std::invalid_argument(std::string(method) + ": tolerance " + std::to_string(tolerance) + " cannot be reached in " +
-                                (sizeof(T) == 4 ? "float" : "double") + " on a grid " + std::to_string(int(n)) +
-                                " cells long: the rounding floor of the relative residual is about eps n^2 / 5 = " +
-                                std::to_string(eps * n * n / 5) + "; ask for at least " + std::to_string(floor) +
-                                " or use double");
+  if (tolerance < floor) {
+    char text[320];  // %g: tolerances are 1e-6 .. 1e-12, which std::to_string writes as 0.000000
+    std::snprintf(text, sizeof text,
+                  "%s: tolerance %g cannot be reached in %s on a grid %d cells long: the rounding floor of the relative "
+                  "residual is about eps n^2 / 5 = %g; ask for at least %g or use double",
+                  method, tolerance, sizeof(T) == 4 ? "float" : "double", int(n), eps * n * n / 5, floor);
+    throw std::invalid_argument(text);
+  }
 }
 template void check_reachable_tolerance<float>(const Grid&, double, const char*);
 template void check_reachable_tolerance<double>(const Grid&, double, const char*);

@@ -124,7 +124,7 @@ Case make_case(const CaseOptions& o) {
   if (o.nx < 2 || o.ny < 1 || o.nz < 2)
     throw std::invalid_argument("impossible grid " + std::to_string(o.nx) + "x" + std::to_string(o.ny) + "x" +
                                 std::to_string(o.nz) + ": need nx >= 2, ny >= 1, nz >= 2 interior cells");
-  const double padded = double(o.nx + 2) * (o.ny + 2) * (o.nz + 2);
+  const double padded = (double(o.nx) + 2) * (double(o.ny) + 2) * (double(o.nz) + 2);  // no int overflow
   if (padded > 4.0e9)
     throw std::invalid_argument("grid too large: " + std::to_string(padded) + " padded points per field");
   if (!(o.re > 0)) throw std::invalid_argument("Reynolds number must be positive (got " + std::to_string(o.re) + ")");

@@ -35,6 +35,7 @@
 #include "fields.hpp"
 #include "halo.hpp"
 #include "nvtx.hpp"
+#include "poisson/convergence.hpp"
 #include "poisson/poisson.hpp"
 #include "projection/cases.hpp"
 #include "projection/models.hpp"
@@ -211,7 +212,11 @@ class ProjectionSolver final : public Solver<T> {
     return std::sqrt(reduce(call_.f.div, nullptr) / global_points_);
   }
   nlohmann::json final_checks() override {
-    return {{"divergence_rms", divergence_rms()}, {"jacobi_last_iterations", last_iterations_}};
+    nlohmann::json j = {{"divergence_rms", divergence_rms()}, {"jacobi_last_iterations", last_iterations_}};
+    PoissonReport last;
+    last.iterations = last_iterations_, last.relative_residual = last_residual_;
+    j.update(poisson_convergence_checks(last, opt_.jacobi_tol));
+    return j;
   }
   WorkModel work_model(int section) const override {
     if (section < 0 || section >= int(ProjectionStage::count)) return {};

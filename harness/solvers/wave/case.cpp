@@ -29,6 +29,7 @@ WaveCase make_wave_case(const CaseOptions& o) {
   if (!(o.safety > 0 && o.safety <= 1))
     throw std::invalid_argument("--safety must be in (0, 1], not " + std::to_string(o.safety));
   if (o.dt < 0) throw std::invalid_argument("--dt must be positive, not " + std::to_string(o.dt));
+  case_params(o, {});  // the standing wave has no settings of its own
 
   WaveCase c;
   c.grid = wave_grid(o.nx, o.nz);
