@@ -12,5 +12,5 @@ export NSBENCH=${BUILD:-build}/nsbench
 status=0
 scripts/run-study all --"${MODE:-quick}" || status=$?  # a failed run is recorded; the report still gets written
 scripts/py reports/study_report.py
-[ $status -eq 0 ] || echo "main job: some runs failed (see the report's run lists and the *.failed.json files)"
+[ $status -eq 0 ] || echo "main job: some runs failed or failed their reference check (see the report's run lists, the *.failed.json files and run-study's last lines)"
 exit $status
