@@ -1,15 +1,17 @@
 // The harness itself: registry, tunings, recipes, statistics, result files, bad input.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <csignal>
-#include <cstring>
-#include <unistd.h>
+
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -299,6 +300,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
       write_json(s.options.json_path, result, s.options.overwrite);
     } catch (const std::exception&) {
       print_summary(result);  // a full disk must not lose what the run measured from the terminal as well
+      std::fflush(stdout);    // before the error (stderr), also where stdout is a pipe
       throw;
     }
   }
