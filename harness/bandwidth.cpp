@@ -90,7 +90,7 @@ json measure_bandwidth(const BandwidthOptions& o) {
     }
   }
   result["rows"] = rows;
-  if (!o.json_path.empty()) write_json(o.json_path, result);
+  if (!o.json_path.empty()) write_json(o.json_path, result, o.overwrite);
   return result;
 }
 

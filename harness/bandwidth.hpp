@@ -14,6 +14,7 @@ struct BandwidthOptions {
   int warmup = 3;
   std::size_t max_bytes = std::size_t(256) << 20;
   std::string json_path;
+  bool overwrite = false;       // --force: json_path may replace an existing file
   std::string command_line;
 };
 

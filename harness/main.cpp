@@ -170,6 +170,7 @@ int run_command(RunCli& c, int argc, char** argv) {
   ro.nvtx = c.nvtx == "on";
   ro.progress = !c.quiet;
   ro.command_line = join_args(argc, argv);
+  ro.overwrite = c.force;
   nsb::check_result_path(ro.json_path, c.force);  // before the run: a bad path must not cost its output
   if (!ro.output_dir.empty()) {
     std::error_code ec;
@@ -293,6 +294,7 @@ int run_main(int argc, char** argv) {
       if (!parse_grid(stages_grid, tmp)) throw std::runtime_error("bad --grid '" + stages_grid + "'");
       so.grid = nsb::Grid{tmp.nx, tmp.ny, tmp.nz, double(tmp.nx), double(tmp.ny), double(tmp.nz)};
       so.command_line = join_args(argc, argv);
+      so.overwrite = stages_force;
       nsb::check_result_path(so.json_path, stages_force);
       nsb::bench_stages(so);
       return 0;
@@ -302,6 +304,7 @@ int run_main(int argc, char** argv) {
       nsb::pin_threads_unless_told(argv);
       bo.max_bytes = max_mib << 20;
       bo.command_line = join_args(argc, argv);
+      bo.overwrite = bandwidth_force;
       nsb::check_result_path(bo.json_path, bandwidth_force);
       nsb::measure_bandwidth(bo);
       if (!bo.json_path.empty()) std::printf("result written to %s\n", bo.json_path.c_str());

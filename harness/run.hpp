@@ -33,6 +33,7 @@ struct RunOptions {
   std::string halo;           // halo variant NAME[:TUNING] for several ranks ("" = the driver's default)
   std::string launch = "stream";  // "stream": every kernel launched each step; "graph": CUDA-graph replay
   std::string json_path;      // write the result here ("" = don't)
+  bool overwrite = false;       // --force: json_path may replace an existing file
   std::string output_dir;     // write the final state for people (VTK, CSV) into this folder ("" = don't)
   int output_every = 0;       // also every N timed steps (one rank; untimed), 0 = the final state only
   std::string command_line;

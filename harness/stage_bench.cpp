@@ -180,7 +180,7 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
     }
   }
   result["rows"] = rows;
-  if (!o.json_path.empty()) write_json(o.json_path, result);
+  if (!o.json_path.empty()) write_json(o.json_path, result, o.overwrite);
   return result;
 }
 

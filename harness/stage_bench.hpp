@@ -22,6 +22,7 @@ struct StageBenchOptions {
   std::string backend = "cuda";
   int threads = 0;
   std::string json_path;
+  bool overwrite = false;       // --force: json_path may replace an existing file
   std::string command_line;
 };
 

@@ -3,6 +3,8 @@ formatting, and running a table function over result files given on the command 
 import gzip
 import json
 import math
+import os
+import sys
 
 # Results written before nsbench's core became solver-generic (schema nsbench.run/1, nsbench.stages/1)
 # name variants "stage/variant" and carry no solver and no timing.stage_order: every one of them is a
@@ -129,11 +131,18 @@ def fmt(v, digits=3):
 
 
 def print_tables(paths, table, doc):
+    """Prints table(result) for each result file; a file that cannot be read is named in one line (exit 1), not a
+    traceback: `nsbench stages` without a GPU writes none."""
     if not paths:
         print(doc)
         return 2
     for p in paths:
-        print(table(read_result(p)))
+        try:
+            result = read_result(p)
+        except ResultFileError as e:
+            print(f"{os.path.basename(sys.argv[0])}: {e.path}: {e.reason}", file=sys.stderr)
+            return 1
+        print(table(result))
         print()
     return 0
 

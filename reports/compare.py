@@ -58,7 +58,8 @@ whether CURRENT is slower).
 
 Comparability: results whose GPU model, driver, maximum SM clock or build (compiler flags, CUDA
 architectures, build type) differ are refused (exit 3) unless --force: a regression gate must not
-compare an H100 with an H200, or a debug build with a release one.
+compare an H100 with an H200, or a debug build with a release one. So is a side whose results come from
+more than one commit (a reused output folder): its pooled repetitions would not be one build's.
 
 Exit codes:
   0  pass: every benchmark compared is the same or faster (faster rows are listed)
@@ -70,6 +71,9 @@ Exit codes:
      in common included); --update-baseline: results that cannot make a baseline
   5  usage error: bad arguments; --update-baseline whose results and destination overlap
   6  internal error: a bug in compare.py (traceback printed), never a verdict
+  7  could not run: no Python with numpy (scripts/compare says so; scripts/gpu-ci uses 7 for its own
+     "could not run" too)
+  8  could not write --json or --markdown: the verdict was printed first, and the message names it
 """
 import argparse
 import datetime
@@ -81,7 +85,11 @@ import statistics
 import sys
 import traceback
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as e:  # not "ambiguous" (2), which scripts/gpu-ci answers with a re-run
+    print(f"compare: could not run: numpy is missing ({e}); scripts/setup.sh installs it", file=sys.stderr)
+    sys.exit(7)
 
 NOISE_FACTOR = 3.0      # threshold = 3 x the measured run-to-run noise of the medians ...
 THRESHOLD_FLOOR = 0.03  # ... but never below 3%: the gate catches 5% regressions and lets 2% pass
@@ -94,7 +102,9 @@ NOT_RESULTS = (".skipped.json", ".failed.json", ".skipped.json.gz", ".failed.jso
 NOT_RESULT_FILES = ("provenance.json", "variant-aliases.json")  # what a baselines folder holds besides results
 
 EXIT_PASS, EXIT_SLOWER, EXIT_AMBIGUOUS, EXIT_NOT_COMPARABLE, EXIT_INPUT_ERROR, EXIT_USAGE_ERROR, \
-    EXIT_INTERNAL_ERROR = range(7)
+    EXIT_INTERNAL_ERROR, EXIT_COULD_NOT_RUN, EXIT_WRITE_ERROR = range(9)
+VERDICT_NAMES = {EXIT_PASS: "pass", EXIT_SLOWER: "slower", EXIT_AMBIGUOUS: "ambiguous",
+                 EXIT_NOT_COMPARABLE: "not comparable"}
 
 
 class InputError(Exception):
@@ -103,6 +113,10 @@ class InputError(Exception):
 
 class UsageError(Exception):
     """Arguments that cannot be meant (exit 5)."""
+
+
+class WriteError(Exception):
+    """--json or --markdown could not be written (exit 8); the verdict, printed before, is in the message."""
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -233,7 +247,14 @@ def fingerprint(results):
     return keys
 
 
+def commits(results):
+    return sorted({str((r.get("build") or {}).get("git_commit"))[:10] for r in results})
+
+
 def comparable(base, cur):
+    for side, results in (("baseline", base), ("current results", cur)):
+        if len(commits(results)) > 1:
+            return f"the {side} mix commits {', '.join(commits(results))} (a reused output folder?)"
     fb, fc = fingerprint(base), fingerprint(cur)
     if len(fb) > 1:
         return f"the baseline mixes machines or builds: {sorted(fb)}"
@@ -401,6 +422,17 @@ def refuse_overlap(source, dest):
                          "--out folder)")
 
 
+def refuse_appended_twice(kept, results, current, dest):
+    """The same result files appended twice would count as another recording and shrink the measured noise."""
+    def key(r):
+        return json.dumps(r, sort_keys=True)
+    there = {key(r) for r in kept}
+    twice = [p for p, r in zip(result_paths(current), results) if key(r) in there]
+    if twice:
+        raise InputError(f"{len(twice)} of the results to append are in the baseline at {dest} already (e.g. "
+                         f"{twice[0]}): the same runs appended twice would count as another recording")
+
+
 def update_baseline(current, root, append=False):
     """Keeps CURRENT as the baseline of its GPU model. With append, CURRENT's repetitions join the
     baseline already there (same commit and build, e.g. recorded on another machine allocation), so
@@ -416,6 +448,7 @@ def update_baseline(current, root, append=False):
         if c_old != c_new:
             raise InputError(f"cannot append results of commit {str(c_new)[:10]} to a baseline of commit "
                              f"{str(c_old)[:10]}: record a new baseline instead")
+        refuse_appended_twice(kept, results, current, dest)
     combined = kept + results
     reps = {len(v) for v in benchmarks(combined).values()}
     if not reps or min(reps) < 2:
@@ -496,13 +529,16 @@ def run(a):
     result = compare(load_files(a.paths[0]), load_files(a.paths[1]), a.min_samples, a.seed, a.force, a.min_coverage,
                      aliases)
     text = markdown(result)
-    print(text)
-    if a.markdown:
-        with open(a.markdown, "w") as f:
-            f.write(text)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(result, f, indent=1)
+    print(text, flush=True)
+    for path, write in ((a.markdown, lambda f: f.write(text)), (a.json, lambda f: json.dump(result, f, indent=1))):
+        if path:
+            try:
+                with open(path, "w") as f:
+                    write(f)
+            except OSError as e:
+                raise WriteError(f"cannot write {path} ({e.strerror or e}); the verdict above stands: "
+                                 f"{VERDICT_NAMES[result['exit_code']]} (exit {result['exit_code']} had the file "
+                                 f"been written)") from None
     return result["exit_code"]
 
 
@@ -516,6 +552,9 @@ def main(argv=None):
     except UsageError as e:
         print(f"compare: usage error: {e}", file=sys.stderr)
         return EXIT_USAGE_ERROR
+    except WriteError as e:
+        print(f"compare: write error: {e}", file=sys.stderr)
+        return EXIT_WRITE_ERROR
     except Exception:  # a bug here must not read as a verdict (Python's own exit code 1 is "slower")
         traceback.print_exc()
         print("compare: internal error (a bug in compare.py, not a verdict)", file=sys.stderr)

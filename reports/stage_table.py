@@ -7,6 +7,7 @@ For each file (one grid and precision) and each stage variant (and time scheme),
 fastest tuning: median time, IQR, achieved GB/s from the modelled bytes, fraction of the measured
 device-to-device copy bandwidth, registers. Numbers come from the files only.
 """
+import math
 import os
 import sys
 
@@ -25,13 +26,18 @@ def best_rows(result):
     return best
 
 
+def of_copy(fraction):
+    return f"{100 * fraction:.1f}" if isinstance(fraction, (int, float)) and math.isfinite(fraction) else "-"
+
+
 def table(result):
     g = result["grid"]
-    gpu = result["machine"]["gpu"]
-    copy = gpu["copy_bandwidth"]["bytes_per_second"]
+    gpu = result["machine"].get("gpu") or {}  # a CPU run (stages --backend cpu_omp) has no GPU and no copy bandwidth
+    copy = (gpu.get("copy_bandwidth") or {}).get("bytes_per_second")
+    where = gpu.get("name") or f"CPU {(result['machine'].get('cpu') or {}).get('model', '?')}"
     lines = [
-        f"### {g['nx']}x{g['ny']}x{g['nz']}, {result['precision']}, {gpu['name']} "
-        f"(copy bandwidth {copy / 1e9:.0f} GB/s)",
+        f"### {g['nx']}x{g['ny']}x{g['nz']}, {result['precision']}, {where}"
+        + (f" (copy bandwidth {copy / 1e9:.0f} GB/s)" if copy else ""),
         "",
         "| stage | variant | scheme | best tuning | median us | IQR us | GB/s | % of copy | registers |",
         "|---|---|---|---|---:|---:|---:|---:|---:|",
@@ -41,7 +47,7 @@ def table(result):
         lines.append(
             f"| {stage} | {variant} | {scheme if stage == 'momentum' else ''} | {r['tuning']} | "
             f"{r['median_s'] * 1e6:.1f} | {r['iqr_s'] * 1e6:.1f} | {r['bytes_per_second'] / 1e9:.0f} | "
-            f"{100 * r['fraction_of_copy_bandwidth']:.1f} | {regs} |")
+            f"{of_copy(r.get('fraction_of_copy_bandwidth'))} | {regs} |")
     return "\n".join(lines)
 
 

@@ -33,7 +33,7 @@ import yaml
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
-STUDY_KEYS = {"study", "title", "reproduces", "paper", "baseline", "report", "runs", "notes"}
+STUDY_KEYS = {"study", "title", "reproduces", "paper", "baseline", "report", "runs", "notes", "timeout_s"}
 REQUIRED_STUDY_KEYS = {"study", "title", "reproduces", "baseline", "report", "runs"}
 PAPER_KEYS = {"csv", "hardware", "source"}
 RUN_KEYS = {"group", "command", "gpus", "mpi", "args", "quick", "full"}
@@ -60,6 +60,10 @@ REPORTS |= {"poisson_time_to_tolerance"}  # reports/poisson_report.py
 # four-colour SOR of its 9-point stream-function equation (harness/solvers/streamvort/case.cpp).
 SOLVER_OWN_POISSON = {"sor"}
 GRID_RE = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)x([1-9][0-9]*)$")
+# A study's name is a folder under the results root, a group's is part of file names: letters, digits, _ and - (a
+# group may also hold . and +), never a path (no /, no leading dot: `study: ../../x` must not write elsewhere).
+STUDY_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+GROUP_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 
 # Where a user's own runs go (results/local/<study>/<machine-id>/, ignored by git) and so where the report
@@ -80,11 +84,13 @@ def _fail(path, msg):
 def load_study(path, known=None):
     """Reads and validates one study file. `known` (from `nsbench list --json`) also checks recipe,
     variant, halo and case names; without it only the structure is checked."""
-    with open(path) as f:
-        try:
+    try:
+        with open(path, encoding="utf-8") as f:
             s = yaml.safe_load(f)
-        except yaml.YAMLError as e:
-            _fail(path, f"not valid YAML: {e}")
+    except yaml.YAMLError as e:
+        _fail(path, f"not valid YAML: {e}")
+    except (OSError, UnicodeDecodeError) as e:
+        _fail(path, f"cannot read it ({e})")
     if not isinstance(s, dict):
         _fail(path, "a study file is a mapping (study:, title:, runs:, ...)")
     unknown = set(s) - STUDY_KEYS
@@ -93,10 +99,17 @@ def load_study(path, known=None):
     missing = REQUIRED_STUDY_KEYS - set(s)
     if missing:
         _fail(path, f"missing key(s) {sorted(missing)}")
-    if s["report"] not in REPORTS:
+    if not isinstance(s["study"], str) or not STUDY_NAME_RE.match(s["study"]):
+        _fail(path, f"bad study name {s['study']!r}: letters, digits, _ and - (it names a folder under the results root)")
+    if "timeout_s" in s and (isinstance(s["timeout_s"], bool) or not isinstance(s["timeout_s"], (int, float))
+                             or s["timeout_s"] <= 0):
+        _fail(path, f"bad timeout_s {s['timeout_s']!r}: a positive number of seconds (run-study's default per run)")
+    if not isinstance(s["report"], str) or s["report"] not in REPORTS:
         _fail(path, f"unknown report '{s['report']}'; known: {sorted(REPORTS)}")
     paper = s.get("paper")
     if paper is not None:
+        if not isinstance(paper, dict):
+            _fail(path, f"paper: a mapping ({', '.join(sorted(PAPER_KEYS))})")
         if set(paper) - PAPER_KEYS:
             _fail(path, f"paper: unknown key(s) {sorted(set(paper) - PAPER_KEYS)}; known: {sorted(PAPER_KEYS)}")
         csv = os.path.join(os.path.dirname(path), paper.get("csv", ""))
@@ -117,6 +130,9 @@ def load_study(path, known=None):
         groups.add(r.get("group"))
         if not r.get("group"):
             _fail(path, f"{where}: needs a group name")
+        if not isinstance(r["group"], str) or not GROUP_NAME_RE.match(r["group"]):
+            _fail(path, f"{where}: bad group name {r['group']!r}: letters, digits, _, -, . and + (it is part of "
+                        f"the runs' file names)")
         cmd = r.get("command", "run")
         if cmd not in COMMANDS:
             _fail(path, f"{where}: unknown command '{cmd}'; known: {sorted(COMMANDS)}")
@@ -324,6 +340,7 @@ def _name_slug(s):
 
 
 RECORD_KINDS = ("skipped", "failed")  # run-study's records of a run without a result: <id>.skipped.json, ...
+STAMPED_RE = re.compile(r"^(.+)\.([0-9]{8}T[0-9]{6}Z)$")  # <id>.<UTC time>: a repeat beside <id>.json; ids may hold dots
 
 
 def result_files(folder):
@@ -337,7 +354,8 @@ def result_files(folder):
         stem = common.result_stem(f)
         if stem is None or f.startswith(".") or stem.rsplit(".", 1)[-1] in RECORD_KINDS:
             continue
-        rid, _, stamp = stem.partition(".")
+        m = STAMPED_RE.match(stem)
+        rid, stamp = (m.group(1), m.group(2)) if m else (stem, "")
         files.setdefault(rid, []).append(((stamp, not f.endswith(".gz")), os.path.join(folder, f)))
     return {rid: [p for _, p in sorted(v)] for rid, v in files.items()}
 

@@ -13,4 +13,10 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CI:+-DNSB_WERROR=ON
   exit 1
 }
 grep -E "nsbench: CUDA" "$BUILD/configure.log" || true
+# Say so before a long CUDA build starts: on a machine without a GPU nobody expects one from an installed nvcc.
+if grep -qE "nsbench: CUDA (ON|TRUE|1)" "$BUILD/configure.log"; then
+  echo "build: nvcc found, so every CUDA variant is built too (sm_90): about 13 minutes of build on 2 cores from cold"
+  echo "       (docs/build-time/2026-11-29-2core-cold/), far less on many. Without a GPU, build CPU-only:"
+  echo "       BUILD=build-cpu scripts/build.sh -DNSB_ENABLE_CUDA=OFF"
+fi
 cmake --build "$BUILD" -j"$jobs"

@@ -13,5 +13,5 @@ status=0
 scripts/run-study all --"${MODE:-quick}" || status=$?  # a failed run is recorded; the report still gets written
 scripts/py reports/study_report.py
 scripts/py reports/reproduction.py --summary --results results/local || true  # each paper's counts, from your runs
-[ $status -eq 0 ] || echo "main job: some runs failed (see the report's run lists and the *.failed.json files)"
+[ $status -eq 0 ] || echo "main job: some runs failed or failed their reference check (see the report's run lists, the *.failed.json files and run-study's last lines)"
 exit $status

@@ -128,7 +128,11 @@ apt_install() {
     sudo=sudo
   fi
   echo "setup: installing $* (apt-get)"
-  local update_log=/tmp/nsbench-apt-update.log install_log=/tmp/nsbench-apt-install.log
+  # The logs go to a new folder of this run's own (mktemp): a fixed /tmp name, written as root, could be a link
+  # someone else planted, and two runs at once would write into one file.
+  local logs
+  logs=$(mktemp -d "${TMPDIR:-/tmp}/nsbench-apt.XXXXXX") || { echo "setup: cannot create a folder for apt-get's logs" >&2; return 1; }
+  local update_log=$logs/update.log install_log=$logs/install.log
   if ! $sudo apt-get update -qq >"$update_log" 2>&1; then
     echo "setup: apt-get update failed (no network?), see $update_log: cannot install $*" >&2; return 1
   fi

@@ -1,11 +1,17 @@
 // The harness itself: registry, tunings, recipes, statistics, result files, bad input.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -24,8 +30,10 @@
 #include "run/phases.hpp"
 #include "run/profile_passes.hpp"
 #include "run/rank_run.hpp"
+#include "run/result.hpp"
 #include "stage_kind.hpp"
 #include "stats.hpp"
+#include "test_support.hpp"
 
 namespace nsb {
 namespace {
@@ -379,7 +387,8 @@ RunOptions small_cavity_run(int steps, int warmup) {
 
 TEST(Result, JsonRoundTripCarriesTheSchema) {
   RunOptions o = small_cavity_run(7, 2);
-  o.json_path = (std::filesystem::temp_directory_path() / "nsbench_test_result.json").string();
+  const std::string dir = nsb::test::unique_temp_dir("nsbench_test_result");
+  o.json_path = dir + "/result.json";
   const nlohmann::json r = run(o);
   std::ifstream in(o.json_path);
   const nlohmann::json back = nlohmann::json::parse(in);
@@ -405,7 +414,64 @@ TEST(Result, JsonRoundTripCarriesTheSchema) {
             true);
   EXPECT_EQ(r["checks"]["validation"]["kind"], "ghia");
   EXPECT_EQ(r["checks"]["validation"]["steady_state"], false);  // 9 steps: the comparison is flagged
-  std::remove(o.json_path.c_str());
+  std::filesystem::remove_all(dir);
+}
+
+// The files of a folder, by name.
+static std::set<std::string> files_in(const std::string& dir) {
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+// A full disk, faked by a file-size limit (RLIMIT_FSIZE: the write fails with EFBIG as it would with ENOSPC): the
+// error says why, and no .partial-PID file stays behind.
+TEST(Result, AFailedWriteSaysWhyAndLeavesNoPartialFile) {
+  const std::string dir = nsb::test::unique_temp_dir("nsbench_full_disk");
+  const std::string path = dir + "/r.json";
+  nlohmann::json big;
+  big["samples"] = std::vector<double>(20000, 1.0 / 3.0);  // far more than the limit below
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // else the kernel ends the process
+  rlimit tiny = old;
+  tiny.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tiny), 0);
+  std::string message;
+  try {
+    write_json(path, big);
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(message.find("writing result file " + path + " failed: " + std::strerror(EFBIG)), std::string::npos)
+      << message;
+  EXPECT_TRUE(files_in(dir).empty()) << "left: " << *files_in(dir).begin();
+  std::filesystem::remove_all(dir);
+}
+
+// Two runs given one --json: the file that appeared meanwhile is not replaced, and the second run's result is
+// kept under a name the error gives. --force (replace) does replace.
+TEST(Result, AResultFileThatAppearedMeanwhileIsNotReplaced) {
+  const std::string dir = nsb::test::unique_temp_dir("nsbench_race");
+  const std::string path = dir + "/race.json";
+  write_json(path, nlohmann::json{{"run", 1}});
+  std::string message;
+  try {
+    write_json(path, nlohmann::json{{"run", 2}});
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  const std::string kept = path + ".pid" + std::to_string(::getpid()) + ".json";
+  EXPECT_NE(message.find("appeared meanwhile"), std::string::npos) << message;
+  EXPECT_NE(message.find(kept), std::string::npos) << message;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(path))["run"], 1);
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(kept))["run"], 2);
+  write_json(path, nlohmann::json{{"run", 3}}, true);
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(path))["run"], 3);
+  EXPECT_EQ(files_in(dir), (std::set<std::string>{"race.json", "race.json.pid" + std::to_string(::getpid()) + ".json"}));
+  std::filesystem::remove_all(dir);
 }
 
 // The phases of a run (run/phases.hpp) follow each other: in the order they ran, none negative, the

@@ -24,6 +24,7 @@
 #include "run.hpp"
 #include "run/result.hpp"
 #include "stage_kind.hpp"
+#include "test_support.hpp"
 
 namespace nsb {
 namespace {
@@ -422,8 +423,7 @@ TEST(ImleSolver, CavitySerialAgreesWithOpenMp) {
   o.case_options.nx = o.case_options.ny = o.case_options.nz = 9;
   o.steps = 4, o.warmup = 0, o.progress = false;
   o.solver.jacobi_tol = 1e-9, o.solver.jacobi_iterations = 500;
-  o.output_dir = (std::filesystem::temp_directory_path() / "nsbench_imle_cavity").string();
-  std::filesystem::create_directories(o.output_dir);
+  o.output_dir = nsb::test::unique_temp_dir("nsbench_imle_cavity");
   const nlohmann::json serial = run(o);
   std::ifstream lines(o.output_dir + "/final_centre_lines.csv");
   std::string line, last_u;
@@ -442,6 +442,7 @@ TEST(ImleSolver, CavitySerialAgreesWithOpenMp) {
     EXPECT_NEAR(hs[i][1].get<double>(), ho[i][1].get<double>(), 1e-9 * hs[i][1].get<double>());
   EXPECT_LE(serial["checks"]["pressure_relative_residual"].get<double>(), 1e-9);
   EXPECT_EQ(serial["run"]["case"], "cavity");
+  std::filesystem::remove_all(o.output_dir);
 }
 
 // Issue 22: what a change of summation order alone does to CG and to the state. The CPU reference's

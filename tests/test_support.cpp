@@ -1,6 +1,11 @@
 #include "test_support.hpp"
 
 #include <cmath>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+#include <stdlib.h>  // mkdtemp
 
 namespace nsb::test {
 
@@ -40,6 +45,14 @@ double max_abs(const std::vector<double>& a) {
   double m = 0;
   for (double x : a) m = std::max(m, std::abs(x));
   return m;
+}
+
+std::string unique_temp_dir(const std::string& stem) {
+  std::string pattern = (std::filesystem::temp_directory_path() / (stem + "-XXXXXX")).string();
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  if (!::mkdtemp(buf.data())) throw std::runtime_error("mkdtemp " + pattern + " failed");
+  return buf.data();
 }
 
 }  // namespace nsb::test

@@ -25,4 +25,8 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);
 double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b);
 double max_abs(const std::vector<double>& a);
 
+// A new, empty folder of this process's own under the system's temp folder (mkdtemp: <tmp>/<stem>-XXXXXX), so that
+// two test runs at once (two checkouts, ctest -j) never share a path; the caller removes it.
+std::string unique_temp_dir(const std::string& stem);
+
 }  // namespace nsb::test

@@ -13,6 +13,7 @@
 #include "device.hpp"
 #include "halo.hpp"
 #include "placement.hpp"
+#include "run.hpp"  // print_summary
 #include "run/result.hpp"
 #include "run/timed_loop.hpp"
 
@@ -396,7 +397,15 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
     for (const std::vector<char>& b : all_phases) rank_phases.push_back(nlohmann::json::parse(std::string(b.begin(), b.end())));
     result["run"]["phase_seconds_per_rank"] = rank_phases;
   }
-  if (!s.options.json_path.empty()) write_json(s.options.json_path, result);
+  if (!s.options.json_path.empty()) {
+    try {
+      write_json(s.options.json_path, result, s.options.overwrite);
+    } catch (const std::exception&) {
+      print_summary(result);  // a full disk must not lose what the run measured from the terminal as well
+      std::fflush(stdout);    // before the error (stderr), also where stdout is a pipe
+      throw;
+    }
+  }
   return result;
 }
 

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -47,20 +48,57 @@ nlohmann::json kernels_run(const Variant& v, const Tuning& t, int elem_bytes) {
   return kernels;
 }
 
-void write_json(const std::string& path, const nlohmann::json& j) {
+namespace {
+
+// Writes `text` to a new file `tmp`; "" when done, else why not (strerror: "No space left on device"). A failed
+// write removes what it left, so a full disk keeps no half file.
+std::string write_new_file(const std::string& tmp, const std::string& text) {
+  std::FILE* f = std::fopen(tmp.c_str(), "wx");
+  if (!f) return std::string("could not create ") + tmp + ": " + std::strerror(errno);
+  errno = 0;
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int write_errno = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (wrote && closed) return "";
+  const int why = write_errno ? write_errno : errno;
+  std::remove(tmp.c_str());
+  return std::strerror(why ? why : EIO);
+}
+
+}  // namespace
+
+void write_json(const std::string& path, const nlohmann::json& j, bool replace) {
   const std::string tmp = path + ".partial-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::runtime_error("cannot write result file " + path + " (could not create " + tmp + ")");
-    out << j.dump() << "\n";  // one line: committed results stay small (read them with jq or python3 -m json.tool)
-    if (!out) throw std::runtime_error("writing result file " + path + " failed");
+  // one line: committed results stay small (read them with jq or python3 -m json.tool)
+  const std::string why = write_new_file(tmp, j.dump() + "\n");
+  if (!why.empty()) throw std::runtime_error("writing result file " + path + " failed: " + why);
+  if (replace) {
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error("cannot write result file " + path + ": " + ec.message());
+    }
+    return;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error("cannot write result file " + path + ": " + ec.message());
+  // No-replace: link() fails with EEXIST where another process wrote `path` since check_result_path looked, so
+  // of two runs given one --json only the first says "result written"; the other keeps its own under a new name.
+  if (::link(tmp.c_str(), path.c_str()) == 0) {
+    ::unlink(tmp.c_str());
+    return;
   }
+  const int err = errno;
+  if (err == EEXIST) {
+    const std::string kept = path + ".pid" + std::to_string(::getpid()) + ".json";
+    if (std::rename(tmp.c_str(), kept.c_str()) == 0)
+      throw std::runtime_error("result file " + path + " appeared meanwhile (another run wrote it); not replaced: "
+                               "this run's result is in " + kept);
+    std::remove(tmp.c_str());
+    throw std::runtime_error("result file " + path + " appeared meanwhile (another run wrote it); not replaced, "
+                             "and this run's result could not be kept either");
+  }
+  std::remove(tmp.c_str());
+  throw std::runtime_error("cannot write result file " + path + ": " + std::strerror(err));
 }
 
 void check_result_path(const std::string& path, bool overwrite) {

@@ -16,9 +16,11 @@ namespace nsb {
 nlohmann::json machine_metadata(int threads_used);
 nlohmann::json build_metadata();
 std::string now_utc();  // "2026-11-22T04:30:00Z", for result files
-// Writes a result file (indented JSON) atomically: into a temporary file beside it, then renamed, so a
-// reader never sees half a file; throws naming the path when it cannot.
-void write_json(const std::string& path, const nlohmann::json& j);
+// Writes a result file (one line of JSON) atomically: into a temporary file beside it, then moved into place, so a
+// reader never sees half a file. Never over an existing file unless `replace` (--force): the move is a link() that
+// fails when `path` appeared meanwhile, and this run's result is then kept as <path>.pid<N>.json. Throws naming
+// the path and the reason (strerror: "No space left on device") when it cannot; a failed write leaves no file.
+void write_json(const std::string& path, const nlohmann::json& j, bool replace = false);
 // Before a run: throws, naming the problem, when a result could not be written to `path` at the end
 // (its folder is missing or not writable) or when the file exists and `overwrite` is false, so that
 // no run's output is lost to a bad path.

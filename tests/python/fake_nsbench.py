@@ -7,10 +7,15 @@ prints exactly the inputs' numbers.
 FAKE_NSBENCH_FAIL=<substring> makes any command line containing the substring fail (exit 1), like a
 crashed run. FAKE_NSBENCH_SCHEMA=1 answers and writes the schemas before the solver-generic core
 (nsbench.list/1, nsbench.run/1, nsbench.stages/1: two-part variant ids, no solver, no stage order).
-FAKE_NSBENCH_COMMIT sets the git commit the results say they were built from."""
+FAKE_NSBENCH_COMMIT sets the git commit the results say they were built from.
+FAKE_NSBENCH_EXIT=<code>:<substring> makes a `run` whose command line holds the substring write its result and exit
+with that code as nsbench does: 2 a failed reference check (checks.reference.pass false), 3 a blow-up (status
+"failed"). FAKE_NSBENCH_SLEEP=<seconds>[:<substring>] makes a command (holding the substring) take that long first,
+and FAKE_NSBENCH_STARTED=<file> makes each command append its pid to the file when it starts."""
 import json
 import os
 import sys
+import time
 
 SOLVER = "projection"
 STAGE_ORDER = ["momentum", "velocity_bc", "divergence", "pressure", "pressure_bc", "correction", "reduce"]
@@ -495,10 +500,24 @@ def main():
     o = opts(argv[1:])
     if os.environ.get("OMPI_COMM_WORLD_RANK", "0") != "0":
         return 0
+    if os.environ.get("FAKE_NSBENCH_STARTED"):
+        with open(os.environ["FAKE_NSBENCH_STARTED"], "a") as f:
+            f.write(f"{os.getpid()}\n")
+    sleep_s, _, where = os.environ.get("FAKE_NSBENCH_SLEEP", "").partition(":")
+    if sleep_s and where in " ".join(argv):
+        time.sleep(float(sleep_s))
     result = {"run": run, "stages": stages, "bandwidth": bandwidth}[argv[0]](o)
+    code, _, where = os.environ.get("FAKE_NSBENCH_EXIT", "").partition(":")
+    code = int(code) if code and where in " ".join(argv) and argv[0] == "run" else 0
+    if code == 2:
+        result["checks"]["reference"].update(performed=True, **{"pass": False})
+    if code == 3:
+        result.update(status="failed", failure="non-finite values in u")
     with open(o["json"], "w") as f:
         json.dump(result, f)
-    return 0
+    if code:
+        print("nsbench: run FAILED: non-finite values in u" if code == 3 else "  reference check: FAIL", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

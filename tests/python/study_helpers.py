@@ -19,14 +19,18 @@ def known(old_schema=False):
                                      env=env).stdout)
 
 
-def run_study(tmp_path, *args, env=None, results=True):
+def run_study(tmp_path, *args, env=None, results=True, popen=False, studies=STUDIES):
     """scripts/run-study with the fake nsbench and mpirun, machine id 'testbox'; results under tmp_path/results
     (or, with results=False, wherever the runner puts them by default, run from tmp_path)."""
-    e = dict(os.environ, NSB_MPIRUN=os.path.join(HERE, "fake_mpirun.sh"), **(env or {}))
+    # The fake mpirun has no slot limit: the MPI runs of 8 ranks run on a 2-core machine too (unless env says otherwise).
+    e = dict(os.environ, NSB_MPIRUN=os.path.join(HERE, "fake_mpirun.sh"), NSB_MPI_SLOTS="64", **(env or {}))
     where = ["--results", str(tmp_path / "results")] if results else []
-    return subprocess.run([sys.executable, os.path.join(REPORTS, "run_study.py"), *args, "--nsbench", FAKE,
-                           "--studies", STUDIES, *where, "--machine-id", "testbox"],
-                          capture_output=True, text=True, env=e, cwd=tmp_path if not results else ROOT)
+    argv = [sys.executable, os.path.join(REPORTS, "run_study.py"), *args, "--nsbench", FAKE, "--studies", studies,
+            *where, "--machine-id", "testbox"]
+    if popen:  # started, not waited for (popen=True): for the tests of two runners at once and of Ctrl-C
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e,
+                                cwd=tmp_path if not results else ROOT)
+    return subprocess.run(argv, capture_output=True, text=True, env=e, cwd=tmp_path if not results else ROOT)
 
 
 def md_rows(md, first_cells):

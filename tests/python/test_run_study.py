@@ -98,7 +98,7 @@ def test_runner_records_a_failure_and_resumes_after_it(tmp_path):
     assert r.returncode == 1
     failed = glob.glob(str(folder(tmp_path) / "*.failed.json"))
     assert len(failed) == 2 and "fake failure" in json.load(open(failed[0]))["output_tail"]
-    assert not glob.glob(str(folder(tmp_path) / "*.tmp")) and not glob.glob(str(folder(tmp_path) / ".*partial"))
+    assert not glob.glob(str(folder(tmp_path) / "*.tmp")) and not glob.glob(str(folder(tmp_path) / ".*partial*"))
     r2 = run_study(tmp_path, "table4_1_cpu_gflops", "--quick", "--gpus", "0")
     assert r2.returncode == 0 and r2.stdout.count("kept, made earlier") == 2
     assert not glob.glob(str(folder(tmp_path) / "*.failed.json"))
@@ -227,7 +227,8 @@ def test_the_runner_leaves_a_log_of_every_run_with_its_time_and_expectation(tmp_
     log = json.load(open(path))
     assert log["mode"] == "quick" and log["build"]["git_commit"].startswith("0123456789")
     assert [x["outcome"] for x in log["runs"]] == ["ran"] * 4 and log["counts"] == {"ran": 4, "failed": 0,
-                                                                                    "skipped": 0, "kept": 0}
+                                                                                    "skipped": 0, "kept": 0,
+                                                                                    "check_failed": 0}
     assert log["runs"][0]["id"] == first and log["runs"][0]["expected_s"] == 40.0
     assert all(x["wall_s"] is not None and x["wall_s"] >= 0 for x in log["runs"])
     assert log["run_seconds"] == round(sum(x["wall_s"] for x in log["runs"]), 1)

@@ -95,6 +95,16 @@ def test_an_unreachable_package_index_is_reported(everything_present, tmp_path):
     assert "Debian package python3-pytest, or pip install pytest" in r.stderr
 
 
+def test_apt_logs_go_to_a_new_folder_each_run_not_a_fixed_tmp_name(everything_present, tmp_path):
+    logs = []
+    for run in ("a", "b"):
+        r = run_setup(tmp_path / run, update_rc=100, NSB_SETUP_PRETEND_MISSING="pytest", TMPDIR=str(tmp_path))
+        log = r.stderr.split("see ")[1].split(":")[0]
+        assert log.startswith(str(tmp_path / "nsbench-apt.")) and os.path.isfile(log), r.stderr
+        logs.append(log)
+    assert logs[0] != logs[1]
+
+
 def test_a_missing_compiler_is_not_reported_as_missing_headers(everything_present, tmp_path):
     r = run_setup(tmp_path, CXX=str(tmp_path / "no-such-g++"), NSB_SETUP_OFFLINE="1")
     assert r.returncode == 1
