@@ -28,7 +28,7 @@ import shlex
 
 import yaml
 
-MACHINES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "machines")
+MACHINES_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "machines"))
 _PLACEHOLDERS = {"ranks", "nodes", "ranks_per_node"}
 
 

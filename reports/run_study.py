@@ -54,6 +54,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import machines  # noqa: E402
 import studylib  # noqa: E402
 
 
@@ -286,13 +287,14 @@ def stop(proc, sig):
     return proc.communicate()[0] or ""
 
 
-def run_one(study, run, argv, final, mode, machine, timeout_s):
+def run_one(study, run, argv, final, mode, machine, timeout_s, machine_env=None):
     """Runs one nsbench command; returns (result, None, seconds) or (None, failure record, seconds). Both record the
     command's wall time (process start to exit: set-up, checks and writing included), so that a user can see
     where a study's time goes before choosing what to run. A result is stored when nsbench exits 0 or 2 (its
     reference check failed: the result says so); any other exit (3: the run blew up), a timeout or no result file
     is a failure. StoreError where a finished run's result cannot be stored."""
     env = dict(os.environ, NCCL_NVLS_ENABLE="0", OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
+    env.update(machine_env or {})
     if run["mpi_ranks"]:
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     tmp = final + ".tmp"  # nsbench writes it whole or not at all, and never over a file
@@ -411,7 +413,7 @@ def run_plan(plan, verdicts, estimates, a, machine, gpus, known, log, counts):
             # the old one (or the committed <id>.json.gz), and is the newest
             final = stamped(folder, r["id"])
         reason = skip_reason(r, gpus, known, a.mpi_slots)
-        argv = studylib.command_line(r, a.nsbench, final + ".tmp")
+        argv = studylib.command_line(r, a.nsbench, final + ".tmp", a.launcher)
         if a.dry_run:
             print(f"{head}: {'SKIP (' + reason + ')' if reason else ' '.join(argv)}")
             continue
@@ -428,7 +430,7 @@ def run_plan(plan, verdicts, estimates, a, machine, gpus, known, log, counts):
         print(f"{head}: running ({fmt_time(log.elapsed())} elapsed{eta})"
               + (f"; {rerun_why}, its file stays beside" if rerun_why else ""), flush=True)
         timeout_s = a.timeout or s.get("timeout_s")
-        result, failure, seconds = run_one(s, r, argv, final, a.mode, machine, timeout_s)
+        result, failure, seconds = run_one(s, r, argv, final, a.mode, machine, timeout_s, a.machine_env)
         done.append((expect_s, seconds))
         if failure:
             counts["failed"] += 1
@@ -478,7 +480,15 @@ def parse_args(argv):
                     help=f"the committed results whose wall times give the expected duration (default "
                          f"{studylib.SHIPPED_RESULTS})")
     ap.add_argument("--machine-id", default=None, help="results folder name (default: from the GPUs or the CPU)")
-    ap.add_argument("--gpus", type=int, default=None, help="GPUs to assume (default: what nvidia-smi sees)")
+    ap.add_argument("--gpus", type=int, default=None,
+                    help="GPUs to assume (default: the SLURM job's, else the machine file's, else what the CUDA driver "
+                         "shows this process: CUDA_VISIBLE_DEVICES honoured)")
+    ap.add_argument("--machine-file", default=None,
+                    help="a machine file (scripts/machines/<name>.yaml, or its name: slurm-srun, local-mpirun, "
+                         "mpich-mpiexec): the launcher of the MPI runs, GPUs a node, nodes and environment")
+    ap.add_argument("--emit-batch", metavar="FILE", default=None,
+                    help="with --machine-file: write an sbatch script to FILE that runs this study's multi-GPU "
+                         "groups inside an allocation large enough for the largest, then stop (submit it with sbatch)")
     ap.add_argument("--groups", default=None,
                     help="run only these groups of the study, comma-separated (e.g. mg_settings,solve_double); "
                          "the others' results are left as they are")
@@ -534,9 +544,13 @@ def main(argv=None):
         plan = choose_runs(studies, a)
     except studylib.StudyError as e:
         raise SystemExit(f"run-study: {e}")
-    gpus, gpu_name = studylib.gpu_inventory()
+    machine_file = load_machine_file(a)
+    if a.emit_batch:
+        return emit_batch(a, machine_file, plan)
+    gpus, gpu_source = machines.allocated_gpus(machine_file)
+    _, gpu_name = studylib.gpu_inventory()
     if a.gpus is not None:
-        gpus = a.gpus
+        gpus, gpu_source = a.gpus, "--gpus"
     machine = a.machine_id or studylib.machine_id(gpus, gpu_name)
     if known is not None and not known.get("with_cuda"):
         gpus = 0  # a CPU-only build cannot use the GPUs it sees
@@ -553,8 +567,9 @@ def main(argv=None):
         for s, r in plan:
             store_pending(os.path.join(a.results, s["study"], machine), s, r, a.mode, machine, a.nsbench)
 
-    print(f"run-study: {len(plan)} runs in {len(studies)} studies ({a.mode}), machine {machine}, {gpus} GPU(s), "
-          f"results under {a.results}/", flush=True)
+    print(f"run-study: {len(plan)} runs in {len(studies)} studies ({a.mode}), machine {machine}, {gpus} GPU(s) "
+          f"(from {gpu_source})" + (f", MPI runs through {machine_file['path']}" if machine_file else "")
+          + f", results under {a.results}/", flush=True)
     verdicts = [(None, None) if a.again or a.dry_run else
                 reuse_verdict(os.path.join(a.results, s["study"], machine), r["id"], identity) for s, r in plan]
     estimates = studylib.estimate_runs(plan, a.reference, machine)
@@ -565,6 +580,40 @@ def main(argv=None):
     run_plan(plan, verdicts, estimates, a, machine, gpus, known, log, counts)
     log.finish(counts)
     return report_end(a, machine, log, counts, expected)
+
+
+def load_machine_file(a):
+    """The --machine-file, checked (None without one); its launcher and environment go to every run (a.launcher,
+    a.machine_env)."""
+    a.launcher, a.machine_env = None, {}
+    if not a.machine_file:
+        return None
+    try:
+        m = machines.load(a.machine_file)
+    except machines.MachineFileError as e:
+        raise SystemExit(f"run-study: {e}")
+    a.launcher, a.machine_env = (lambda ranks: machines.launcher_argv(m, ranks)), m["env"]
+    if m["gpus_per_node"]:  # the launcher places ranks over the allocation's nodes, not this node's cores
+        a.mpi_slots = max(a.mpi_slots, m["gpus_per_node"] * m["nodes"])
+    return m
+
+
+def emit_batch(a, machine_file, plan):
+    """--emit-batch FILE: the sbatch script of the study's multi-GPU groups (runs that need 2 or more GPUs)."""
+    if machine_file is None:
+        raise SystemExit("run-study: --emit-batch needs --machine-file (the launcher, GPUs a node and nodes come from it)")
+    multi = [(s, r) for s, r in plan if max(r["gpus"], r["mpi_ranks"]) > 1]
+    if not multi:
+        raise SystemExit(f"run-study: {a.name} ({a.mode}) has no run that needs more than one GPU: nothing to batch")
+    groups = sorted({r["group"] for _, r in multi})
+    ranks = max(max(r["gpus"], r["mpi_ranks"]) for _, r in multi)
+    args = [f"--{a.mode}", "--groups", ",".join(groups), "--results", os.path.abspath(a.results)]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(a.emit_batch, "w") as f:
+        f.write(machines.batch_script(machine_file, a.name, ranks, args, root))
+    print(f"run-study: wrote {a.emit_batch}: {len(multi)} runs of {len(groups)} group(s) ({', '.join(groups)}), "
+          f"{machines.nodes_for(machine_file, ranks)} node(s) for {ranks} GPUs; submit it with: sbatch {a.emit_batch}")
+    return 0
 
 
 def report_end(a, machine, log, counts, expected):

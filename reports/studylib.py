@@ -284,8 +284,9 @@ def _slug(k, v):
     return s.strip("_")
 
 
-def command_line(run, nsbench, json_path):
-    """argv for one run (mpirun in front when the run is an MPI one)."""
+def command_line(run, nsbench, json_path, launcher=None):
+    """argv for one run, the MPI launcher in front when the run is an MPI one: launcher(ranks) gives its arguments
+    (a machine file's, machines.launcher_argv), else NSB_MPIRUN or Open MPI's mpirun."""
     argv = [nsbench, run["command"]]
     for k, v in run["args"].items():
         if isinstance(v, bool):  # a flag: present when true (no-check, until-steady)
@@ -297,7 +298,9 @@ def command_line(run, nsbench, json_path):
     if run["command"] == "run":
         argv.append("--quiet")
     argv += ["--json", json_path]
-    if run["mpi_ranks"]:
+    if run["mpi_ranks"] and launcher is not None:
+        argv = launcher(run["mpi_ranks"]) + argv
+    elif run["mpi_ranks"]:
         pre = [os.environ.get("NSB_MPIRUN", "mpirun"), "-np", str(run["mpi_ranks"]), "-x", "NCCL_NVLS_ENABLE=0"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             pre.insert(1, "--allow-run-as-root")
@@ -306,14 +309,11 @@ def command_line(run, nsbench, json_path):
 
 
 def gpu_inventory():
-    """(count, model name) of the GPUs nvidia-smi sees; (0, None) without a GPU or a driver."""
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                             text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return 0, None
-    names = [l.strip() for l in out.stdout.splitlines() if l.strip()] if out.returncode == 0 else []
-    return len(names), (names[0] if names else None)
+    """(count, model name) of the GPUs this process may use, from the CUDA driver (machines.cuda_device_count:
+    it honours CUDA_VISIBLE_DEVICES, a job's share of a node, where nvidia-smi's NVML shows every GPU);
+    (0, None) without a GPU or a driver."""
+    import machines  # here, not at the top: machines imports nothing of studylib, but keep studylib light
+    return machines.cuda_device_count()
 
 
 def machine_id(gpus=None, gpu_name=None):
@@ -385,20 +385,21 @@ def load_results(folder):
     return results, records
 
 
-# What must be the same for an earlier result to stand for a run of this build on this machine.
+# What must be the same for an earlier result to stand for a run of this build on this class of machine.
 BUILD_KEYS = ("git_commit", "git_dirty", "compiler", "cxx_flags", "cuda_compiler", "cuda_flags", "cuda_architectures",
               "build_type", "with_cuda")
 
 
 def run_identity(result):
-    """The build and machine a result was made by: every build key, the host, the CPU model, the GPUs'
-    name, count and PCI bus (None where the result has no GPU record)."""
+    """The build and the class of machine a result was made by: every build key, the CPU model, the GPUs' name,
+    count and driver (None where the result has no GPU record). Not the host nor the GPU's PCI bus: a batch job
+    that lands on another node of the same partition keeps what an earlier job made."""
     build = result.get("build") or {}
     machine = result.get("machine") or {}
     gpu = machine.get("gpu") or {}
     ident = {k: build.get(k) for k in BUILD_KEYS}
-    ident.update({"hostname": machine.get("hostname"), "cpu": (machine.get("cpu") or {}).get("model"),
-                  "gpu": gpu.get("name"), "gpu_count": gpu.get("count"), "gpu_pci_bus": gpu.get("pci_bus_id")})
+    ident.update({"cpu": (machine.get("cpu") or {}).get("model"), "gpu": gpu.get("name"), "gpu_count": gpu.get("count"),
+                  "gpu_driver": gpu.get("driver_version")})
     return ident
 
 

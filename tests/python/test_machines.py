@@ -66,3 +66,32 @@ def test_the_batch_script_allocates_the_largest_group_and_runs_the_study_through
     assert "#SBATCH --nodes=2" in lines and "#SBATCH --gpus-per-node=4" in lines and "#SBATCH --time=02:00:00" in lines
     assert "module load cuda openmpi || true" in lines
     assert lines[-1] == f"/repo/scripts/run-study fig4_8_scaling --machine-file {m['path']} --full"
+
+
+def test_run_study_launches_mpi_runs_through_the_machine_file(tmp_path):
+    from study_helpers import run_study
+    r = run_study(tmp_path, "fig4_8_scaling", "--quick", "--gpus", "8", "--dry-run", "--machine-file", "slurm-srun")
+    assert r.returncode == 0, r.stdout + r.stderr
+    mpi_lines = [line for line in r.stdout.splitlines() if " --ranks " not in line and "srun " in line]
+    assert mpi_lines and all("srun -N 1 -n 2 --ntasks-per-node=2 --gpus-per-task=1" in line for line in mpi_lines)
+    assert "mpirun" not in r.stdout
+
+
+def test_run_study_emits_the_batch_script_of_the_multi_gpu_groups(tmp_path):
+    from study_helpers import run_study
+    script = tmp_path / "fig4_8.sbatch"
+    r = run_study(tmp_path, "fig4_8_scaling", "--quick", "--machine-file", "slurm-srun", "--emit-batch", str(script))
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = script.read_text()
+    assert "#SBATCH --nodes=1" in text and "--machine-file" in text and "--groups" in text
+    assert f"submit it with: sbatch {script}" in r.stdout
+    bad = run_study(tmp_path, "fig4_8_scaling", "--quick", "--emit-batch", str(script))
+    assert bad.returncode != 0 and "--emit-batch needs --machine-file" in bad.stderr
+
+
+def test_a_bad_machine_file_stops_run_study_naming_it(tmp_path):
+    from study_helpers import run_study
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("launcher: srun -n 4\n")
+    r = run_study(tmp_path, "fig4_8_scaling", "--quick", "--dry-run", "--machine-file", str(bad))
+    assert r.returncode != 0 and f"machine file {bad}" in r.stderr

@@ -53,14 +53,21 @@ def test_results_of_another_build_are_run_again_and_kept_beside(tmp_path):
     assert third.stdout.count("kept, made earlier by this build (commit fedcba9876") == 4
 
 
-def test_another_machine_is_another_identity(tmp_path):
+def test_another_node_of_the_same_class_keeps_the_results_another_driver_does_not(tmp_path):
     run_study(tmp_path, "table4_1_cpu_gflops", "--quick", "--gpus", "0")
     for f in glob.glob(str(folder(tmp_path) / "*.json")):
         r = json.load(open(f))
-        r["machine"]["gpu"]["pci_bus_id"] = "0000:00:07.0"  # same folder name, another GPU
+        r["machine"]["hostname"] = "node17"  # a batch job that landed on another node of the partition
+        r["machine"]["gpu"]["pci_bus_id"] = "0000:00:07.0"
         json.dump(r, open(f, "w"))
     again = run_study(tmp_path, "table4_1_cpu_gflops", "--quick", "--gpus", "0")
-    assert again.stdout.count("gpu_pci_bus 0000:00:07.0 -> 0000:00:01.0") == 4
+    assert again.stdout.count("kept, made earlier by this build") == 4
+    for f in glob.glob(str(folder(tmp_path) / "*.json")):
+        r = json.load(open(f))
+        r["machine"]["gpu"]["driver_version"] = 12000  # another driver: another class of machine
+        json.dump(r, open(f, "w"))
+    third = run_study(tmp_path, "table4_1_cpu_gflops", "--quick", "--gpus", "0")
+    assert third.stdout.count("gpu_driver 12000 -> ") == 4
 
 
 def test_an_unreadable_earlier_result_is_run_again(tmp_path):
