@@ -72,6 +72,24 @@ const HaloVariant* halo_of(const RunSetup& s, const std::string& driver, Tuning&
   return choose_halo(s.options.halo, driver, s.recipe.backend, tuning);
 }
 
+std::string grid_text(const Grid& g) {
+  return "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz);
+}
+
+// A CPU run's arrays live in this process's memory: a grid too large is named before anything is allocated, not
+// killed by the kernel. An MPI process holds its own slab's; the threads driver's process every rank's.
+template <class T>
+void require_host_memory_of_ranks(const RunSetup& s, const std::vector<Slab>& slabs, Communicator* world) {
+  std::uint64_t bytes = 0;
+  for (const Slab& slab : slabs)
+    if (!world || slab.rank == world->rank())
+      bytes += s.problem.device_bytes(Precision<T>{}, slab_grid(s.problem.grid(), slab), s.solver_options);
+  require_host_memory(bytes, grid_text(s.problem.grid()),
+                      "the " + s.solver.name + " solver's fields and scratch" +
+                          (world ? std::string(" of one rank") : slabs.size() > 1 ? " of every rank" : "") +
+                          ", before the initial state and the checks' copies");
+}
+
 // phases: the run's clock so far (its set-up); each rank carries a copy on.
 template <class T>
 json run_ranks(const RunSetup& s, PhaseClock phases) {
@@ -79,23 +97,15 @@ json run_ranks(const RunSetup& s, PhaseClock phases) {
   const int gpus = gpu ? device::count() : 0;
   Communicator* world = mpi::world();
   const int ranks = world ? world->size() : s.options.ranks;
+  const std::vector<Slab> slabs = slabs_of(s.problem, ranks);
   if (gpu) {  // before the initial state is built on the host: a grid too large fails at once
-    const Grid g = slab_grid(s.problem.grid(), slabs_of(s.problem, ranks)[0]);
+    const Grid g = slab_grid(s.problem.grid(), slabs[0]);
     device::set_device(world ? mpi::local_rank() % gpus : 0);
-    device::require_free(s.problem.device_bytes(Precision<T>{}, g, s.solver_options),
-                         "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
+    device::require_free(s.problem.device_bytes(Precision<T>{}, g, s.solver_options), grid_text(g),
                          "the " + s.solver.name + " solver's fields and scratch of one rank");
     phases.done("device_check");
-  } else {  // the ranks' arrays live in this process's memory: a grid too large is named, not killed by the kernel
-    const std::vector<Slab> slabs = world ? std::vector<Slab>{slabs_of(s.problem, ranks)[0]} : slabs_of(s.problem, ranks);
-    std::uint64_t bytes = 0;
-    for (const Slab& slab : slabs)
-      bytes += s.problem.device_bytes(Precision<T>{}, slab_grid(s.problem.grid(), slab), s.solver_options);
-    const Grid& g = s.problem.grid();
-    require_host_memory(bytes, "grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz),
-                        "the " + s.solver.name + " solver's fields and scratch" +
-                            (world ? std::string(" of one rank") : slabs.size() > 1 ? " of every rank" : "") +
-                            ", before the initial state and the checks' copies");
+  } else {
+    require_host_memory_of_ranks<T>(s, slabs, world);
     phases.done("host_memory_check");
   }
   // The whole initial state, in one process: rank 0's under the MPI driver, which sends every other rank its
@@ -104,7 +114,7 @@ json run_ranks(const RunSetup& s, PhaseClock phases) {
                                                     : HostState<T>{s.problem.grid(), {}, 0, 0};
   phases.done("initial_state");
   RankContext shared;
-  shared.slabs = slabs_of(s.problem, ranks);
+  shared.slabs = slabs;
 
   if (world) {  // one MPI process per rank, GPUs bound by local rank
     RankContext ctx = shared;

@@ -134,7 +134,7 @@ std::string now_utc() {
 nlohmann::json machine_metadata(int threads_used) {
   const int threads = threads_used > 0 ? threads_used : omp_get_max_threads();
   // The CPU's own limit, one core and the threads used and all of them, so that a CPU time and a
-  // speedup over it can be judged against the CPU's bandwidth (measured once per process).
+  // speedup over it can be judged against the CPU's bandwidth (cpu_bandwidth: measured once a day, then cached).
   const nlohmann::json bandwidth = cpu_bandwidth({threads, omp_get_num_procs()});
   nlohmann::json m = {{"cpu", {{"model", cpu_model()}, {"logical_cores", std::thread::hardware_concurrency()},
                                {"threads_used", threads_used}, {"omp_max_threads", omp_get_max_threads()},
