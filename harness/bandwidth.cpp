@@ -1,9 +1,9 @@
-#include <cstdlib>
 #include "bandwidth.hpp"
 
 #include <omp.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "device.hpp"
@@ -37,32 +37,17 @@ json cpu_rows(const json& machine) {
   return rows;
 }
 
-}  // namespace
-
-json measure_bandwidth(const BandwidthOptions& o) {
-  if (o.samples < 3) throw std::runtime_error("--samples must be at least 3 (median and spread)");
-  if (o.max_bytes < (std::size_t(1) << 20)) throw std::runtime_error("--max-mib must be at least 1");
-  std::vector<device::Transfer> kinds = {device::Transfer::h2d_pageable, device::Transfer::d2h_pageable,
-                                         device::Transfer::h2d_pinned,   device::Transfer::d2h_pinned,
-                                         device::Transfer::d2d};
-  json skipped = json::array();
-  // The bandwidth command is the measurement itself: the CPU's is taken afresh (and kept for the runs to come,
-  // cpu_bandwidth.cpp), unless the user chose otherwise.
-  if (!std::getenv("NSB_CPU_BANDWIDTH_CACHE")) ::setenv("NSB_CPU_BANDWIDTH_CACHE", "refresh", 1);
-  json result = {{"schema", "nsbench.bandwidth/1"}, {"timestamp", now_utc()}, {"command_line", o.command_line},
-                 {"machine", machine_metadata(omp_get_num_procs())}, {"build", build_metadata()},
-                 {"method", "CUDA events around each transfer on a non-blocking stream; bytes counted once per "
-                            "direction (bidirectional: both directions); median of the samples. CPU: see "
-                            "machine.cpu.bandwidth.method"}};
-  result["cpu_rows"] = cpu_rows(result["machine"]);
+// Every transfer kind at every size, timed and printed; what this machine cannot measure goes to `skipped`
+// (no GPU: every transfer; one GPU: the peer-to-peer ones).
+json gpu_transfer_rows(const BandwidthOptions& o, json& skipped) {
   if (device::count() == 0) {
     skipped.push_back("every GPU transfer: " + device::unavailable_reason());
     std::printf("GPU transfers: none measured (%s)\n", device::unavailable_reason().c_str());
-    result["skipped"] = skipped;
-    result["rows"] = json::array();
-    if (!o.json_path.empty()) write_json(o.json_path, result);
-    return result;
+    return json::array();
   }
+  std::vector<device::Transfer> kinds = {device::Transfer::h2d_pageable, device::Transfer::d2h_pageable,
+                                         device::Transfer::h2d_pinned,   device::Transfer::d2h_pinned,
+                                         device::Transfer::d2d};
   if (device::count() >= 2) {
     kinds.push_back(device::Transfer::p2p_uni);
     kinds.push_back(device::Transfer::p2p_bidir);
@@ -72,9 +57,6 @@ json measure_bandwidth(const BandwidthOptions& o) {
   std::vector<std::size_t> sizes;
   for (std::size_t b = 8; b <= o.max_bytes; b *= 4) sizes.push_back(b);
   if (sizes.back() != o.max_bytes) sizes.push_back(o.max_bytes);
-
-  result["skipped"] = skipped;
-  if (device::count() >= 2) result["peer_access"] = device::peer_access_possible(0, 1);
   json rows = json::array();
   std::printf("%-14s %12s %12s %12s %12s\n", "transfer", "bytes", "median us", "GB/s", "IQR us");
   for (device::Transfer t : kinds) {
@@ -89,8 +71,28 @@ json measure_bandwidth(const BandwidthOptions& o) {
                   moved / m.median * 1e-9, m.iqr * 1e6);
     }
   }
-  result["rows"] = rows;
-  if (!o.json_path.empty()) write_json(o.json_path, result, o.overwrite);
+  return rows;
+}
+
+}  // namespace
+
+json measure_bandwidth(const BandwidthOptions& o) {
+  if (o.samples < 3) throw std::runtime_error("--samples must be at least 3 (median and spread)");
+  if (o.max_bytes < (std::size_t(1) << 20)) throw std::runtime_error("--max-mib must be at least 1");
+  // The bandwidth command is the measurement itself: the CPU's is taken afresh (and kept for the runs to come,
+  // cpu_bandwidth.cpp), unless the user chose otherwise.
+  if (!std::getenv("NSB_CPU_BANDWIDTH_CACHE")) ::setenv("NSB_CPU_BANDWIDTH_CACHE", "refresh", 1);
+  json result = {{"schema", "nsbench.bandwidth/1"}, {"timestamp", now_utc()}, {"command_line", o.command_line},
+                 {"machine", machine_metadata(omp_get_num_procs())}, {"build", build_metadata()},
+                 {"method", "CUDA events around each transfer on a non-blocking stream; bytes counted once per "
+                            "direction (bidirectional: both directions); median of the samples. CPU: see "
+                            "machine.cpu.bandwidth.method"}};
+  result["cpu_rows"] = cpu_rows(result["machine"]);
+  json skipped = json::array();
+  if (device::count() >= 2) result["peer_access"] = device::peer_access_possible(0, 1);
+  result["rows"] = gpu_transfer_rows(o, skipped);
+  result["skipped"] = skipped;
+  if (!o.json_path.empty()) write_json(o.json_path, result, o.overwrite);  // one write, --force or not
   return result;
 }
 
