@@ -206,6 +206,8 @@ def _check_names(path, where, opts, known):
             _fail(path, f"{where}: unknown Poisson method '{v}' (--poisson); this nsbench has: {sorted(methods)}")
     for v in _values(opts.get("halo")):
         name, _, tuning = str(v).partition(":")
+        if name not in known["halo"] and not known.get("with_cuda", True):
+            continue  # a GPU halo, which a CPU-only build does not list
         if name not in known["halo"]:
             _fail(path, f"{where}: unknown halo variant '{name}'; known: {sorted(known['halo'])}")
         if tuning and tuning not in known["halo"][name]:
@@ -220,6 +222,8 @@ def _check_names(path, where, opts, known):
             stage, _, rest = str(choice).partition("=")
             name, _, tuning = rest.partition(":")
             vid = common.variant_id(f"{stage}/{name}")
+            if vid not in known["variants"] and not known.get("with_cuda", True):
+                continue  # a CPU-only build lists no GPU variant; its GPU runs are skipped with the reason
             if vid not in known["variants"]:
                 _fail(path, f"{where}: unknown variant '{stage}/{name}' in stage override '{choice}'")
             if tuning and tuning not in known["variants"][vid]:

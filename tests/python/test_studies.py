@@ -105,6 +105,25 @@ def test_variants_are_named_with_or_without_their_solver(tmp_path, override, old
     studylib.load_study(str(p), known(old_schema))
 
 
+def test_a_cpu_only_build_accepts_the_gpu_variants_it_does_not_list(tmp_path):
+    """A build without CUDA lists no GPU variant: a study's GPU override is not a typo there (its run is skipped
+    for want of a GPU), so the study loads; a CUDA build still refuses the same unknown name."""
+    listing = known()
+    listing["with_cuda"] = False
+    listing["variants"] = [v for v in listing["variants"] if "cpu" in (v.get("id") or v["name"])]
+    p = tmp_path / "gpu_override.yaml"
+    p.write_text(HEAD + "runs:\n  - {group: g, command: run, args: {grid: 8x8x8, stage: 'pressure=jacobi_shared_zloop'}}\n")
+    h = tmp_path / "gpu_halo.yaml"
+    h.write_text(HEAD + "runs:\n  - {group: g, command: run, args: {grid: 8x8x8, halo: no_such_gpu_halo}}\n")
+    studylib.load_study(str(p), listing)
+    studylib.load_study(str(h), listing)
+    listing["with_cuda"] = True
+    with pytest.raises(studylib.StudyError, match="unknown variant 'pressure/jacobi_shared_zloop'"):
+        studylib.load_study(str(p), listing)
+    with pytest.raises(studylib.StudyError, match="unknown halo variant 'no_such_gpu_halo'"):
+        studylib.load_study(str(h), listing)
+
+
 def test_both_list_schemas_give_the_same_names():
     new, old = studylib.known_names(known()), studylib.known_names(known(old_schema=True))
     for key in ("recipes", "cases", "halo", "variants", "stages"):
