@@ -3,8 +3,8 @@ nsbench times inside each run (run.phase_seconds: set-up, reference check, valid
 
     scripts/py reports/run_time.py [--results DIR] [--machine ID] [--top N]
 
-Reads <results>/run-study/<machine>/*.json[.gz] (every invocation's log; a run kept from an earlier invocation
-counts where it ran) and, for the phases, each run's newest result in <results>/<study>/<machine>/. Prints Markdown.
+Reads <results>/run-study/<machine>/*.json[.gz] (the logs of the newest log's build: every invocation of that main
+job; a run kept from an earlier invocation counts where it ran) and, for the phases, each run's newest result in <results>/<study>/<machine>/. Prints Markdown.
 """
 import argparse
 import collections
@@ -17,14 +17,19 @@ import common  # noqa: E402
 import studylib  # noqa: E402
 
 
+def build_of(log):
+    return (log.get("build") or {}).get("git_commit")
+
+
 def logged_runs(results, machine):
-    """[(log path, run record)] of every run that ran (or failed) in the logs, oldest log first."""
-    runs = []
-    for path in sorted(glob.glob(os.path.join(results, "run-study", machine, "*.json*"))):
-        for r in common.read_json(path).get("runs", []):
-            if r.get("outcome") in ("ran", "failed"):
-                runs.append((path, r))
-    return runs
+    """[(log path, run record)] of every run that ran (or failed) in the logs of the newest log's build, oldest log
+    first: one main job, resumed over several invocations, is one build's; the logs of earlier builds (earlier
+    main jobs kept beside it) are left out, or their runs would be counted twice."""
+    logs = [(path, common.read_json(path))
+            for path in sorted(glob.glob(os.path.join(results, "run-study", machine, "*.json*")))]
+    newest = build_of(logs[-1][1]) if logs else None
+    return [(path, r) for path, log in logs if build_of(log) == newest
+            for r in log.get("runs", []) if r.get("outcome") in ("ran", "failed")]
 
 
 def phases_of(results, machine, run):
