@@ -130,11 +130,24 @@ def verdict(r):
     ref = checks.get("reference", {})
     if ref.get("performed"):
         return "PASS" if ref.get("pass") else "FAIL"
+    if "twin" in checks:
+        return twin_verdict(checks["twin"])
     physics = physics_verdict(checks, r.get("run"))
     if physics:
         return physics
     reason = ref.get("reason", "")
     return "n/a (CPU reference)" if "CPU reference" in reason else (f"not checked: {reason}" if reason else "-")
+
+
+def twin_verdict(twin):
+    """The verdict of a check through a twin run (studylib.attach_twin_checks), naming the twin."""
+    word = "PASS" if twin["pass"] else "FAIL"
+    if twin["kind"] == "cpu_twin":
+        d, tol = twin["max_relative_difference"], twin["tolerance"]
+        return (f"{word} (cpu_twin: residual history of {twin['steps']} steps against the CPU run {twin['twin']}, "
+                f"max relative difference {d:.2g} {'<=' if twin['pass'] else '>'} {tol:g})")
+    return (f"{word} (down-scaled twin: {twin['twin']}, the same configuration at {twin['grid']}, "
+            f"{'passed' if twin['pass'] else 'failed'} its CPU twin check)")
 
 
 def record_status(record):

@@ -386,7 +386,76 @@ def load_results(folder):
             records.pop(rid, None)  # a result supersedes an earlier skip or failure
         except common.ResultFileError as e:
             records[rid] = {"id": rid, "unreadable": e.path, "reason": e.reason}
+    attach_twin_checks(results)
     return results, records
+
+
+# A GPU run timed without its own check (--no-check: the CPU cannot check its grid in time) is checked through a
+# twin in the same study on the same machine (issue 38): the CPU run of the same case, precision and grid, whose
+# residual history (checks.residual_history, one value a step from the same start) the GPU run's must equal to
+# rounding; else a run of the same configuration on a smaller grid that passed that check (a down-scaled twin).
+TWIN_TOLERANCE = {"float": 1e-4, "double": 1e-10}  # relative, on each residual of the steps both ran
+RESHAPING_OPTIONS = {"--grid", "--steps", "--warmup", "--json"}  # what a down-scaled twin may change (with a value)
+OUTPUT_FLAGS = {"--quiet", "--no-check"}
+
+
+def configuration(result):
+    """The run's command line without its grid, step counts and output: what a run and its down-scaled twin share."""
+    words, out, skip = (result.get("command_line") or "").split()[1:], [], False
+    for w in words:
+        if skip or w in OUTPUT_FLAGS:
+            skip = False
+            continue
+        skip = w in RESHAPING_OPTIONS
+        if not skip:
+            out.append(w)
+    return " ".join(out)
+
+
+def _history(result):
+    """checks.residual_history when it is one residual a step (a list of numbers), else None."""
+    h = (result.get("checks") or {}).get("residual_history")
+    return h if isinstance(h, list) and h and all(isinstance(x, (int, float)) for x in h) else None
+
+
+def _grid(result):
+    g = (result.get("run") or {}).get("grid") or {}
+    return (g.get("nx"), g.get("ny"), g.get("nz"))
+
+
+def _needs_twin(result):
+    checks, run = result.get("checks") or {}, result.get("run") or {}
+    return (run.get("backend") == "cuda" and not (checks.get("reference") or {}).get("performed")
+            and (checks.get("validation") or {}).get("kind") in (None, "none") and _history(result))
+
+
+def attach_twin_checks(results):
+    """Adds checks.twin ({kind, twin, steps, max_relative_difference, tolerance, pass}) to the results of one study
+    folder that need one and have a twin there; derived when the results are read, never written to a file."""
+    cpu = {}
+    for rid, r in sorted(results.items()):
+        run = r.get("run") or {}
+        if str(run.get("backend", "")).startswith("cpu") and _history(r):
+            cpu.setdefault((run.get("case"), run.get("precision"), _grid(r)), (rid, r))
+    for rid, r in results.items():
+        run = r.get("run") or {}
+        twin = cpu.get((run.get("case"), run.get("precision"), _grid(r)))
+        tol = TWIN_TOLERANCE.get(run.get("precision"))
+        if _needs_twin(r) and twin and tol:
+            got, ref = _history(r), _history(twin[1])
+            n = min(len(got), len(ref))
+            diff = max(abs(a - b) / max(abs(b), 1e-300) for a, b in zip(got[:n], ref[:n]))
+            r["checks"]["twin"] = {"kind": "cpu_twin", "twin": twin[0], "steps": n, "max_relative_difference": diff,
+                                   "tolerance": tol, "pass": diff <= tol}
+    checked = [(rid, r) for rid, r in results.items() if "twin" in r.get("checks", {})]
+    for rid, r in results.items():  # the down-scaled twin: the largest checked grid of the same configuration
+        if not _needs_twin(r) or "twin" in r["checks"]:
+            continue
+        same = [(_grid(t), tid, t) for tid, t in checked if configuration(t) == configuration(r)]
+        if same:
+            _, tid, t = max(same, key=lambda x: [v or 0 for v in x[0]])
+            r["checks"]["twin"] = {"kind": "down_scaled_twin", "twin": tid, "grid": "x".join(map(str, _grid(t))),
+                                   "pass": bool(t["checks"]["twin"]["pass"])}
 
 
 # What must be the same for an earlier result to stand for a run of this build on this class of machine.

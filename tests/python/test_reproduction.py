@@ -11,6 +11,7 @@ from study_helpers import ROOT, STUDIES
 import liu2019  # noqa: E402
 import report_page  # noqa: E402
 import reproduction  # noqa: E402
+import studylib  # noqa: E402
 
 
 def write_run(folder, rid, step_s, group, backend="cuda", checks=None, gpu=None):
@@ -149,6 +150,38 @@ def test_a_channel_timing_run_is_judged_against_the_start_up_recurrence():
     assert abs(u[32] - 8 * 0.01 * 4e-4) < 1e-18 and u[0] == u[32]  # one step: the ghost is still zero
     u = report_page.channel_startup_reference(64, 1.0, 0.01, 4e-4, 2)
     assert u[0] < u[32]
+
+
+def multiblock_run(backend, grid, history, recipe="kemal"):
+    nx, ny, nz = grid
+    line = (f"build/nsbench run --case conjugate_cylinder --backend {backend} --precision double --steps 10 --warmup 3"
+            f" --no-check --recipe {recipe} --grid {nx}x{ny}x{nz} --quiet --json out.json")
+    return {"command_line": line, "timing": {"step": {}},
+            "run": {"backend": backend, "case": "conjugate_cylinder", "precision": "double",
+                    "grid": {"nx": nx, "ny": ny, "nz": nz}},
+            "checks": {"reference": {"performed": False, "reason": "skipped by --no-check"},
+                       "validation": {"kind": "none"}, "residual_history": history}}
+
+
+def test_a_run_without_its_own_check_is_judged_through_its_twin():
+    """A GPU run timed with --no-check: the CPU run of the same grid in the same study checks its residual history
+    (the H200's multiblock runs match theirs to 6e-16); a grid the CPU did not run is judged by the same
+    configuration's largest checked grid, and a twin that fails fails the run it stands for."""
+    cpu = [0.0797, 0.0749, 0.0677]
+    results = {"cpu": multiblock_run("cpu_serial", (129, 129, 13), cpu),
+               "gpu_small": multiblock_run("cuda", (129, 129, 13), cpu + [0.06, 0.055]),
+               "gpu_big": multiblock_run("cuda", (1033, 1033, 13), [0.08, 0.07]),
+               "gpu_wrong": multiblock_run("cuda", (129, 129, 13), [0.0797, 0.0750, 0.0677], recipe="kemal_streams"),
+               "gpu_big_wrong": multiblock_run("cuda", (1033, 1033, 13), [0.08], recipe="kemal_streams"),
+               "gpu_alone": multiblock_run("cuda", (1033, 1033, 13), [0.08], recipe="other")}
+    studylib.attach_twin_checks(results)
+    v = {rid: report_page.verdict(r) for rid, r in results.items()}
+    assert v["gpu_small"].startswith("PASS (cpu_twin: residual history of 3 steps against the CPU run cpu")
+    assert v["gpu_wrong"].startswith("FAIL (cpu_twin") and "> 1e-10" in v["gpu_wrong"]
+    assert v["gpu_big"].startswith("PASS (down-scaled twin: gpu_small, the same configuration at 129x129x13")
+    assert v["gpu_big_wrong"].startswith("FAIL (down-scaled twin: gpu_wrong")
+    assert v["gpu_alone"] == "not checked: skipped by --no-check"
+    assert v["cpu"] == "not checked: skipped by --no-check" and "twin" not in results["cpu"]["checks"]
 
 
 def test_a_poisson_solve_is_judged_by_the_residual_it_reached():
