@@ -11,8 +11,24 @@ out=${2:-/tmp/nsbench-report.png}
 browser=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$browser" ] || { echo "report-screenshot: no chromium (apt-get install chromium)" >&2; exit 2; }
 [ -f "$dir/index.html" ] || { echo "report-screenshot: no $dir/index.html (write it with reports/study_report.py)" >&2; exit 2; }
-"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,16000 \
-  --screenshot="$out" "file://$(cd "$dir" && pwd)/index.html" 2>/dev/null
+page="file://$(cd "$dir" && pwd)/index.html"
+# The page's own height, so that the picture holds all of it (a fixed window cut a 34,000 px report at 16,000 px
+# without a word): a copy of the page, based at its folder so that its pictures load, writes its height into its
+# title once loaded, and the browser's DOM dump returns it.
+probe=$(mktemp --suffix=.html)
+trap 'rm -f "$probe"' EXIT
+{ echo "<base href=\"$(dirname "$page")/\">"; cat "$dir/index.html"
+  echo '<script>addEventListener("load", () => { document.title = "NSB_PAGE_HEIGHT=" + document.documentElement.scrollHeight })</script>'
+} >"$probe"
+height=$("$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,1000 \
+  --virtual-time-budget=10000 --dump-dom "file://$probe" 2>/dev/null | grep -o 'NSB_PAGE_HEIGHT=[0-9]\+' | head -1 | cut -d= -f2)
+[ -n "$height" ] || { echo "report-screenshot: could not measure the page's height (chromium --dump-dom gave none)" >&2; exit 2; }
+"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,"$height" \
+  --screenshot="$out" "$page" 2>/dev/null
+got=$("$root/scripts/py" -c 'import sys, matplotlib.image as m; print(m.imread(sys.argv[1]).shape[0])' "$out")
+[ "$got" -ge "$height" ] ||
+  echo "report-screenshot: WARNING: the picture is $got px tall, the page $height px: its end is cut off" >&2
+echo "report-screenshot: the page is $height px tall"
 if [ -n "${3:-}" ]; then
   "$root/scripts/py" - "$out" "$3" <<'PY'
 import sys
