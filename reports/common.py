@@ -168,17 +168,105 @@ def bandwidth_expectation(gpu_result, cpu_result):
     """The speedup the hardware leads one to expect of a memory-bound step: the GPU's measured copy bandwidth
     over the CPU's measured triad bandwidth on the CPU run's threads (issue 37). None where either result
     lacks its measurement (results made before nsbench measured the CPU's bandwidth)."""
-    gpu_copy = (((gpu_result.get("machine") or {}).get("gpu") or {}).get("copy_bandwidth") or {}).get("bytes_per_second")
+    gpu_copy = gpu_copy_bandwidth(gpu_result)
     cpu_triad = cpu_stream_bandwidth(cpu_result, cpu_threads_of_run(cpu_result))
     if not gpu_copy or not cpu_triad:
         return None
     return gpu_copy / cpu_triad
 
 
-def speedup_flag(speedup, expectation):
-    """'' when a speedup is within twice the hardware expectation, else why it is flagged; '-' without both."""
+def speedup_flag(speedup, expectation, cause=None):
+    """'' when a speedup is within twice the hardware expectation, else why it is flagged (`cause`, from
+    flag_cause, where the results carry byte models); '-' without both."""
     if speedup is None or expectation is None:
         return "-"
     if speedup <= 2 * expectation:
         return ""
-    return f"{speedup / expectation:.1f}x the bandwidth ratio: the CPU side is below its bandwidth (see its stages' share)"
+    return (f"{speedup / expectation:.1f}x the bandwidth ratio: "
+            + (cause or "the CPU side is below its bandwidth (see its stages' share)"))
+
+
+# ---------------------------------------------------------------- issue 37's speedup rows, one helper for every section
+
+SPEEDUP_NOTE = (
+    "Times are medians with their interquartile range. Expected: the GPU's measured copy bandwidth over the CPU's "
+    "measured triad bandwidth on the CPU run's threads (machine.gpu.copy_bandwidth, machine.cpu.bandwidth), the "
+    "speedup a memory-bound step would show; '-' where a result predates the CPU's measurement. A speedup over twice "
+    "its expectation is flagged with the two sides' shares of their bandwidths by the stages' byte models.")
+
+
+def time_stats(result, stage=None):
+    """(median, IQR) in seconds of a run's step, or of one stage's call (stage: a timing.stages key); None where
+    the result does not time it."""
+    timing = (result or {}).get("timing") or {}
+    stats = timing.get("step") if stage is None else (timing.get("stages", {}).get(stage) or {}).get("per_call")
+    if not stats or stats.get("median") is None:
+        return None
+    return stats["median"], stats.get("iqr")
+
+
+def fmt_time(stats, scale=1e3):
+    """'0.47 (IQR 0.02)': a (median, IQR) pair in seconds, printed in ms (scale 1e3) or us (1e6); '-' without it."""
+    if stats is None:
+        return "-"
+    median, iqr = stats
+    return fmt(median * scale) + (f" (IQR {fmt(iqr * scale)})" if iqr is not None else "")
+
+
+def modelled_bytes(result, stage=None):
+    """The bytes the stages' byte models move in a step (model.bytes x calls_per_step, summed), or in one call of
+    `stage`; None where the result carries no byte model."""
+    stages = ((result or {}).get("timing") or {}).get("stages") or {}
+    if stage is not None:
+        return ((stages.get(stage) or {}).get("model") or {}).get("bytes")
+    total = sum((st.get("model") or {}).get("bytes", 0) * st.get("calls_per_step", 0) for st in stages.values())
+    return total or None
+
+
+def gpu_copy_bandwidth(result):
+    return (((result.get("machine") or {}).get("gpu") or {}).get("copy_bandwidth") or {}).get("bytes_per_second")
+
+
+def flag_cause(gpu_result, cpu_result, stage=None):
+    """Why a speedup is far above the bandwidth ratio, from the byte models: the CPU side's share of its triad
+    bandwidth and the GPU side's of its copy bandwidth (over 100%: caches serve part of the traffic)."""
+    data = modelled_bytes(cpu_result, stage)
+    cpu_t, gpu_t = time_stats(cpu_result, stage), time_stats(gpu_result, stage)
+    triad = cpu_stream_bandwidth(cpu_result, cpu_threads_of_run(cpu_result))
+    copy = gpu_copy_bandwidth(gpu_result)
+    if not data or not cpu_t or not gpu_t or not triad or not copy:
+        return None
+    cpu_share, gpu_share = data / cpu_t[0] / triad, data / gpu_t[0] / copy
+    parts = [f"the CPU side moves its modelled bytes at {fmt(100 * cpu_share)}% of its triad bandwidth"
+             + (" (its caches serve part)" if cpu_share > 1 else "")]
+    if gpu_share > 1:
+        parts.append(f"the GPU side at {fmt(100 * gpu_share)}% of its copy bandwidth (its caches serve part)")
+    return "; ".join(parts)
+
+
+def speedup_headers(cores, unit="ms/step"):
+    """The headers of speedup_cells' cells; `cores` is the all-cores run's thread count (None: not run)."""
+    n = f"{cores} cores" if cores else "all cores (not run)"
+    return [f"GPU {unit} (IQR)", f"1 core {unit} (IQR)", "speedup vs 1 core", f"{n} {unit} (IQR)",
+            f"speedup vs {cores or 'all'} cores", "expected vs 1 core (copy / triad)", f"expected vs {cores or 'all'} cores",
+            "flag (over 2x expected)"]
+
+
+def speedup_cells(gpu_result, cpu_one, cpu_all, stage=None, scale=1e3):
+    """Issue 37's cells of one GPU result against the CPU runs on one core and on all cores (either may be None):
+    both times with their IQR, the speedups over each, the hardware's expectation for each (bandwidth_expectation)
+    and a flag with its cause where a speedup is over twice its expectation. `stage`: compare one stage's time
+    per call instead of the step. '-' wherever a run or a measured bandwidth is missing."""
+    gpu_t = time_stats(gpu_result, stage)
+    cells, flags = [fmt_time(gpu_t, scale)], []
+    expectations = []
+    for label, cpu in (("1 core", cpu_one), (f"{cpu_threads_of_run(cpu_all or {})} cores", cpu_all)):
+        cpu_t = time_stats(cpu, stage) if cpu else None
+        s = cpu_t[0] / gpu_t[0] if cpu_t and gpu_t and gpu_t[0] else None
+        e = bandwidth_expectation(gpu_result, cpu) if cpu and gpu_result else None
+        cells += [fmt_time(cpu_t, scale), fmt(s)]
+        expectations.append(e)
+        flag = speedup_flag(s, e, flag_cause(gpu_result, cpu, stage) if s and e and s > 2 * e else None)
+        if flag not in ("", "-"):
+            flags.append(f"vs {label}: {flag}")
+    return cells + [fmt(e) for e in expectations] + ["; ".join(flags) or "-"]

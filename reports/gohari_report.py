@@ -12,6 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
 from common import fmt  # noqa: E402
 from report_page import verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
@@ -167,9 +168,27 @@ def gohari_flow(s, study, results, paper, out, all_results):
         "(8 words); the boundary stage moves 10 words a xi column. % of copy = modelled bytes / median time / the "
         "device-to-device copy bandwidth measured in the same run. Target (issue 20): the best variant at "
         "4096^2 float at 85% or more.")
+    _speedup_rows(s, grids, cpu, omp, reg, pres, by_paper)
     _ablation_table(s, results)
     _stage_benchmark_table(s, results, "streamvort/stream")
     _stage_benchmark_table(s, results, "streamvort/vorticity")
+
+
+def _speedup_rows(s, grids, cpu, omp, reg, pres, by_paper):
+    """Issue 37's rows: each GPU recipe against one core and all cores, with the hardware's expectation, beside the
+    paper's speedup (its GPU over one core of its CPU)."""
+    cores = next((r["run"]["threads"] for r in omp.values()), None)
+    rows = []
+    for g in grids:
+        p = by_paper.get(_paper_grid(g), {})
+        for recipe, runs in (("regular", reg), ("present", pres)):
+            if g in runs:
+                rows.append([g, recipe, *common.speedup_cells(runs[g], cpu.get(g), omp.get(g)),
+                             p.get(f"{recipe}_speedup", "-")])
+    s.table(["grid (xi x eta x 1)", "GPU recipe", *common.speedup_headers(cores),
+             "paper: 1 GPU over 1 core, as the paper measured"], rows)
+    if rows:
+        s.p(common.SPEEDUP_NOTE)
 
 
 def _ablation_table(s, results):

@@ -5,6 +5,7 @@ the paper states (its figures are plots; only the numbers of its text are in the
 
 Every number comes from result files: `run` results (per-call times of each routine in the loop, by section)
 and `stages` results (each variant x tuning alone on the stage fixture, with its bytes by the byte model)."""
+import common
 import report_plots as plots
 from common import fmt
 
@@ -173,17 +174,20 @@ def kemal_routines(s, study, results, paper, out, all_results):
     paper_by = {p["routine"]: p for p in paper}
     table, series = [], {}
     for routine in ROUTINES:
-        row = [f"{routine} (Fig. {FIGURE[routine]})"]
+        p = paper_by.get(routine)
+        claim = f"{p['speedup_1gpu_vs_1cpu']} ({p['qualifier'].split(':')[0]})" if p else "-"
         for g in grids:
             c = _per_call(cpu[g], routine) if g in cpu else None
             x = _per_call(gpu[g], routine) if g in gpu else None
-            row.append(fmt(_ratio(c, x)))
             series.setdefault(routine, []).append((_block_nodes(g), _ratio(c, x)))
-        p = paper_by.get(routine)
-        row.append(f"{p['speedup_1gpu_vs_1cpu']} ({p['qualifier'].split(':')[0]})" if p else "-")
-        table.append(row)
-    s.p("Each routine's speedup, one GPU (recipe kemal) over one CPU core, per call in the loop, by grid.")
-    s.table(["routine"] + grids + ["paper at 1033^2"], table)
+            cells = common.speedup_cells(gpu[g], cpu.get(g), None, stage=routine, scale=1e6) if g in gpu else \
+                ["-"] * 8
+            table.append([f"{routine} (Fig. {FIGURE[routine]})", g, *cells, claim])
+    s.p("Each routine, one GPU (recipe kemal) against one CPU core, per call in the loop, by grid. This study runs no "
+        "all-cores CPU reference (the paper's baseline is one core).")
+    s.table(["routine", "grid", *common.speedup_headers(None, "us/call"),
+             "paper at 1033^2: 1 GPU over 1 core, as the paper measured"], table)
+    s.p(common.SPEEDUP_NOTE)
     if _speedup_plot(out, "kemal_fig16_24.png", series, "speedup over one CPU core",
                      "Figs. 16-24 on this machine: each routine"):
         s.fig("kemal_fig16_24.png", "Each routine, one GPU against one CPU core, by nodes per block")

@@ -21,6 +21,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import cpu_shares  # noqa: E402
 import ha  # noqa: E402
 import liu2019  # noqa: E402
 import report_page  # noqa: E402
@@ -231,15 +232,13 @@ def speedup(s, study, results, paper, out, all_results):
         s1 = step_ms(cpu1[g]) / step_ms(r) if g in cpu1 else None
         sn = step_ms(cpun[g]) / step_ms(r) if g in cpun else None
         measured[(g, ranks, r["run"]["recipe"])] = (s1, sn)
-        rows.append([g, f"{ranks} GPU{'s' if ranks > 1 else ''}, {r['run']['recipe']}", fmt(step_ms(r)),
-                     fmt(step_ms(cpu1[g]) if g in cpu1 else None), fmt(s1),
-                     fmt(step_ms(cpun[g]) if g in cpun else None), fmt(sn), verdict(r)])
+        rows.append([g, f"{ranks} GPU{'s' if ranks > 1 else ''}, {r['run']['recipe']}",
+                     *common.speedup_cells(r, cpu1.get(g), cpun.get(g)), verdict(r)])
     if not gpu:
         s.p("No GPU rows: no GPU on this machine (the GPU runs are listed as skipped below).")
-    header = ["grid", "GPUs, recipe", "GPU ms/step", "1 core ms/step", "speedup vs 1 core",
-              f"{cores or 'all'} cores ms/step", "speedup vs all cores", "check"]
-    header, rows = with_bandwidth_expectation(header, rows, gpu, cpu1, cpun, cores)
-    s.table(header, rows)
+    s.table(["grid", "GPUs, recipe", *common.speedup_headers(cores), "check"], rows)
+    if rows:
+        s.p(common.SPEEDUP_NOTE)
     if paper:
         s.table(["paper platform", "GPUs", "grid", "paper speedup vs 1 core", "here vs 1 core (best)",
                  "here vs all cores (best)"],
@@ -256,26 +255,6 @@ def speedup(s, study, results, paper, out, all_results):
         speedup_plot(out, measured, paper)
         s.fig("fig4_6.png", "GPU speedup over one CPU core and over all cores, by grid size; stars and crosses: "
                             "the paper's speedups over one core")
-
-
-def with_bandwidth_expectation(header, rows, gpu, cpu1, cpun, cores):
-    """The speedup table with the hardware's expectation beside each speedup (GPU copy bandwidth / CPU triad
-    bandwidth on one core and on all cores, issue 37) and a flag where a speedup is over twice it; the table as
-    it was where no result pair carries both bandwidths (results from before nsbench measured the CPU's)."""
-    ordered = sorted(gpu, key=lambda r: (points(grid_of(r)), r["run"]["recipe"]))
-    expected = [(common.bandwidth_expectation(r, cpu1[grid_of(r)]) if grid_of(r) in cpu1 else None,
-                 common.bandwidth_expectation(r, cpun[grid_of(r)]) if grid_of(r) in cpun else None) for r in ordered]
-    if not any(e1 or en for e1, en in expected):
-        return header, rows
-    header = header[:-1] + ["expected vs 1 core (copy / triad)", f"expected vs {cores or 'all'} cores",
-                            "flag (over 2x expected)", header[-1]]
-    out = []
-    for row, r, (e1, en) in zip(rows, ordered, expected):
-        s1 = step_ms(cpu1[grid_of(r)]) / step_ms(r) if grid_of(r) in cpu1 else None
-        sn = step_ms(cpun[grid_of(r)]) / step_ms(r) if grid_of(r) in cpun else None
-        flags = [f for f in (common.speedup_flag(s1, e1), common.speedup_flag(sn, en)) if f not in ("", "-")]
-        out.append(row[:-1] + [fmt(e1), fmt(en), "; ".join(flags) or "-", row[-1]])
-    return header, out
 
 
 def measured_or_why(pair, gpus, results):
@@ -709,6 +688,18 @@ def reproduction_section(results_root, studies_root, out):
     return sec
 
 
+def results_outside_studies(results_root, studies, machine):
+    """{folder: {id: result}} of the machine's results in folders of results_root that no study owns (e.g.
+    results/cpu-baseline/<machine>/, issue 37's before/after CPU runs): read for the CPU bandwidth shares only."""
+    owned = {st["study"] for st in studies} | {"report", "reproduction"}
+    out = {}
+    for name in sorted(os.listdir(results_root)) if os.path.isdir(results_root) else []:
+        folder = os.path.join(results_root, name, machine)
+        if name not in owned and os.path.isdir(folder):
+            out[name] = studylib.load_results(folder)[0]
+    return out
+
+
 def build_report(results_root, studies_root, machine, out):
     studies = [studylib.load_study(p) for p in studylib.find_studies(studies_root, "all")]
     folders = {st["study"]: os.path.join(results_root, st["study"], machine) for st in studies}
@@ -733,6 +724,9 @@ def build_report(results_root, studies_root, machine, out):
         sec, row = study_section(st, *loaded[st["study"]], machine, out, all_results)
         sections.append(sec)
         summary.append(row)
+        if st["study"] == "roofline":  # the CPU's bandwidth shares beside the GPU's roofline
+            sections.append(cpu_shares.section({**all_results, **results_outside_studies(results_root, studies,
+                                                                                          machine)}))
     past = Section("regression-history", "History of the regression benchmarks (scripts/gpu-ci)")
     if history.add_to_section(past, machine, out):  # kept per GPU model in baselines/history/, not in results/
         sections.append(past)

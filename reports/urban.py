@@ -7,6 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
 import report_plots as plots  # noqa: E402
 from common import fmt, variant_name  # noqa: E402
 from report_page import verdict  # noqa: E402
@@ -116,41 +117,58 @@ def urban_block_shapes(s, study, results, paper, out, all_results):
             "within 1.5x of the sum of its stages' byte models at the measured copy bandwidth.")
 
 
+# The thesis's grids (height last) and ours (height on y), for its 4-over-1-GPU speedups in fig4_11.csv.
+THESIS_GRID = {"256x64x256": "256x256x64", "512x64x512": "512x512x64"}
+QUARTER_SLAB = {"256x64x256": "256x64x64", "512x64x512": "512x64x128"}
+
+
+def _grid(r):
+    g = r["run"]["grid"]
+    return f"{g['nx']}x{g['ny']}x{g['nz']}"
+
+
+def _step(r):
+    return r["timing"]["step"]["median"]
+
+
+def _four_gpu_model(two, slab):
+    """Four GPUs' seconds a step, modelled: one GPU on a quarter slab plus twice the two-GPU run's exchange time."""
+    exchange = two["timing"].get("halo", {}).get("total_per_step_median", 0)
+    return _step(slab) + 2 * exchange
+
+
 def urban_speedup(s, study, results, paper, out, all_results):
-    def grid(r):
-        g = r["run"]["grid"]
-        return f"{g['nx']}x{g['ny']}x{g['nz']}"
-
-    def step(r):
-        return r["timing"]["step"]["median"]
-
-    cpu = {(r["run"]["backend"], grid(r)): step(r) for r in _group(results, "cpu").values()}
+    cpu = {(r["run"]["backend"], _grid(r)): r for r in _group(results, "cpu").values()}
     one = {}
     for r in _group(results, "one_gpu").values():
-        one.setdefault(grid(r), {})[r["run"]["recipe"]] = r
-    two = {grid(r): r for r in _group(results, "two_gpu").values()}
-    slab = {grid(r): r for r in _group(results, "slab").values()}
-    quarter = {"256x64x256": "256x64x64", "512x64x512": "512x64x128"}
+        one.setdefault(_grid(r), {})[r["run"]["recipe"]] = r
+    two = {_grid(r): r for r in _group(results, "two_gpu").values()}
+    slab = {_grid(r): r for r in _group(results, "slab").values()}
+    paper_4_over_1 = {p["quantity"]: p["value"] for p in paper}
+    cores = next((r["run"]["threads"] for (backend, _), r in cpu.items() if backend == "cpu_omp"), None)
     rows = []
     for g in sorted(set(one) | set(two) | {k[1] for k in cpu}):
         serial, omp = cpu.get(("cpu_serial", g)), cpu.get(("cpu_omp", g))
         best1 = one.get(g, {}).get("urban")
-        t1 = step(best1) if best1 else None
-        t2 = step(two[g]) if g in two else None
-        t4 = None
-        if g in two and quarter.get(g) in slab:
-            exchange = two[g]["timing"].get("halo", {}).get("total_per_step_median", 0)
-            t4 = step(slab[quarter[g]]) + 2 * exchange
-        for label, t in (("1 GPU (urban)", t1), ("2 GPUs", t2), ("4 GPUs (model)", t4)):
-            rows.append([g, label, fmt(t * 1e3 if t else None), fmt(serial / t if serial and t else None),
-                         fmt(omp / t if omp and t else None), fmt(t1 / t if t1 and t else None)])
+        t1 = _step(best1) if best1 else None
+        for label, r in (("1 GPU (urban)", best1), ("2 GPUs", two.get(g))):
+            rows.append([g, label, *(common.speedup_cells(r, serial, omp) if r else ["-"] * 8),
+                         fmt(t1 / _step(r) if t1 and r else None), "-"])
+        t4 = _four_gpu_model(two[g], slab[QUARTER_SLAB[g]]) if g in two and QUARTER_SLAB.get(g) in slab else None
+        rows.append([g, "4 GPUs (model)", fmt(t4 * 1e3 if t4 else None),
+                     common.fmt_time(common.time_stats(serial)), fmt(_step(serial) / t4 if serial and t4 else None),
+                     common.fmt_time(common.time_stats(omp)), fmt(_step(omp) / t4 if omp and t4 else None),
+                     "-", "-", "-", fmt(t1 / t4 if t1 and t4 else None),
+                     paper_4_over_1.get(f"speedup_4gpu_over_1gpu_{THESIS_GRID.get(g)}", "-")])
         thesis1 = one.get(g, {}).get("urban-thesis")
         if thesis1:
-            rows.append([g, "1 GPU (urban-thesis)", fmt(step(thesis1) * 1e3), fmt(serial / step(thesis1) if serial else None),
-                         fmt(omp / step(thesis1) if omp else None), "-"])
-    s.table(["grid", "GPUs", "ms/step", "speedup over 1 core", "over all cores", "over 1 GPU"], rows)
-    small, large = cpu.get(("cpu_serial", "256x64x256")), cpu.get(("cpu_serial", "512x64x512"))
-    s.p("Serial slowdown at 4x the size: " + (fmt(large / small) + "x here" if small and large else "not measured") +
+            rows.append([g, "1 GPU (urban-thesis)", *common.speedup_cells(thesis1, serial, omp), "-", "-"])
+    s.table(["grid", "GPUs", *common.speedup_headers(cores), "over 1 GPU",
+             "paper: 4 GPUs over 1, as the paper measured"], rows)
+    s.p(common.SPEEDUP_NOTE + " The 4-GPU row is a model (no IQR, no expectation).")
+    small, large = (cpu.get(("cpu_serial", g)) for g in ("256x64x256", "512x64x512"))
+    s.p("Serial slowdown at 4x the size: " + (fmt(_step(large) / _step(small)) + "x here" if small and large
+                                               else "not measured") +
         " (the thesis: 'over 5 times'). The thesis reports 4 GPUs 2.6x (256x256x64) and 2.8x (512x512x64) faster than "
         "one. Four GPUs here are a model: one GPU on a quarter slab plus twice the two-GPU run's exchange time per "
         "step (a middle rank exchanges with two neighbours).")
