@@ -269,4 +269,5 @@ def speedup_cells(gpu_result, cpu_one, cpu_all, stage=None, scale=1e3):
         flag = speedup_flag(s, e, flag_cause(gpu_result, cpu, stage) if s and e and s > 2 * e else None)
         if flag not in ("", "-"):
             flags.append(f"vs {label}: {flag}")
-    return cells + [fmt(e) for e in expectations] + ["; ".join(flags) or "-"]
+    judged = any(e is not None for e in expectations)  # "no": within twice its expectation; "-": nothing to judge by
+    return cells + [fmt(e) for e in expectations] + ["; ".join(flags) or ("no" if judged else "-")]
