@@ -41,7 +41,7 @@
 #include "nvtx.hpp"
 #include "poisson/fft_solve.hpp"
 #include "poisson/poisson.hpp"
-#include "solver.hpp"
+#include "solver_base.hpp"
 #include "tridiag/split_comm.hpp"
 
 namespace nsb {
@@ -149,7 +149,10 @@ struct FracstepRank {
 };
 
 template <class T>
-class FracstepSolver final : public Solver<T> {
+class FracstepSolver final : public SolverBase<T> {
+  using Base = SolverBase<T>;
+  using Base::stream_, Base::timer_, Base::step_, Base::time_, Base::begin, Base::end, Base::sync;
+
  public:
   static std::vector<std::string> field_names() {
     return {"u", "v", "w", "p", "du", "dv", "dw", "n0_u", "n0_v", "n0_w", "n1_u", "n1_v", "n1_w", "phi", "div"};
@@ -160,7 +163,7 @@ class FracstepSolver final : public Solver<T> {
   // channel's whole lines (a rank reads them by the channel's row index).
   FracstepSolver(const Grid& g, const FracstepParameters& prm, const ResolvedRecipe& r, const SolverOptions& o,
                  const FracstepRank& rank = {})
-      : grid_(g), prm_(prm), recipe_(r), rank_(rank), fields_(g.padded_points(), r.backend == Backend::cuda),
+      : Base(prm.dt), grid_(g), prm_(prm), recipe_(r), rank_(rank), fields_(g.padded_points(), r.backend == Backend::cuda),
         metric_(rank.comm && !rank.z_slabs ? y_metric_rows(y_metric_values(prm.y_faces), rank.whole.ny, rank.first, g.ny) : y_metric_values(prm.y_faces),
                 r.backend == Backend::cuda),
         tables_(rank.comm ? rank.whole : g, prm.dt, prm.nu, y_metric_values(prm.y_faces), r.backend == Backend::cuda),
@@ -339,18 +342,8 @@ class FracstepSolver final : public Solver<T> {
     return section == kFsFft ? 6 : section == kFsGhostRows ? 9 : section == kFsAllToAll ? 12 : 3;
   }
 
-  void set_timer(SectionTimer* t) override { timer_ = call_.timer = t; }
+  void set_timer(SectionTimer* t) override { timer_ = call_.timer = t; }  // its stage calls time their phases
   int steps_per_graph() const override { return 1; }  // every step runs the same pointers
-  void replayed(int steps) override {
-    step_ += steps;
-    time_ += steps * prm_.dt;
-  }
-  int step_index() const override { return step_; }
-  double time() const override { return time_; }
-  void sync() const override {
-    if (stream_) device::stream_sync(stream_);
-  }
-  void* stream() const override { return stream_; }
 
  private:
   void substep(int k) {
@@ -468,12 +461,6 @@ class FracstepSolver final : public Solver<T> {
     if (above >= 0) copy_layer(n + 1, recv_[1], false);
   }
 
-  void begin(int section) {
-    if (timer_) timer_->begin(section);
-  }
-  void end(int section) {
-    if (timer_) timer_->end(section);
-  }
 
   Grid grid_;
   FracstepParameters prm_;
@@ -497,10 +484,6 @@ class FracstepSolver final : public Solver<T> {
   T* conv_[2][3] = {};
   FracstepCall<T> call_;
   Exec exec_;
-  void* stream_ = nullptr;
-  SectionTimer* timer_ = nullptr;
-  int step_ = 0;
-  double time_ = 0;
 };
 
 }  // namespace nsb

@@ -29,7 +29,7 @@
 #include "device.hpp"
 #include "imle/imle_step.hpp"
 #include "nvtx.hpp"
-#include "solver.hpp"
+#include "solver_base.hpp"
 
 namespace nsb {
 
@@ -44,14 +44,17 @@ inline std::string imle_poisson_method(const SolverOptions& o) {
 }
 
 template <class T>
-class ImleSolver final : public Solver<T> {
+class ImleSolver final : public SolverBase<T> {
+  using Base = SolverBase<T>;
+  using Base::stream_, Base::timer_, Base::step_, Base::time_, Base::sync;
+
  public:
   static std::vector<std::string> state_names() { return {"u", "v", "w", "p"}; }
 
   // g: the whole grid; rank: this rank of a decomposed run (null: one rank).
   ImleSolver(const Grid& g, const ImleParameters& prm, const ResolvedRecipe& r, const SolverOptions& o,
              ImleWallFunction walls, const RankContext* rank = nullptr, ImleRankPaths paths = {})
-      : layout_(rank && rank->decomposed() ? ImleLayout::of(g, rank->slab()) : ImleLayout::whole(g)),
+      : Base(prm.dt), layout_(rank && rank->decomposed() ? ImleLayout::of(g, rank->slab()) : ImleLayout::whole(g)),
         grid_(layout_.own), prm_(prm), walls_(std::move(walls)), method_(imle_poisson_method(o)),
         fields_(layout_.store.padded_points(), r.backend == Backend::cuda),
         pressure_(make_poisson_method<T>(method_, {o.jacobi_iterations, o.jacobi_tol, o.check_every,
@@ -73,11 +76,11 @@ class ImleSolver final : public Solver<T> {
       ranks_->attach_velocity(
           {own_view("u_star"), own_view("v_star"), own_view("w_star"), own_view("w_interp")});
     }
-    step_ = std::make_unique<ImleStep<T>>(layout_, prm, fields_, k, exec, *pressure_,
+    stepper_ = std::make_unique<ImleStep<T>>(layout_, prm, fields_, k, exec, *pressure_,
                                           [this](int section, bool begin) { bracket(section, begin); }, ranks_.get());
   }
   ~ImleSolver() override {
-    step_.reset();
+    stepper_.reset();
     pressure_.reset();  // its workspaces may use the stream
     ranks_.reset();     // its halo exchanges too
     if (stream_) device::stream_destroy(stream_);
@@ -99,7 +102,7 @@ class ImleSolver final : public Solver<T> {
     const char* copies[3][2] = {{"u_star", "u_interp"}, {"v_star", "v_interp"}, {"w_star", "w_interp"}};
     for (int c = 0; c < 3; ++c)  // the walls' velocity in every velocity field's ghosts
       for (const char* name : copies[c]) upload(name, s.field(vel[c]));
-    step_index_ = s.step;
+    step_ = s.step;
     time_ = s.time;
     sync();
     monitored_ = s;
@@ -108,7 +111,7 @@ class ImleSolver final : public Solver<T> {
   }
   HostState<T> save() const override {
     sync();
-    HostState<T> s{grid_, {}, step_index_, time_};
+    HostState<T> s{grid_, {}, step_, time_};
     for (const std::string& name : state_names()) {
       const std::vector<T> stored = fields_.buffer(name).download();
       const auto first = stored.begin() + std::ptrdiff_t(layout_.own_offset());
@@ -118,13 +121,13 @@ class ImleSolver final : public Solver<T> {
   }
 
   void step() override {
-    if (timer_) timer_->set_step(step_index_);
+    if (timer_) timer_->set_step(step_);
     if (walls_) move_walls();
     NvtxRange range("step");
     if (timer_) timer_->begin(kStepSection);
-    step_->step();
+    stepper_->step();
     if (timer_) timer_->end(kStepSection);
-    ++step_index_;
+    ++step_;
     time_ += prm_.dt;
   }
 
@@ -154,7 +157,7 @@ class ImleSolver final : public Solver<T> {
   // leaves it at the CG tolerance plus the gap between that difference and CC-CCD's gradient).
   nlohmann::json final_checks() override {
     sync();
-    const PoissonReport& r = step_->last_pressure();
+    const PoissonReport& r = stepper_->last_pressure();
     nlohmann::json history = nlohmann::json::array();
     for (const PoissonHistoryPoint& h : r.history) history.push_back({h.iteration, h.relative_residual});
     return {{"poisson_method", method_},
@@ -196,18 +199,7 @@ class ImleSolver final : public Solver<T> {
     return section == S::kCcd ? 12 : section == S::kPredict || section == S::kCorrect ? 3 : 1;
   }
 
-  void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 1; }  // every step runs the same pointers
-  void replayed(int steps) override {
-    step_index_ += steps;
-    time_ += steps * prm_.dt;
-  }
-  int step_index() const override { return step_index_; }
-  double time() const override { return time_; }
-  void sync() const override {
-    if (stream_) device::stream_sync(stream_);
-  }
-  void* stream() const override { return stream_; }
 
  private:
   // A section's timer bracket and NVTX range (named by the variant it runs).
@@ -257,14 +249,10 @@ class ImleSolver final : public Solver<T> {
   FieldSet<T> fields_;
   std::unique_ptr<PoissonMethod<T>> pressure_;
   std::unique_ptr<ImleRanks<T>> ranks_;  // several ranks: the exchanges and the z-line gather
-  std::unique_ptr<ImleStep<T>> step_;
+  std::unique_ptr<ImleStep<T>> stepper_;
   std::vector<std::string> variant_ids_;  // NVTX names by section
   std::vector<std::unique_ptr<NvtxRange>> ranges_;
   HostState<T> monitored_;  // the state steady_change compares with
-  void* stream_ = nullptr;
-  SectionTimer* timer_ = nullptr;
-  int step_index_ = 0;
-  double time_ = 0;
 };
 
 }  // namespace nsb

@@ -40,7 +40,7 @@
 #include "multiblock/host_side.hpp"
 #include "multiblock/stage_call.hpp"
 #include "nvtx.hpp"
-#include "solver.hpp"
+#include "solver_base.hpp"
 
 namespace nsb {
 
@@ -54,14 +54,17 @@ inline std::vector<std::string> mb_sections() {
 inline constexpr int kMbStateFields[] = {kRho, kRu, kRv, kE, kRk, kRw, kTs};
 
 template <class T>
-class MbSolver final : public Solver<T> {
+class MbSolver final : public SolverBase<T> {
+  using Base = SolverBase<T>;
+  using Base::stream_, Base::timer_, Base::step_, Base::begin, Base::end, Base::sync;
+
  public:
   // `ctx`: a rank of a decomposed run (its slab is its blocks' planes), or null for all 13 blocks;
   // `multigrid_levels`: the stand-in's coarse levels (0: single grid, the stage is not run); `exchange`:
   // how ranks exchange the host routines' bands (host_side.hpp).
   MbSolver(std::shared_ptr<const MbMesh> mesh, const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx,
            int multigrid_levels = 0, MbExchange exchange = MbExchange::allgather)
-      : mesh_(std::move(mesh)), recipe_(r), multigrid_(multigrid_levels), local_(ctx ? slab_grid(mesh_->grid, ctx->slab()) : mesh_->grid),
+      : Base(0), mesh_(std::move(mesh)), recipe_(r), multigrid_(multigrid_levels), local_(ctx ? slab_grid(mesh_->grid, ctx->slab()) : mesh_->grid),
         first_plane_(ctx ? ctx->slab().z_begin - 1 : 0), fields_(local_.padded_points(), r.backend == Backend::cuda),
         comm_(ctx ? ctx->comm : nullptr) {
     const std::size_t shift = std::size_t(first_plane_) * plane_elems(mesh_->grid);
@@ -154,15 +157,7 @@ class MbSolver final : public Solver<T> {
   bool monitors_steady_state() const override { return true; }
   double steady_change() override { return res_max_; }
 
-  void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 1; }  // graph capture cannot hold the host routines (ifsum, bc)
-  void replayed(int steps) override { step_ += steps; }
-  int step_index() const override { return step_; }
-  double time() const override { return double(step_); }  // iterations: local time steps (steady)
-  void sync() const override {
-    if (stream_) device::stream_sync(stream_);
-  }
-  void* stream() const override { return stream_; }
 
   // The residual history so far (tests).
   const std::vector<double>& residual_history() const { return history_; }
@@ -217,12 +212,6 @@ class MbSolver final : public Solver<T> {
     }
     end(kMbZeroSection);
   }
-  void begin(int section) {
-    if (timer_) timer_->begin(section);
-  }
-  void end(int section) {
-    if (timer_) timer_->end(section);
-  }
 
   std::shared_ptr<const MbMesh> mesh_;
   ResolvedRecipe recipe_;
@@ -233,7 +222,6 @@ class MbSolver final : public Solver<T> {
   Communicator* comm_;  // null: one rank
   MbArrays<T> arrays_{};
   bool gpu_ = false;
-  void* stream_ = nullptr;
   Buffer<double> scratch_;
   std::vector<int> blocks_;
   std::unique_ptr<MbHostStore<T>> store_;
@@ -241,8 +229,6 @@ class MbSolver final : public Solver<T> {
   MbCall<T> calls_[int(MbStage::count)];
   double dt_min_ = 0, res_max_ = 0;
   std::vector<double> history_;
-  SectionTimer* timer_ = nullptr;
-  int step_ = 0;
 };
 
 }  // namespace nsb

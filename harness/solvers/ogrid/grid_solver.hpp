@@ -14,7 +14,7 @@
 #include "device.hpp"
 #include "fields.hpp"
 #include "nvtx.hpp"
-#include "solver.hpp"
+#include "solver_base.hpp"
 #include "streamvort/geometry.hpp"
 #include "streamvort/stage_call.hpp"
 
@@ -28,10 +28,13 @@ struct GridCase {
 };
 
 template <class T>
-class GridSolver final : public Solver<T> {
+class GridSolver final : public SolverBase<T> {
+  using Base = SolverBase<T>;
+  using Base::stream_, Base::timer_, Base::step_, Base::sync;
+
  public:
   GridSolver(const GridCase& c, const ResolvedRecipe& r, const SolverOptions& o)
-      : case_(c), grid_(c.geo.grid), recipe_(r), stage_(&recipe_["sweep"]), gpu_(r.backend == Backend::cuda),
+      : Base(0), case_(c), grid_(c.geo.grid), recipe_(r), stage_(&recipe_["sweep"]), gpu_(r.backend == Backend::cuda),
         fields_(grid_.padded_points(), gpu_) {
     for (const char* name : {"x", "y", "x_new", "y_new", "phi", "psi_c"}) fields_.add(name);
     exec_ = Exec{r.backend, o.threads, nullptr, nullptr, 0};
@@ -94,15 +97,7 @@ class GridSolver final : public Solver<T> {
   WorkModel work_model(int section) const override {
     return section == 0 ? grid_sweep_model(grid_, int(sizeof(T))) : WorkModel{};
   }
-  void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 2; }
-  void replayed(int steps) override { step_ += steps; }
-  int step_index() const override { return step_; }
-  double time() const override { return double(step_); }
-  void sync() const override {
-    if (stream_) device::stream_sync(stream_);
-  }
-  void* stream() const override { return stream_; }
 
  private:
   GridCase case_;
@@ -113,12 +108,9 @@ class GridSolver final : public Solver<T> {
   FieldSet<T> fields_;
   Exec exec_;
   T *x_ = nullptr, *y_ = nullptr, *x_new_ = nullptr, *y_new_ = nullptr;
-  void* stream_ = nullptr;
   void* scratch_ = nullptr;
   T* residual_ = nullptr;
   T host_residual_ = 0;
-  SectionTimer* timer_ = nullptr;
-  int step_ = 0;
 };
 
 }  // namespace nsb

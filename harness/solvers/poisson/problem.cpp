@@ -25,7 +25,7 @@
 #include "poisson/convergence.hpp"
 #include "poisson/host_ops.hpp"
 #include "poisson/iterative.hpp"
-#include "solver.hpp"
+#include "solver_base.hpp"
 
 namespace nsb {
 namespace {
@@ -52,10 +52,13 @@ enum PoissonSection : int { kSolveSection = 0 };
 constexpr int kTimedSweeps = 20;
 
 template <class T>
-class PoissonSolver final : public Solver<T> {
+class PoissonSolver final : public SolverBase<T> {
+  using Base = SolverBase<T>;
+  using Base::stream_, Base::timer_, Base::step_, Base::sync;
+
  public:
   PoissonSolver(const Grid& g, const PoissonFaces& f, const ResolvedRecipe& r, const SolverOptions& o)
-      : grid_(g), faces_(f), backend_(r.backend), fields_(g.padded_points(), r.backend == Backend::cuda) {
+      : Base(0), grid_(g), faces_(f), backend_(r.backend), fields_(g.padded_points(), r.backend == Backend::cuda) {
     for (const char* name : {"p", "p_new", "rhs"}) fields_.add(name);
     if (gpu()) stream_ = device::stream_create();
     settings_ = {o.jacobi_iterations, o.jacobi_tol, o.check_every, o.poisson_kernels, false, {}};
@@ -115,15 +118,7 @@ class PoissonSolver final : public Solver<T> {
     return j;
   }
   WorkModel work_model(int) const override { return {}; }  // the method's stages have theirs (nsbench stages)
-  void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 1; }
-  void replayed(int steps) override { step_ += steps; }
-  int step_index() const override { return step_; }
-  double time() const override { return step_; }
-  void sync() const override {
-    if (stream_) device::stream_sync(stream_);
-  }
-  void* stream() const override { return stream_; }
 
   static std::size_t device_bytes(const Grid& g, const SolverOptions& o) {
     // p, p_new, rhs, the solver's own residual vector, and the method's workspace twice (the timed method
@@ -218,7 +213,6 @@ class PoissonSolver final : public Solver<T> {
   PoissonFaces faces_;
   Backend backend_;
   FieldSet<T> fields_;
-  void* stream_ = nullptr;
   PoissonSettings settings_;
   std::string method_name_;
   std::unique_ptr<PoissonMethod<T>> method_;
@@ -228,8 +222,6 @@ class PoissonSolver final : public Solver<T> {
   T* x_new_ = nullptr;
   std::vector<T> rhs_host_;
   PoissonReport report_;
-  SectionTimer* timer_ = nullptr;
-  int step_ = 0;
 };
 
 class PoissonProblem final : public ProblemImpl<PoissonProblem> {

@@ -41,7 +41,7 @@
 #include "projection/models.hpp"
 #include "projection/stage_call.hpp"
 #include "projection/urban_ops.hpp"
-#include "solver.hpp"
+#include "solver_base.hpp"
 
 namespace nsb {
 
@@ -91,11 +91,14 @@ StepParams<T> step_params(const Case& c, TimeScheme scheme) {
 }
 
 template <class T>
-class ProjectionSolver final : public Solver<T> {
+class ProjectionSolver final : public SolverBase<T> {
+  using Base = SolverBase<T>;
+  using Base::stream_, Base::timer_, Base::step_, Base::time_, Base::begin, Base::end, Base::timed, Base::sync;
+
  public:
   // `c` is the rank's own case (its slab's grid and boundary rules) when `rank` is given.
   ProjectionSolver(const Case& c, const ResolvedRecipe& r, SolverOptions o, const RankContext* rank = nullptr)
-      : case_(c), recipe_(r), opt_(o),
+      : Base(c.dt), case_(c), recipe_(r), opt_(o),
         fields_(c.grid.padded_points(), r.backend == Backend::cuda),
         global_points_(double(c.grid.interior_points())),
         poisson_(make_poisson_method<T>(o.poisson_method, {o.jacobi_iterations, o.jacobi_tol, o.check_every, o.poisson_kernels, false, {}})) {
@@ -249,21 +252,10 @@ class ProjectionSolver final : public Solver<T> {
   }
   nlohmann::json halo_description() const override { return halo_ ? halo_->describe() : nlohmann::json::object(); }
 
-  void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 2; }  // u/u* and p/p_new are back where they were
-  void replayed(int steps) override {
-    step_ += steps;
-    time_ += steps * case_.dt;
-  }
-  int step_index() const override { return step_; }
-  double time() const override { return time_; }
   int last_jacobi_iterations() const { return last_iterations_; }
   double last_relative_residual() const { return last_residual_; }
   double last_absolute_residual() const { return last_abs_residual_; }
-  void sync() const override {
-    if (recipe_.backend == Backend::cuda) device::stream_sync(stream_);
-  }
-  void* stream() const override { return stream_; }
 
  private:
   // The pressure equation as the Poisson family sees it: the sweep stage (with its exchange), the
@@ -360,21 +352,7 @@ class ProjectionSolver final : public Solver<T> {
     timed(halo_section, "halo", [&] { halo_->exchange({f.us, f.vs, f.ws}); });
   }
 
-  void begin(int section) {
-    if (timer_) timer_->begin(section);
-  }
-  void end(int section) {
-    if (timer_) timer_->end(section);
-  }
   const ResolvedStage& chosen(ProjectionStage s) const { return *stage_[int(s)]; }
-  // `work` inside a timed section (and an NVTX range named `label`).
-  template <class Work>
-  void timed(int section, const char* label, const Work& work) {
-    NvtxRange range(label);
-    begin(section);
-    work();
-    end(section);
-  }
   void run(ProjectionStage s) {
     const ResolvedStage& rs = chosen(s);
     call_.tuning = rs.tuning;
@@ -389,8 +367,8 @@ class ProjectionSolver final : public Solver<T> {
     call_.tuning = rs.tuning;
     compute_and_exchange(
         halo_.get(), case_.grid.nz, fields, [&](ZRange zr) { call_.zr = zr, fn(call_); },
-        [&](const auto& work) { timed(int(s), rs.variant->id().c_str(), work); },
-        [&](const auto& work) { timed(halo_section, "halo", work); });
+        [&](const auto& work) { this->timed(int(s), rs.variant->id().c_str(), work); },
+        [&](const auto& work) { this->timed(halo_section, "halo", work); });
     call_.zr = ZRange::interior(case_.grid);
   }
   void run_untimed(ProjectionStage s) {
@@ -415,10 +393,8 @@ class ProjectionSolver final : public Solver<T> {
   ResolvedRecipe recipe_;
   const ResolvedStage* stage_[int(ProjectionStage::count)] = {};
   SolverOptions opt_;
-  SectionTimer* timer_ = nullptr;
   FieldSet<T> fields_;
   StageCall<T> call_;
-  void* stream_ = nullptr;
   void* scratch_ = nullptr;
   double* reduce_out_ = nullptr;
   double host_result_ = 0;
@@ -429,8 +405,6 @@ class ProjectionSolver final : public Solver<T> {
   std::unique_ptr<PoissonMethod<T>> poisson_;  // the pressure solve (Poisson family), with its workspaces
   std::vector<std::uint32_t> cells_;           // obstacle cell list (host copy)
   void* cells_device_ = nullptr;
-  int step_ = 0;
-  double time_ = 0;
   int last_iterations_ = 0;
   double last_residual_ = 0;
   double last_abs_residual_ = 0;

@@ -28,7 +28,7 @@
 #include "device.hpp"
 #include "fields.hpp"
 #include "nvtx.hpp"
-#include "solver.hpp"
+#include "solver_base.hpp"
 #include "streamvort/case.hpp"
 #include "streamvort/stage_call.hpp"
 
@@ -40,10 +40,13 @@ enum StreamvortSection : int {
 inline std::vector<std::string> streamvort_sections() { return {"vorticity", "stream", "boundary", "turbulence", "stream_sor"}; }
 
 template <class T>
-class FlowSolver final : public Solver<T> {
+class FlowSolver final : public SolverBase<T> {
+  using Base = SolverBase<T>;
+  using Base::stream_, Base::timer_, Base::step_, Base::time_, Base::begin, Base::end, Base::timed, Base::sync;
+
  public:
   FlowSolver(const FlowCase& c, const ResolvedRecipe& r, const SolverOptions& o)
-      : case_(c), grid_(c.geo.grid), recipe_(r), sweeps_(o.jacobi_iterations), gpu_(r.backend == Backend::cuda),
+      : Base(c.dt), case_(c), grid_(c.geo.grid), recipe_(r), sweeps_(o.jacobi_iterations), gpu_(r.backend == Backend::cuda),
         fields_(grid_.padded_points(), gpu_), vorticity_stage_(&recipe_["vorticity"]), stream_stage_(&recipe_["stream"]),
         boundary_stage_(&recipe_["boundary"]), turbulence_stage_(&recipe_["turbulence"]),
         sor_(o.poisson_method == "sor") {
@@ -174,18 +177,7 @@ class FlowSolver final : public Solver<T> {
     return 1;
   }
 
-  void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 2; }  // omega swaps once a step, psi S times: two steps restore both
-  void replayed(int steps) override {
-    step_ += steps;
-    time_ += steps * case_.dt;
-  }
-  int step_index() const override { return step_; }
-  double time() const override { return time_; }
-  void sync() const override {
-    if (stream_) device::stream_sync(stream_);
-  }
-  void* stream() const override { return stream_; }
 
  private:
   T* f(const char* name) const { return fields_[name]; }
@@ -193,19 +185,6 @@ class FlowSolver final : public Solver<T> {
     return name[0] == 'v' ? *vorticity_stage_ : name[0] == 's' ? *stream_stage_ : name[0] == 't' ? *turbulence_stage_ : *boundary_stage_;
   }
   T* residual_slot(int s) { return (gpu_ ? history_device_ : history_host_.data()) + s; }
-  void begin(int section) {
-    if (timer_) timer_->begin(section);
-  }
-  void end(int section) {
-    if (timer_) timer_->end(section);
-  }
-  template <class Work>
-  void timed(int section, const char* label, const Work& work) {
-    NvtxRange range(label);
-    begin(section);
-    work();
-    end(section);
-  }
 
   FlowCase case_;
   Grid grid_;
@@ -217,13 +196,9 @@ class FlowSolver final : public Solver<T> {
   bool sor_;  // the stream function by streamvort/stream_sor (in place) instead of Jacobi
   Exec exec_;
   T *psi_ = nullptr, *psi_new_ = nullptr, *omega_ = nullptr, *omega_new_ = nullptr;
-  void* stream_ = nullptr;
   void* scratch_ = nullptr;
   T* history_device_ = nullptr;
   std::vector<T> history_host_;
-  SectionTimer* timer_ = nullptr;
-  int step_ = 0;
-  double time_ = 0;
 };
 
 }  // namespace nsb

@@ -25,7 +25,7 @@
 #include "fields.hpp"
 #include "halo.hpp"
 #include "nvtx.hpp"
-#include "solver.hpp"
+#include "solver_base.hpp"
 #include "wave/case.hpp"
 #include "wave/stage_call.hpp"
 
@@ -36,12 +36,15 @@ enum WaveSection : int { kWaveStepSection = 0, kWaveHaloSection = 1 };
 inline std::vector<std::string> wave_sections() { return {"step", "halo"}; }
 
 template <class T>
-class WaveSolver final : public Solver<T> {
+class WaveSolver final : public SolverBase<T> {
+  using Base = SolverBase<T>;
+  using Base::stream_, Base::timer_, Base::step_, Base::time_, Base::begin, Base::end, Base::timed, Base::sync;
+
  public:
   // `local` is the grid of this rank's slab (the whole grid without a decomposition).
   WaveSolver(const WaveCase& c, const Grid& local, const ResolvedRecipe& r, const SolverOptions& o,
              const RankContext* rank)
-      : case_(c), grid_(local), recipe_(r), stage_(&recipe_["step"]),
+      : Base(c.dt), case_(c), grid_(local), recipe_(r), stage_(&recipe_["step"]),
         fields_(local.padded_points(), r.backend == Backend::cuda) {
     for (const char* name : {"u_prev", "u", "u_next"}) fields_.add(name);
     if (r.backend == Backend::cuda) stream_ = device::stream_create();
@@ -96,8 +99,8 @@ class WaveSolver final : public Solver<T> {
     begin(kStepSection);
     compute_and_exchange(
         halo_.get(), grid_.nz, {next_}, [&](ZRange zr) { compute(zr); },
-        [&](const auto& work) { timed(kWaveStepSection, stage_->variant->id().c_str(), work); },
-        [&](const auto& work) { timed(kWaveHaloSection, "halo", work); });
+        [&](const auto& work) { this->timed(kWaveStepSection, stage_->variant->id().c_str(), work); },
+        [&](const auto& work) { this->timed(kWaveHaloSection, "halo", work); });
     std::tie(prev_, now_, next_) = std::tuple(now_, next_, prev_);  // thesis Fig. 3.2
     end(kStepSection);
     ++step_;
@@ -124,18 +127,7 @@ class WaveSolver final : public Solver<T> {
   }
   nlohmann::json halo_description() const override { return halo_ ? halo_->describe() : nlohmann::json::object(); }
 
-  void set_timer(SectionTimer* t) override { timer_ = t; }
   int steps_per_graph() const override { return 3; }  // three rotations bring every pointer back
-  void replayed(int steps) override {
-    step_ += steps;
-    time_ += steps * case_.dt;
-  }
-  int step_index() const override { return step_; }
-  double time() const override { return time_; }
-  void sync() const override {
-    if (stream_) device::stream_sync(stream_);
-  }
-  void* stream() const override { return stream_; }
 
  private:
   void point_at_fields() { prev_ = fields_["u_prev"], now_ = fields_["u"], next_ = fields_["u_next"]; }
@@ -150,20 +142,6 @@ class WaveSolver final : public Solver<T> {
     const double e = wave_energy(case_, grid_, s.field("u_prev"), s.field("u"), !slab_.has_lo());
     return comm_ ? comm_->allreduce_sum(e) : e;
   }
-  void begin(int section) {
-    if (timer_) timer_->begin(section);
-  }
-  void end(int section) {
-    if (timer_) timer_->end(section);
-  }
-  // `work` inside a timed section (and an NVTX range named `label`).
-  template <class Work>
-  void timed(int section, const char* label, const Work& work) {
-    NvtxRange range(label);
-    begin(section);
-    work();
-    end(section);
-  }
 
   WaveCase case_;
   Grid grid_;
@@ -172,13 +150,9 @@ class WaveSolver final : public Solver<T> {
   FieldSet<T> fields_;
   T *prev_ = nullptr, *now_ = nullptr, *next_ = nullptr;  // u^{t-1}, u^t, u^{t+1}
   WaveCall<T> call_;
-  void* stream_ = nullptr;
-  SectionTimer* timer_ = nullptr;
   Communicator* comm_ = nullptr;  // decomposed runs: sums the energy over the ranks
   Slab slab_;                     // this rank's rows (an undecomposed run: the whole grid, no neighbours)
   std::unique_ptr<HaloExchange<T>> halo_;
-  int step_ = 0;
-  double time_ = 0;
   double energy_at_load_ = 0;
 };
 
