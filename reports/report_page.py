@@ -225,8 +225,9 @@ def generator_commit():
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
-        status = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True, timeout=30)
+        # The reports being written are this run's output, not a change to the code that writes them.
+        status = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                 ":(exclude)results/report"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return "unknown (no git)"
     if head.returncode != 0:
