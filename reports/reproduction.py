@@ -145,17 +145,25 @@ def measure_bandwidth(m, results):
 
 
 def measure_stage_ratio(m, results):
-    """median(num) / median(den) of `nsbench stages` rows, each side {variant: id ending, tuning}."""
-    rows = [x for r in results.values() for x in r.get("rows", []) if x.get("median_s")]
-
-    def pick(side):
+    """median(num) / median(den) of `nsbench stages` rows, each side {variant: id ending, tuning}, on m['grid'] or
+    else the largest grid that has both sides (a result's top-level grid; results without one count as one grid)."""
+    def pick(rows, side):
         return next((x for x in rows if x["variant"].endswith(side["variant"]) and x["tuning"] == side["tuning"]
-                     and x.get("scheme", "euler") == "euler"), None)
-    num, den = pick(m["num"]), pick(m["den"])
-    if not num or not den:
+                     and (x.get("scheme") or "euler") == "euler"), None)
+    by_grid = {}
+    for r in results.values():
+        g = r.get("grid") or {}
+        key = (g.get("nx", 0) * g.get("ny", 0) * g.get("nz", 0), f"{g.get('nx')}x{g.get('ny')}x{g.get('nz')}" if g else "")
+        by_grid.setdefault(key, []).extend(x for x in r.get("rows", []) if x.get("median_s"))
+    pairs = [(key, pick(rows, m["num"]), pick(rows, m["den"])) for key, rows in sorted(by_grid.items())
+             if not m.get("grid") or key[1] == m["grid"]]
+    pairs = [p for p in pairs if p[1] and p[2]]
+    if not pairs:
         return None
+    (_, grid), num, den = pairs[-1]
     return {"value": num["median_s"] / den["median_s"], "runs": list(results.values()),
-            "how": f"{m['num']['variant']}:{m['num']['tuning']} / {m['den']['variant']}:{m['den']['tuning']} per call"}
+            "how": f"{m['num']['variant']}:{m['num']['tuning']} / {m['den']['variant']}:{m['den']['tuning']} per call"
+                   + (f" at {grid}" if grid else "")}
 
 
 def measure_best_fraction(m, results):

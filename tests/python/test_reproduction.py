@@ -184,6 +184,23 @@ def test_a_run_without_its_own_check_is_judged_through_its_twin():
     assert v["cpu"] == "not checked: skipped by --no-check" and "twin" not in results["cpu"]["checks"]
 
 
+def test_a_stage_ratio_is_taken_on_the_largest_grid_with_both_sides():
+    """Stage rows of several grids (one `nsbench stages` result each): the ratio is read on the largest grid that
+    has both variants, a row whose scheme is null counts as the default scheme, and the grid is named."""
+    def stages(n, rows):
+        return {"grid": {"nx": n, "ny": n, "nz": 13},
+                "rows": [{"variant": f"multiblock/lamvis/global_2d", "tuning": t, "median_s": v, "scheme": None}
+                         for t, v in rows]}
+    results = {"a": stages(129, [("bx1_by128", 3.0), ("bx32_by4", 1.0)]),
+               "b": stages(513, [("bx1_by128", 4.0), ("bx32_by4", 2.0)]),
+               "c": stages(1033, [("bx32_by4", 5.0)])}  # one side only: not comparable
+    m = {"num": {"variant": "lamvis/global_2d", "tuning": "bx1_by128"},
+         "den": {"variant": "lamvis/global_2d", "tuning": "bx32_by4"}}
+    got = reproduction.measure_stage_ratio(m, results)
+    assert got["value"] == 2.0 and got["how"].endswith("per call at 513x513x13")
+    assert reproduction.measure_stage_ratio(dict(m, grid="129x129x13"), results)["value"] == 3.0
+
+
 def test_a_poisson_solve_is_judged_by_the_residual_it_reached():
     def v(reached):
         return report_page.verdict({"run": {"jacobi": {"tolerance": 1e-6}},
