@@ -29,6 +29,7 @@
 #include "poisson/fft_solve.hpp"
 #include "tridiag/systems.hpp"
 #include "thread_ranks.hpp"
+#include "gpu_test_support.hpp"
 
 namespace nsb {
 namespace {
@@ -542,21 +543,6 @@ TEST(Fracstep, RefusesWhatItCannotRun) {
 
 // ---------------------------------------------------------------------------------------------- GPU
 
-#define NSB_NEEDS_GPU() \
-  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
-
-template <class T>
-double fixture_difference(const StageFixture<T>& got, const StageFixture<T>& ref) {
-  double diff = 0, scale = 0;
-  const auto a = got.arrays(), b = ref.arrays();
-  for (std::size_t f = 0; f < b.size(); ++f)
-    for (std::size_t n = 0; n < b[f].second.size(); ++n) {
-      diff = std::max(diff, std::abs(double(a[f].second[n]) - double(b[f].second[n])));
-      scale = std::max(scale, std::abs(double(b[f].second[n])));
-    }
-  return diff / scale;
-}
-
 template <class T>
 void expect_variants_match_reference(const std::string& stage, const Grid& g) {
   const StageKind& kind = StageKindRegistry::instance().get("fracstep/" + stage);
@@ -571,7 +557,7 @@ void expect_variants_match_reference(const std::string& stage, const Grid& g) {
     for (const Tuning& t : v->tunings) {
       const auto gpu = kind.fixture<T>()(spec);
       gpu->run(*v, t);
-      EXPECT_LE(fixture_difference(*gpu, *cpu), kind.tolerance<T>()) << v->id() << ":" << t.name << " elem " << sizeof(T);
+      EXPECT_LE(test::fixture_difference(*gpu, *cpu), kind.tolerance<T>()) << v->id() << ":" << t.name << " elem " << sizeof(T);
     }
   }
 }

@@ -11,6 +11,7 @@
 #include "registry.hpp"
 #include "stage_kind.hpp"
 #include "verify.hpp"
+#include "gpu_test_support.hpp"
 
 namespace nsb {
 namespace {
@@ -117,9 +118,6 @@ TEST(FracstepTranspose, OpenMpEqualsSerial) {
 }
 
 // ---------------------------------------------------------------------------------------------- GPU
-
-#define NSB_NEEDS_GPU() \
-  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
 
 TEST(FracstepTransposeGpu, EveryVariantEqualsTheReference) {
   NSB_NEEDS_GPU();

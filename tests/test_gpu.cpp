@@ -25,14 +25,8 @@
 namespace nsb {
 namespace {
 
-#define NSB_REQUIRE_GPU()                                                                 \
-  if (device::count() == 0) {                                                             \
-    std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());    \
-    GTEST_SKIP() << device::unavailable_reason();                                         \
-  }
-
 TEST(Gpu, EveryVariantMatchesTheReference) {
-  NSB_REQUIRE_GPU();
+  NSB_NEEDS_GPU();
   int checked = 0;
   for (const VerifyResult& r : verify_variants({})) {
     ++checked;
@@ -71,7 +65,7 @@ void recipe_matches_cpu(const std::string& recipe, double tol) {
 }
 
 TEST(Gpu, EveryRecipeMatchesTheCpuSolver) {
-  NSB_REQUIRE_GPU();
+  NSB_NEEDS_GPU();
   for (const Recipe& r : builtin_recipes()) {  // the projection solver's (test_wave checks the wave's)
     if (r.solver != "projection" || r.backend != Backend::cuda) continue;
     recipe_matches_cpu<float>(r.name, 2e-4);
@@ -80,7 +74,7 @@ TEST(Gpu, EveryRecipeMatchesTheCpuSolver) {
 }
 
 TEST(Gpu, GraphReplayMatchesTheReference) {
-  NSB_REQUIRE_GPU();
+  NSB_NEEDS_GPU();
   for (const char* precision : {"float", "double"}) {
     RunOptions o;
     o.case_options.name = "cavity";
@@ -116,7 +110,7 @@ int cavity_side_past_the_l2() {
 // tagged with their stage, the passes leave the checked state alone, and counters either come back for
 // every compute stage or say why not.
 TEST(Gpu, ProfilePassesTagEveryStageAndLeaveTheCheckAlone) {
-  NSB_REQUIRE_GPU();
+  NSB_NEEDS_GPU();
   RunOptions o;
   o.case_options.name = "cavity";
   o.case_options.nx = o.case_options.nz = cavity_side_past_the_l2();
@@ -157,7 +151,7 @@ TEST(Gpu, ProfilePassesTagEveryStageAndLeaveTheCheckAlone) {
 }
 
 TEST(Gpu, TooLargeAGridSaysHowMuchMemoryItNeeds) {
-  NSB_REQUIRE_GPU();
+  NSB_NEEDS_GPU();
   RunOptions o;
   o.case_options.name = "cavity";
   // A cube whose 9 double fields need 1.5x this GPU's memory (whatever the GPU).
@@ -181,7 +175,7 @@ TEST(Gpu, TooLargeAGridSaysHowMuchMemoryItNeeds) {
 // Every GPU halo variant of the threads driver, on two ranks (two GPUs, or one GPU twice), against the
 // undecomposed GPU run: cavity (walls) with the overlapping split, periodic Taylor-Green.
 TEST(Gpu, EveryThreadsHaloVariantMatchesTheOneRankRun) {
-  NSB_REQUIRE_GPU();
+  NSB_NEEDS_GPU();
   int checked = 0;
   for (const HaloVariant& v : HaloRegistry::instance().all()) {
     if (v.backend != Backend::cuda || v.driver == "mpi") continue;
@@ -224,7 +218,7 @@ TEST(Gpu, EveryThreadsHaloVariantMatchesTheOneRankRun) {
 // Each rank fills every plane with bytes 0x10 + rank, the ghost planes then with 0xff: a correct exchange
 // leaves the neighbour's bytes in them.
 TEST(Gpu, EveryThreadsHaloWritesGhostsAfterTheReceiversQueuedWork) {
-  NSB_REQUIRE_GPU();
+  NSB_NEEDS_GPU();
   const Grid global{24, 16, 8, 2.4, 1.6, 0.8};
   const std::vector<Slab> slabs = decompose_z(global, 2, false);
   const std::size_t delay_bytes = std::size_t(1) << 30;  // a 1 GiB device copy: ~0.5 ms on an H100
@@ -280,7 +274,7 @@ TEST(Gpu, EveryThreadsHaloWritesGhostsAfterTheReceiversQueuedWork) {
 }
 
 TEST(Gpu, CavityReachesTheCpuGhiaDeviation) {
-  NSB_REQUIRE_GPU();
+  NSB_NEEDS_GPU();
   CaseOptions o;
   o.name = "cavity", o.nx = 64, o.ny = 4, o.nz = 64, o.re = 100;
   const Case c = make_case(o);

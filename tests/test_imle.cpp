@@ -648,21 +648,6 @@ TEST(ImleModels, FlopCounts) {
 
 // ---------------------------------------------------------------------------------------------- GPU
 
-#define NSB_NEEDS_GPU() \
-  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
-
-template <class T>
-double fixture_difference(const StageFixture<T>& got, const StageFixture<T>& ref) {
-  double diff = 0, scale = 0;
-  const auto a = got.arrays(), b = ref.arrays();
-  for (std::size_t f = 0; f < b.size(); ++f)
-    for (std::size_t n = 0; n < b[f].second.size(); ++n) {
-      diff = std::max(diff, std::abs(double(a[f].second[n]) - double(b[f].second[n])));
-      scale = std::max(scale, std::abs(double(b[f].second[n])));
-    }
-  return diff / scale;
-}
-
 template <class T>
 void expect_variants_match_reference(const std::string& stage, const Grid& g) {
   const StageKind& kind = StageKindRegistry::instance().get(stage);
@@ -677,7 +662,7 @@ void expect_variants_match_reference(const std::string& stage, const Grid& g) {
       for (const Tuning& t : v->tunings) {
         const auto gpu = kind.fixture<T>()(spec);
         gpu->run(*v, t);
-        const double d = fixture_difference(*gpu, *cpu);
+        const double d = test::fixture_difference(*gpu, *cpu);
         std::printf("%s:%s %s %dx%dx%d elem %zu: max rel diff %.2e\n", v->id().c_str(), t.name.c_str(), w.c_str(),
                     g.nx, g.ny, g.nz, sizeof(T), d);
         EXPECT_LE(d, kind.tolerance<T>()) << v->id() << ":" << t.name << " " << w;

@@ -16,6 +16,7 @@
 #include "recipe.hpp"
 #include "registry.hpp"
 #include "run.hpp"
+#include "gpu_test_support.hpp"
 
 namespace nsb {
 namespace {
@@ -432,9 +433,6 @@ TEST(MultiblockRanks, PeersPointIntoTheSendersBands) {
 }
 
 // ---------------------------------------------------------------------------------------------- GPU
-
-#define NSB_NEEDS_GPU() \
-  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
 
 // The whole loop's residual history on the GPU against the CPU, for every GPU recipe; and with the
 // multigrid stand-in (its GPU variants: whole planes down and up, pageable in kemal and kemal-naive,

@@ -15,6 +15,7 @@
 #include "stage_kind.hpp"
 #include "streamvort/case.hpp"
 #include "streamvort/flow_solver.hpp"
+#include "gpu_test_support.hpp"
 
 namespace nsb {
 namespace {
@@ -336,25 +337,6 @@ TEST(Streamvort, RefusesWhatItCannotRun) {
 
 // ---------------------------------------------------------------------------------------------- GPU
 
-#define NSB_NEEDS_GPU() \
-  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
-
-// Largest |got - ref| over every array (the residual included), relative to the array's largest |ref|.
-template <class T>
-double fixture_difference(const StageFixture<T>& got, const StageFixture<T>& ref) {
-  double worst = 0;
-  const auto a = got.arrays(), b = ref.arrays();
-  for (std::size_t f = 0; f < b.size(); ++f) {
-    double diff = 0, scale = 0;
-    for (std::size_t n = 0; n < b[f].second.size(); ++n) {
-      diff = std::max(diff, std::abs(double(a[f].second[n]) - double(b[f].second[n])));
-      scale = std::max(scale, std::abs(double(b[f].second[n])));
-    }
-    worst = std::max(worst, diff / scale);
-  }
-  return worst;
-}
-
 template <class T>
 void expect_variants_match(const std::string& stage_id, const Grid& g, const std::string& workload) {
   const StageKind& kind = StageKindRegistry::instance().get(stage_id);
@@ -373,7 +355,7 @@ void expect_variants_match(const std::string& stage_id, const Grid& g, const std
     for (const Tuning& t : v->tunings) {
       const auto gpu = kind.fixture<T>()(spec);
       gpu->run(*v, t);
-      EXPECT_LE(fixture_difference(*gpu, *cpu), kind.tolerance<T>())
+      EXPECT_LE(test::fixture_difference_per_array(*gpu, *cpu), kind.tolerance<T>())
           << v->id() << ":" << t.name << " " << workload << " " << spec.grid.nx << "x" << spec.grid.ny << " elem " << sizeof(T);
     }
   }

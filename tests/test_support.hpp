@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "gpu_test_support.hpp"
 #include "projection/projection_solver.hpp"
 #include "projection/validation.hpp"
 

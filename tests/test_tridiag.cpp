@@ -20,6 +20,7 @@
 #include "tridiag/stage_call.hpp"
 #include "tridiag/systems.hpp"
 #include "verify.hpp"
+#include "gpu_test_support.hpp"
 
 namespace nsb {
 namespace {
@@ -689,9 +690,6 @@ TEST(TridiagPdd, RefusesBlocksOfFewerThanTwoUnknowns) {
 }
 
 // ------------------------------------------------------------------------------------------- GPU
-
-#define NSB_NEEDS_GPU() \
-  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
 
 TEST(TridiagGpu, EveryVariantPassesVerify) {
   NSB_NEEDS_GPU();

@@ -15,6 +15,7 @@
 #include "stage_kind.hpp"
 #include "wave/case.hpp"
 #include "thread_ranks.hpp"
+#include "gpu_test_support.hpp"
 
 namespace nsb {
 namespace {
@@ -173,22 +174,6 @@ TEST(Wave, TheLargestStableTimeStepIsAccepted) {
 
 // ---------------------------------------------------------------------------------------------- GPU
 
-#define NSB_NEEDS_GPU() \
-  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")"
-
-// Largest |got - ref| over every array of the fixtures, relative to the largest |ref|.
-template <class T>
-double fixture_difference(const StageFixture<T>& got, const StageFixture<T>& ref) {
-  double diff = 0, scale = 0;
-  const auto a = got.arrays(), b = ref.arrays();
-  for (std::size_t f = 0; f < b.size(); ++f)
-    for (std::size_t n = 0; n < b[f].second.size(); ++n) {
-      diff = std::max(diff, std::abs(double(a[f].second[n]) - double(b[f].second[n])));
-      scale = std::max(scale, std::abs(double(b[f].second[n])));
-    }
-  return diff / scale;
-}
-
 template <class T>
 void expect_variant_matches_reference(const Variant& v, const Grid& g) {
   const StageKind& kind = StageKindRegistry::instance().get("wave/step");
@@ -201,7 +186,7 @@ void expect_variant_matches_reference(const Variant& v, const Grid& g) {
   for (const Tuning& t : v.tunings) {
     const auto gpu = kind.fixture<T>()(spec);
     gpu->run(v, t);
-    EXPECT_LE(fixture_difference(*gpu, *cpu), kind.tolerance<T>())
+    EXPECT_LE(test::fixture_difference(*gpu, *cpu), kind.tolerance<T>())
         << v.id() << ":" << t.name << " " << g.nx << "x" << g.nz << " elem " << sizeof(T);
   }
 }
