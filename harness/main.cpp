@@ -34,7 +34,7 @@ bool parse_grid(const std::string& s, nsb::CaseOptions& c) {
   return true;
 }
 
-int cmd_verify(const nsb::VerifyOptions& o) {
+int verify_command(const nsb::VerifyOptions& o) {
   const bool have_gpu = nsb::device::count() > 0;
   if (!have_gpu && !o.include_cpu) {
     if (o.allow_no_gpu) {  // (a build without CUDA registers no GPU variant: its filters name none)
@@ -73,9 +73,9 @@ struct RunCli {
   bool no_check = false, quiet = false, force = false;
 };
 
-CLI::App* add_run_command(CLI::App& app, RunCli& c) {
+// The case and its physics: which solver runs, on what grid, with what parameters.
+void add_case_options(CLI::App* run, RunCli& c) {
   nsb::RunOptions& ro = c.ro;
-  auto* run = app.add_subcommand("run", "run a case and print (and optionally write) the timed result");
   ro.case_options.name = "cavity";
   std::string cases;
   for (const nsb::SolverDef& d : nsb::SolverRegistry::instance().all())
@@ -93,6 +93,11 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
   run->add_option("--gamma", ro.case_options.gamma, "upwind blend weight of advection (thesis GAMMA)")
       ->capture_default_str();
   run->add_option("--scheme", c.scheme, "euler | ab2 (Adams-Bashforth 2)")->capture_default_str();
+}
+
+// How it is solved: backend, recipe and stage variants, steps, the Poisson method, ranks and halo.
+void add_solve_options(CLI::App* run, RunCli& c) {
+  nsb::RunOptions& ro = c.ro;
   run->add_option("--backend", ro.backend, "cpu_serial | cpu_omp | cuda")->capture_default_str();
   run->add_option("--threads", ro.solver.threads, "OpenMP threads for cpu_omp (0: all cores)");
   run->add_option("--precision", ro.precision, "float | double")->capture_default_str();
@@ -104,8 +109,9 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
   run->add_option("--warmup", ro.warmup, "untimed steps before timing")->capture_default_str();
   run->add_flag("--until-steady", ro.until_steady, "stop when RMS(u^{n+1}-u^n)/(dt U) < --steady-tol");
   run->add_option("--steady-tol", ro.steady_tol, "steady-state threshold")->capture_default_str();
-  run->add_option("--jacobi-iterations", ro.solver.jacobi_iterations,
-                  "Jacobi sweeps per step (thesis: 20), or the cap with --jacobi-tol")
+  run->add_option("--iterations,--jacobi-iterations", ro.solver.jacobi_iterations,
+                  "iterations of the Poisson method per step (Jacobi or SOR sweeps, CG steps, multigrid cycles; "
+                  "thesis: 20 Jacobi sweeps), or the cap with --jacobi-tol (--jacobi-iterations: the old name)")
       ->capture_default_str();
   run->add_option("--jacobi-tol", ro.solver.jacobi_tol,
                   "iterate until RMS residual <= tol * RMS(div/dt) (0: fixed count)")
@@ -131,6 +137,11 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
   run->add_option("--halo", ro.halo,
                   "halo exchange variant NAME[:TUNING] between ranks (nsbench list --stage halo); default: "
                   "p2p_sync (GPU, threads), mpi_host_staged (GPU, MPI), shared_memory_copy / mpi_sendrecv (CPU)");
+}
+
+// What is checked, written and traced.
+void add_output_options(CLI::App* run, RunCli& c) {
+  nsb::RunOptions& ro = c.ro;
   run->add_flag("--no-check", c.no_check,
                 "skip the correctness check: against the CPU reference (one GPU) or the same recipe on one rank "
                 "(several ranks)");
@@ -154,7 +165,13 @@ CLI::App* add_run_command(CLI::App& app, RunCli& c) {
                   "on: NVTX ranges (domain nsbench) per step, stage call (variant id) and halo exchange, for "
                   "Nsight tools; off: none (to measure what they cost)")
       ->capture_default_str();
+}
 
+CLI::App* add_run_command(CLI::App& app, RunCli& c) {
+  auto* run = app.add_subcommand("run", "run a case and print (and optionally write) the timed result");
+  add_case_options(run, c);
+  add_solve_options(run, c);
+  add_output_options(run, c);
   return run;
 }
 
@@ -194,6 +211,108 @@ int run_command(RunCli& c, int argc, char** argv) {
   return ref["performed"].get<bool>() && !ref["pass"].get<bool>() ? 2 : 0;
 }
 
+// `nsbench list`: what is there (stages, variants, tunings, recipes), as text or JSON.
+struct ListCli {
+  std::string stage, tag;
+  bool json = false;
+};
+
+CLI::App* add_list_command(CLI::App& app, ListCli& c) {
+  auto* list = app.add_subcommand("list", "list stages, variants with tags and tunings, recipes, flop counts");
+  list->add_option("--stage", c.stage, "only this stage");
+  list->add_option("--tag", c.tag, "only variants with this tag, KEY=VALUE (memory=shared, cta=1d, ...)");
+  list->add_flag("--json", c.json, "everything as JSON (schema nsbench.list/2), for tools");
+  return list;
+}
+
+int list_command(const ListCli& c) {
+  if (c.json) std::printf("%s\n", nsb::list_json().dump(1).c_str());
+  else nsb::print_list(c.stage, c.tag);
+  return 0;
+}
+
+CLI::App* add_verify_command(CLI::App& app, nsb::VerifyOptions& vo) {
+  auto* verify = app.add_subcommand("verify", "check every GPU variant x tuning against the CPU reference");
+  verify->add_option("--solver", vo.solver, "only this solver's stages");
+  verify->add_option("--stage", vo.stage, "only this stage (NAME or SOLVER/NAME)");
+  verify->add_option("--variant", vo.variant, "only this variant name");
+  verify->add_flag("--cpu", vo.include_cpu, "also check cpu_omp against cpu_serial");
+  verify->add_flag("--allow-no-gpu", vo.allow_no_gpu,
+                   "exit 0 without a usable GPU (CI without a GPU); otherwise no GPU is an error (exit 1)");
+  return verify;
+}
+
+// `nsbench stages`: every stage variant x tuning timed on its own.
+struct StagesCli {
+  nsb::StageBenchOptions so;
+  std::string grid = "256x256x256";
+  bool force = false;
+};
+
+CLI::App* add_stages_command(CLI::App& app, StagesCli& c) {
+  nsb::StageBenchOptions& so = c.so;
+  auto* stages = app.add_subcommand("stages", "time every GPU stage variant x tuning on its own (random fields)");
+  stages->add_option("--grid", c.grid, "interior cells NXxNYxNZ")->capture_default_str();
+  stages->add_option("--precision", so.precision, "float | double")->capture_default_str();
+  stages->add_option("--solver", so.solver, "only this solver's stages");
+  stages->add_option("--stage", so.stage, "only this stage (NAME or SOLVER/NAME)");
+  stages->add_option("--variant", so.variant, "only this variant name");
+  stages->add_option("--tuning", so.tuning, "only this tuning (e.g. for a profiler run of one kernel)");
+  stages->add_option("--samples", so.samples, "timed calls per variant x tuning")->capture_default_str();
+  stages->add_option("--warmup", so.warmup, "untimed calls first")->capture_default_str();
+  stages->add_option("--backend", so.backend, "cuda (GPU variants) | cpu_serial | cpu_omp (CPU variants, steady_clock)")
+      ->capture_default_str();
+  stages->add_option("--threads", so.threads, "OpenMP threads of cpu_omp variants (0 = OpenMP's default)")
+      ->capture_default_str();
+  stages->add_option("--json", so.json_path, "write every row with raw samples (schema nsbench.stages/2)");
+  stages->add_flag("--force", c.force, "let --json replace an existing file");
+  return stages;
+}
+
+int stages_command(StagesCli& c, int argc, char** argv) {
+  nsb::StageBenchOptions& so = c.so;
+  if (so.backend != "cuda") nsb::pin_threads_unless_told(argv);
+  nsb::CaseOptions tmp;  // the grid only
+  if (!parse_grid(c.grid, tmp)) throw std::runtime_error("bad --grid '" + c.grid + "'");
+  so.grid = nsb::Grid{tmp.nx, tmp.ny, tmp.nz, double(tmp.nx), double(tmp.ny), double(tmp.nz)};
+  so.command_line = join_args(argc, argv);
+  so.overwrite = c.force;
+  nsb::check_result_path(so.json_path, c.force);
+  nsb::bench_stages(so);
+  return 0;
+}
+
+// `nsbench bandwidth`: the machine's copy rates, GPU transfers and the CPU's STREAM.
+struct BandwidthCli {
+  nsb::BandwidthOptions bo;
+  std::size_t max_mib = 256;
+  bool force = false;
+};
+
+CLI::App* add_bandwidth_command(CLI::App& app, BandwidthCli& c) {
+  auto* bandwidth = app.add_subcommand(
+      "bandwidth", "host<->device (pageable, pinned), device<->device and peer-to-peer bandwidth over message sizes, "
+                   "and small-message latency (thesis Table A.1; the scaling model's link numbers); the CPU's "
+                   "STREAM copy and triad on one core and on all cores (machine.cpu.bandwidth)");
+  bandwidth->add_option("--samples", c.bo.samples, "timed transfers per size")->capture_default_str();
+  bandwidth->add_option("--max-mib", c.max_mib, "largest message, MiB (sizes go up by 4x from 8 bytes)")
+      ->capture_default_str();
+  bandwidth->add_option("--json", c.bo.json_path, "write every size with raw samples (schema nsbench.bandwidth/1)");
+  bandwidth->add_flag("--force", c.force, "let --json replace an existing file");
+  return bandwidth;
+}
+
+int bandwidth_command(BandwidthCli& c, int argc, char** argv) {
+  nsb::pin_threads_unless_told(argv);
+  c.bo.max_bytes = c.max_mib << 20;
+  c.bo.command_line = join_args(argc, argv);
+  c.bo.overwrite = c.force;
+  nsb::check_result_path(c.bo.json_path, c.force);
+  nsb::measure_bandwidth(c.bo);
+  if (!c.bo.json_path.empty()) std::printf("result written to %s\n", c.bo.json_path.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int run_main(int argc, char** argv);
@@ -225,55 +344,15 @@ int run_main(int argc, char** argv) {
   app.require_subcommand(1);
 
   RunCli run_cli;
+  ListCli list_cli;
+  nsb::VerifyOptions verify_options;
+  StagesCli stages_cli;
+  BandwidthCli bandwidth_cli;
   auto* run = add_run_command(app, run_cli);
-
-  std::string list_stage, list_tag;
-  auto* list = app.add_subcommand("list", "list stages, variants with tags and tunings, recipes, flop counts");
-  list->add_option("--stage", list_stage, "only this stage");
-  list->add_option("--tag", list_tag, "only variants with this tag, KEY=VALUE (memory=shared, cta=1d, ...)");
-  bool list_json = false;
-  list->add_flag("--json", list_json, "everything as JSON (schema nsbench.list/2), for tools");
-
-  nsb::VerifyOptions vo;
-  auto* verify = app.add_subcommand("verify", "check every GPU variant x tuning against the CPU reference");
-  verify->add_option("--solver", vo.solver, "only this solver's stages");
-  verify->add_option("--stage", vo.stage, "only this stage (NAME or SOLVER/NAME)");
-  verify->add_option("--variant", vo.variant, "only this variant name");
-  verify->add_flag("--cpu", vo.include_cpu, "also check cpu_omp against cpu_serial");
-  verify->add_flag("--allow-no-gpu", vo.allow_no_gpu,
-                   "exit 0 without a usable GPU (CI without a GPU); otherwise no GPU is an error (exit 1)");
-
-  nsb::StageBenchOptions so;
-  std::string stages_grid = "256x256x256";
-  auto* stages = app.add_subcommand("stages", "time every GPU stage variant x tuning on its own (random fields)");
-  stages->add_option("--grid", stages_grid, "interior cells NXxNYxNZ")->capture_default_str();
-  stages->add_option("--precision", so.precision, "float | double")->capture_default_str();
-  stages->add_option("--solver", so.solver, "only this solver's stages");
-  stages->add_option("--stage", so.stage, "only this stage (NAME or SOLVER/NAME)");
-  stages->add_option("--variant", so.variant, "only this variant name");
-  stages->add_option("--tuning", so.tuning, "only this tuning (e.g. for a profiler run of one kernel)");
-  stages->add_option("--samples", so.samples, "timed calls per variant x tuning")->capture_default_str();
-  stages->add_option("--warmup", so.warmup, "untimed calls first")->capture_default_str();
-  stages->add_option("--backend", so.backend, "cuda (GPU variants) | cpu_serial | cpu_omp (CPU variants, steady_clock)")
-      ->capture_default_str();
-  stages->add_option("--threads", so.threads, "OpenMP threads of cpu_omp variants (0 = OpenMP's default)")
-      ->capture_default_str();
-  stages->add_option("--json", so.json_path, "write every row with raw samples (schema nsbench.stages/2)");
-  bool stages_force = false;
-  stages->add_flag("--force", stages_force, "let --json replace an existing file");
-
-  nsb::BandwidthOptions bo;
-  std::size_t max_mib = 256;
-  auto* bandwidth = app.add_subcommand(
-      "bandwidth", "host<->device (pageable, pinned), device<->device and peer-to-peer bandwidth over message sizes, "
-                   "and small-message latency (thesis Table A.1; the scaling model's link numbers); the CPU's "
-                   "STREAM copy and triad on one core and on all cores (machine.cpu.bandwidth)");
-  bandwidth->add_option("--samples", bo.samples, "timed transfers per size")->capture_default_str();
-  bandwidth->add_option("--max-mib", max_mib, "largest message, MiB (sizes go up by 4x from 8 bytes)")
-      ->capture_default_str();
-  bandwidth->add_option("--json", bo.json_path, "write every size with raw samples (schema nsbench.bandwidth/1)");
-  bool bandwidth_force = false;
-  bandwidth->add_flag("--force", bandwidth_force, "let --json replace an existing file");
+  auto* list = add_list_command(app, list_cli);
+  auto* verify = add_verify_command(app, verify_options);
+  auto* stages = add_stages_command(app, stages_cli);
+  auto* bandwidth = add_bandwidth_command(app, bandwidth_cli);
 
   try {
     app.parse(argc, argv);
@@ -283,33 +362,10 @@ int run_main(int argc, char** argv) {
 
   try {
     if (*run) return run_command(run_cli, argc, argv);
-    if (*list) {
-      if (list_json) std::printf("%s\n", nsb::list_json().dump(1).c_str());
-      else nsb::print_list(list_stage, list_tag);
-      return 0;
-    }
-    if (*stages) {
-      if (so.backend != "cuda") nsb::pin_threads_unless_told(argv);
-      nsb::CaseOptions tmp;  // the grid only
-      if (!parse_grid(stages_grid, tmp)) throw std::runtime_error("bad --grid '" + stages_grid + "'");
-      so.grid = nsb::Grid{tmp.nx, tmp.ny, tmp.nz, double(tmp.nx), double(tmp.ny), double(tmp.nz)};
-      so.command_line = join_args(argc, argv);
-      so.overwrite = stages_force;
-      nsb::check_result_path(so.json_path, stages_force);
-      nsb::bench_stages(so);
-      return 0;
-    }
-    if (*verify) return cmd_verify(vo);
-    if (*bandwidth) {
-      nsb::pin_threads_unless_told(argv);
-      bo.max_bytes = max_mib << 20;
-      bo.command_line = join_args(argc, argv);
-      bo.overwrite = bandwidth_force;
-      nsb::check_result_path(bo.json_path, bandwidth_force);
-      nsb::measure_bandwidth(bo);
-      if (!bo.json_path.empty()) std::printf("result written to %s\n", bo.json_path.c_str());
-      return 0;
-    }
+    if (*list) return list_command(list_cli);
+    if (*stages) return stages_command(stages_cli, argc, argv);
+    if (*verify) return verify_command(verify_options);
+    if (*bandwidth) return bandwidth_command(bandwidth_cli, argc, argv);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "nsbench: error: out of host memory (std::bad_alloc): the run needs more memory than this "
                  "machine or its memory limit gives (a smaller --grid, or float, needs less)\n");

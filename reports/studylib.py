@@ -41,7 +41,7 @@ COMMANDS = {"run", "stages", "bandwidth"}
 # nsbench options a study may set, per command (the CLI's own names without the dashes).
 OPTIONS = {
     "run": {"case", "grid", "re", "dt", "safety", "gamma", "scheme", "backend", "threads", "precision", "recipe",
-            "stage", "steps", "warmup", "jacobi-iterations", "jacobi-tol", "check-every", "launch", "ranks", "halo",
+            "stage", "steps", "warmup", "iterations", "jacobi-iterations", "jacobi-tol", "check-every", "launch", "ranks", "halo",
             "no-check", "until-steady", "steady-tol", "poisson", "solver", "case-param", "profile", "profile-steps"},
     "stages": {"grid", "precision", "stage", "variant", "tuning", "samples", "warmup", "backend", "threads", "solver"},
     "bandwidth": {"samples", "max-mib"},

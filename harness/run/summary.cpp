@@ -122,7 +122,7 @@ void print_summary(const json& r) {
                 v["energy_ratio_exact"].get<double>());
   if (r["checks"].value("poisson_converged", true) == false)
     std::printf("  Poisson solve not converged: relative residual %.3g above the tolerance %g after %d iterations "
-                "(the cap, --jacobi-iterations)\n", r["checks"]["poisson_last_relative_residual"].get<double>(),
+                "(the cap, --iterations)\n", r["checks"]["poisson_last_relative_residual"].get<double>(),
                 r["checks"]["poisson_tolerance"].get<double>(), r["checks"]["poisson_last_iterations"].get<int>());
   else if (r["checks"].contains("poisson_converged"))
     std::printf("  Poisson solve converged: relative residual %.3g within the tolerance %g (%d iterations)\n",
