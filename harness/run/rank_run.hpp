@@ -243,123 +243,109 @@ inline bool reference_check_runs(const RunSetup& s, int ranks) {
   return s.options.check && (ranks > 1 || s.recipe.backend == Backend::cuda);
 }
 
-// start: the whole initial state, shared by the ranks of the threads driver; rank 0 empties its fields once
-// every rank has loaded its part, unless the reference check reads it again.
-// phases: the run's clock, carried on through this rank's phases (run.phase_seconds: rank 0's; with
-// several ranks also each rank's up to the gather, run.phase_seconds_per_rank).
-template <class T>
-nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start, PhaseClock phases) {
-  Communicator& comm = *ctx.comm;
-  const bool root = comm.rank() == 0;
-  const int ranks = comm.size();
-  const bool gpu = s.recipe.backend == Backend::cuda;
+// The result's header on rank 0: when, how it was called, the machine (with the GPU's copy bandwidth, which every
+// stage's fraction is measured against) and the build.
+inline nlohmann::json result_header(const RunSetup& s, bool gpu, device::CopyBandwidth& copy) {
   nlohmann::json result;
-  device::CopyBandwidth copy;
-  if (root) {
-    result["schema"] = "nsbench.run/2";
-    result["timestamp"] = now_utc();
-    result["command_line"] = s.options.command_line;
-    result["machine"] = machine_metadata(s.solver_options.threads);
-    result["build"] = build_metadata();
-    if (gpu) {
-      copy = device::measure_copy_bandwidth();
-      result["machine"]["gpu"]["copy_bandwidth"] = {{"bytes_per_second", copy.bytes_per_second},
-                                                    {"bytes_per_copy", copy.bytes_per_copy}, {"samples", copy.samples},
-                                                    {"median_s", copy.median_s}, {"min_s", copy.min_s}, {"max_s", copy.max_s}};
-    }
+  result["schema"] = "nsbench.run/2";
+  result["timestamp"] = now_utc();
+  result["command_line"] = s.options.command_line;
+  result["machine"] = machine_metadata(s.solver_options.threads);
+  result["build"] = build_metadata();
+  if (gpu) {
+    copy = device::measure_copy_bandwidth();
+    result["machine"]["gpu"]["copy_bandwidth"] = {{"bytes_per_second", copy.bytes_per_second},
+                                                  {"bytes_per_copy", copy.bytes_per_copy}, {"samples", copy.samples},
+                                                  {"median_s", copy.median_s}, {"min_s", copy.min_s}, {"max_s", copy.max_s}};
   }
-  comm.barrier();  // the bandwidth test runs alone
-  phases.done("metadata");
+  return result;
+}
 
+// What one rank's solver did: the timed steps, the sections' work models, and the files written for people.
+template <class T>
+struct RankSteps {
   TimedOutcome<T> run;
-  SectionModels m;
-  std::vector<std::string> outputs;  // files written for people (--output)
+  SectionModels models;
+  std::vector<std::string> outputs;  // --output's files
   int steps_per_graph = 1;
-  {
-    const std::unique_ptr<Solver<T>> solver =
-        s.problem.make_solver(Precision<T>{}, s.recipe, s.solver_options, ctx.decomposed() ? &ctx : nullptr);
-    phases.done("solver_setup");
-    if (ctx.decomposed())
-      solver->load(my_part(ctx, start));
-    else
-      solver->load(start);  // not a copy: a whole state is GBs on a large grid
-    // Its arrays (GBs on a large grid) go back to the heap now, for the downloads to come to reuse.
-    comm.barrier();  // every rank has taken its part
-    if (root && !reference_check_runs(s, ranks)) start.fields.clear();
-    phases.done("load");
-    steps_per_graph = solver->steps_per_graph();
-    std::function<void(const HostState<T>&)> snapshot;
-    if (!ctx.decomposed() && s.options.output_every > 0)
-      snapshot = [&](const HostState<T>& state) {
-        char tag[32];
-        std::snprintf(tag, sizeof tag, "step%08d", state.step);
-        for (const std::string& f : s.problem.write_output(state, s.options.output_dir, tag)) outputs.push_back(f);
-      };
-    run = timed_steps(*solver, s.options, comm, gpu, ctx.device, s.solver.sections, phases, snapshot);
-    for (int k = 0; k < int(s.solver.sections.size()); ++k) {  // collectives: every rank, same order
-      m.largest.push_back(solver->work_model(k));
-      m.flops_whole.push_back(comm.allreduce_sum(m.largest.back().flops));
-      m.halo_bytes.push_back(comm.allreduce_max(solver->halo_bytes_per_call(k)));
-      m.calls_default.push_back(solver->calls_per_step(k));
-    }
-  }
-  comm.barrier();  // every rank's GPU memory is free again (the check below may need it)
-  phases.done("release");
+};
 
-  const std::string my_phases = phases.seconds_json().dump();
-  const std::vector<std::vector<char>> all_phases = comm.gather(my_phases.data(), my_phases.size(), 0);
-  const std::string my_times = times_json(run.times).dump();
-  const std::vector<std::vector<char>> all_times = comm.gather(my_times.data(), my_times.size(), 0);
-  const int end_step = run.end_state.step;
-  const HostState<T> fin = gather_state(comm, ctx.slabs, start.grid, std::move(run.end_state));
-  const std::vector<RankPlacement> placements = gather_placements(comm, ctx.device);
-  if (!root) {
-    comm.barrier();  // wait for rank 0's check
-    return nlohmann::json();
+// This rank's solver: built, loaded with its part of `start`, stepped, its work models read; freed on return.
+template <class T>
+RankSteps<T> step_the_solver(const RunSetup& s, RankContext& ctx, HostState<T>& start, PhaseClock& phases) {
+  Communicator& comm = *ctx.comm;
+  RankSteps<T> out;
+  const std::unique_ptr<Solver<T>> solver =
+      s.problem.make_solver(Precision<T>{}, s.recipe, s.solver_options, ctx.decomposed() ? &ctx : nullptr);
+  phases.done("solver_setup");
+  if (ctx.decomposed())
+    solver->load(my_part(ctx, start));
+  else
+    solver->load(start);  // not a copy: a whole state is GBs on a large grid
+  // Its arrays (GBs on a large grid) go back to the heap now, for the downloads to come to reuse.
+  comm.barrier();  // every rank has taken its part
+  if (comm.rank() == 0 && !reference_check_runs(s, comm.size())) start.fields.clear();
+  phases.done("load");
+  out.steps_per_graph = solver->steps_per_graph();
+  std::function<void(const HostState<T>&)> snapshot;
+  if (!ctx.decomposed() && s.options.output_every > 0)
+    snapshot = [&](const HostState<T>& state) {
+      char tag[32];
+      std::snprintf(tag, sizeof tag, "step%08d", state.step);
+      for (const std::string& f : s.problem.write_output(state, s.options.output_dir, tag)) out.outputs.push_back(f);
+    };
+  const bool gpu = s.recipe.backend == Backend::cuda;
+  out.run = timed_steps(*solver, s.options, comm, gpu, ctx.device, s.solver.sections, phases, snapshot);
+  SectionModels& m = out.models;
+  for (int k = 0; k < int(s.solver.sections.size()); ++k) {  // collectives: every rank, same order
+    m.largest.push_back(solver->work_model(k));
+    m.flops_whole.push_back(comm.allreduce_sum(m.largest.back().flops));
+    m.halo_bytes.push_back(comm.allreduce_max(solver->halo_bytes_per_call(k)));
+    m.calls_default.push_back(solver->calls_per_step(k));
   }
-  phases.done("gather");
-  std::vector<RankTimes> per_rank;
-  for (const std::vector<char>& b : all_times)
-    per_rank.push_back(times_from_json(nlohmann::json::parse(std::string(b.begin(), b.end()))));
-  const RankTimes times = slowest_rank(per_rank);
+  return out;
+}
+
+// The result's "timing" block on rank 0: the slowest rank's step and stages, each rank's medians, the method.
+inline nlohmann::json timing_json(const RunSetup& s, const RankContext& ctx, const std::vector<RankTimes>& per_rank,
+                                  const RankTimes& times, const nlohmann::json& stages, double flops_per_step,
+                                  const SectionModels& m, bool gpu, int steps_per_graph) {
   const bool graph = s.options.launch == "graph";
   const Summary step = summarize(times.step);
   nlohmann::json step_kept;  // set when the step samples stored are a subsample
-
-  double flops_per_step = 0;
-  const nlohmann::json stages = stage_timing(s, times, m, gpu ? copy.bytes_per_second : 0, graph, flops_per_step);
-  result["run"] = run_description(s, s.solver_options.threads, run.timed_steps, run.stop_reason, run.final_time,
-                                  run.wall_seconds, run.last_change);
-  result["run"]["decomposition"] = decomposition_json(ctx, placements, run.halo_description);
   nlohmann::json per_rank_steps = nlohmann::json::array();
   for (const RankTimes& r : per_rank) per_rank_steps.push_back(summarize(r.step).median);
   // Each rank's median time per step of every section it timed (the thesis's Table 4.3: per-GPU kernel
-  // and exchange times; the stages above are the slowest rank's).
+  // and exchange times; the stages are the slowest rank's).
   nlohmann::json per_rank_sections = nlohmann::json::array();
   for (const RankTimes& r : per_rank) {
     nlohmann::json mine = nlohmann::json::object();
     for (const auto& [section, samples] : r.per_step) mine[s.solver.section_name(section)] = summarize(samples).median;
     per_rank_sections.push_back(mine);
   }
-  result["timing"] = {{"step", summary_json(step)},
-                      {"step_raw_seconds", bounded_samples(times.step, &step_kept)},
-                      {"flops_per_step", flops_per_step},
-                      {"gflops", step.median > 0 ? flops_per_step / step.median * 1e-9 : 0.0},
-                      {"stage_order", s.solver.stages},
-                      {"stages", stages},
-                      {"halo", ctx.halo ? halo_timing(s, times, m, step, ctx) : nlohmann::json::object()},
-                      {"sections", other_section_timing(s, times, m)},
-                      {"per_rank_step_median", per_rank_steps},
-                      {"per_rank_section_median", per_rank_sections},
-                      {"method", timing_method(graph, gpu, steps_per_graph)}};
+  nlohmann::json timing = {{"step", summary_json(step)},
+                           {"step_raw_seconds", bounded_samples(times.step, &step_kept)},
+                           {"flops_per_step", flops_per_step},
+                           {"gflops", step.median > 0 ? flops_per_step / step.median * 1e-9 : 0.0},
+                           {"stage_order", s.solver.stages},
+                           {"stages", stages},
+                           {"halo", ctx.halo ? halo_timing(s, times, m, step, ctx) : nlohmann::json::object()},
+                           {"sections", other_section_timing(s, times, m)},
+                           {"per_rank_step_median", per_rank_steps},
+                           {"per_rank_section_median", per_rank_sections},
+                           {"method", timing_method(graph, gpu, steps_per_graph)}};
   if (!step_kept.is_null())
-    result["timing"]["raw_samples"] = {{"max_kept", kMaxRawSamples}, {"steps", step_kept},
-                                       {"rule", "series longer than max_kept are stored as every stride-th sample; "
-                                                "the summaries use every sample"}};
-  if (s.options.profile) result["profile"] = profile_report(run.profile, stages);
-  phases.done("summaries");
+    timing["raw_samples"] = {{"max_kept", kMaxRawSamples}, {"steps", step_kept},
+                             {"rule", "series longer than max_kept are stored as every stride-th sample; "
+                                      "the summaries use every sample"}};
+  return timing;
+}
 
-  // Checks: the state is finite, physics validation of it, the solver's own invariants, the reference.
+// The checks of the gathered final state on rank 0: finite, bounded (a failed run otherwise), the physics
+// validation, the solver's own invariants, and the reference.
+template <class T>
+void check_the_final_state(nlohmann::json& result, const RunSetup& s, const HostState<T>& start, const HostState<T>& fin,
+                           const TimedOutcome<T>& run, int end_step, int ranks, PhaseClock& phases) {
   result["checks"]["finite"] = finite_check(fin, end_step);
   phases.done("finite_check");
   const bool finite = result["checks"]["finite"]["pass"].get<bool>();
@@ -378,34 +364,89 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
   for (auto& [key, value] : run.final_checks.items()) result["checks"][key] = value;
   phases.done("validation");
   result["checks"]["reference"] = reference_check(s, start, fin, ranks);
+}
+
+// The run's phases (rank 0's, and every rank's up to the gather), then the file: a failed write still prints what
+// was measured.
+inline void record_phases_and_write(nlohmann::json& result, const RunSetup& s, const PhaseClock& phases,
+                                    const std::vector<std::vector<char>>& all_phases) {
+  result["run"]["phase_seconds"] = phases.seconds_json();
+  result["run"]["phase_order"] = phases.order_json();
+  if (all_phases.size() > 1) {
+    nlohmann::json rank_phases = nlohmann::json::array();
+    for (const std::vector<char>& b : all_phases) rank_phases.push_back(nlohmann::json::parse(std::string(b.begin(), b.end())));
+    result["run"]["phase_seconds_per_rank"] = rank_phases;
+  }
+  if (s.options.json_path.empty()) return;
+  try {
+    write_json(s.options.json_path, result, s.options.overwrite);
+  } catch (const std::exception&) {
+    print_summary(result);  // a full disk must not lose what the run measured from the terminal as well
+    std::fflush(stdout);    // before the error (stderr), also where stdout is a pipe
+    throw;
+  }
+}
+
+// One rank's run, step by step: the header, the solver's steps, the gather to rank 0, and there the timing, the
+// checks and the file.
+// start: the whole initial state, shared by the ranks of the threads driver; rank 0 empties its fields once
+// every rank has loaded its part, unless the reference check reads it again.
+// phases: the run's clock, carried on through this rank's phases (run.phase_seconds: rank 0's; with
+// several ranks also each rank's up to the gather, run.phase_seconds_per_rank).
+template <class T>
+nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start, PhaseClock phases) {
+  Communicator& comm = *ctx.comm;
+  const bool root = comm.rank() == 0;
+  const int ranks = comm.size();
+  const bool gpu = s.recipe.backend == Backend::cuda;
+  device::CopyBandwidth copy;
+  nlohmann::json result = root ? result_header(s, gpu, copy) : nlohmann::json();
+  comm.barrier();  // the bandwidth test runs alone
+  phases.done("metadata");
+
+  RankSteps<T> done = step_the_solver(s, ctx, start, phases);
+  comm.barrier();  // every rank's GPU memory is free again (the check below may need it)
+  phases.done("release");
+
+  const std::string my_phases = phases.seconds_json().dump();
+  const std::vector<std::vector<char>> all_phases = comm.gather(my_phases.data(), my_phases.size(), 0);
+  const std::string my_times = times_json(done.run.times).dump();
+  const std::vector<std::vector<char>> all_times = comm.gather(my_times.data(), my_times.size(), 0);
+  const int end_step = done.run.end_state.step;
+  const HostState<T> fin = gather_state(comm, ctx.slabs, start.grid, std::move(done.run.end_state));
+  const std::vector<RankPlacement> placements = gather_placements(comm, ctx.device);
+  if (!root) {
+    comm.barrier();  // wait for rank 0's check
+    return nlohmann::json();
+  }
+  phases.done("gather");
+  std::vector<RankTimes> per_rank;
+  for (const std::vector<char>& b : all_times)
+    per_rank.push_back(times_from_json(nlohmann::json::parse(std::string(b.begin(), b.end()))));
+  const RankTimes times = slowest_rank(per_rank);
+  double flops_per_step = 0;
+  const nlohmann::json stages = stage_timing(s, times, done.models, gpu ? copy.bytes_per_second : 0,
+                                             s.options.launch == "graph", flops_per_step);
+  result["run"] = run_description(s, s.solver_options.threads, done.run.timed_steps, done.run.stop_reason,
+                                  done.run.final_time, done.run.wall_seconds, done.run.last_change);
+  result["run"]["decomposition"] = decomposition_json(ctx, placements, done.run.halo_description);
+  result["timing"] = timing_json(s, ctx, per_rank, times, stages, flops_per_step, done.models, gpu, done.steps_per_graph);
+  if (s.options.profile) result["profile"] = profile_report(done.run.profile, stages);
+  phases.done("summaries");
+
+  check_the_final_state(result, s, start, fin, done.run, end_step, ranks, phases);
   comm.barrier();
   phases.done("reference_check");
   if (!s.options.output_dir.empty()) {
-    for (const std::string& f : s.problem.write_output(fin, s.options.output_dir, "final")) outputs.push_back(f);
-    result["output"] = outputs;
+    for (const std::string& f : s.problem.write_output(fin, s.options.output_dir, "final")) done.outputs.push_back(f);
+    result["output"] = done.outputs;
     phases.done("output");
   }
   if (gpu) {
     result["kernels"] = kernel_report(s.recipe, int(sizeof(T)));
     phases.done("kernel_report");
   }
-  // The phases up to here (writing this file is the one step after them).
-  result["run"]["phase_seconds"] = phases.seconds_json();
-  result["run"]["phase_order"] = phases.order_json();
-  if (ranks > 1) {
-    nlohmann::json rank_phases = nlohmann::json::array();
-    for (const std::vector<char>& b : all_phases) rank_phases.push_back(nlohmann::json::parse(std::string(b.begin(), b.end())));
-    result["run"]["phase_seconds_per_rank"] = rank_phases;
-  }
-  if (!s.options.json_path.empty()) {
-    try {
-      write_json(s.options.json_path, result, s.options.overwrite);
-    } catch (const std::exception&) {
-      print_summary(result);  // a full disk must not lose what the run measured from the terminal as well
-      std::fflush(stdout);    // before the error (stderr), also where stdout is a pipe
-      throw;
-    }
-  }
+  record_phases_and_write(result, s, phases, all_phases);  // the phases up to here: writing the file is the last step
   return result;
 }
 
