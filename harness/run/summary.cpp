@@ -39,9 +39,8 @@ void print_profile(const json& p) {
                 "cache; a larger grid measures the model)\n", in_l2.c_str());
 }
 
-}  // namespace
-
-void print_summary(const json& r) {
+// The case, the method and the step count.
+void print_header(const json& r) {
   const json& run = r["run"];
   const json& g = run["grid"];
   std::printf("nsbench run: case %s, grid %dx%dx%d, %s, backend %s (%s launches), recipe %s, threads %d\n",
@@ -59,6 +58,10 @@ void print_summary(const json& r) {
   std::printf("; %d timed steps after %d warm-up (%s), t = %.4g\n", run["timed_steps"].get<int>(),
               run["warmup_steps"].get<int>(), run["stop_reason"].get<std::string>().c_str(),
               run["final_time"].get<double>());
+}
+
+// The step time and each stage's time per call against the copy bandwidth.
+void print_timing(const json& r) {
   const json& t = r["timing"];
   std::printf("  time per step: median %.4g ms (IQR %.3g ms, min %.4g ms, %zu samples), %.3g GFLOPS\n",
               t["step"]["median"].get<double>() * 1e3, t["step"]["iqr"].get<double>() * 1e3,
@@ -78,31 +81,36 @@ void print_summary(const json& r) {
                 s["per_call"]["median"].get<double>() * 1e6, s["calls_per_step"].get<double>(),
                 a["bytes_per_second"].get<double>() * 1e-9, frac);
   }
-  const json& d = run["decomposition"];
-  if (d["ranks"].get<int>() > 1) {
-    const std::string axis = d.value("axis", "z");  // each slab's planes (z) or rows (y)
-    const char* owned = axis == "y" ? "ny" : "nz";
-    const int hosts = d.value("hosts", 1);
-    const std::string on_hosts = hosts > 1 ? ", " + std::to_string(hosts) + " hosts" : "";
-    std::printf("  %d ranks (%s driver%s%s), %s-slabs:", d["ranks"].get<int>(), d["driver"].get<std::string>().c_str(),
-                on_hosts.c_str(), d["oversubscribed"].get<bool>() ? ", OVERSUBSCRIBED: ranks share a GPU" : "",
-                axis.c_str());
-    for (const json& s : d["slabs"])
-      if (s["device"].get<int>() >= 0)  // the host too where there are several: device indices repeat per host
-        std::printf(" %d@%sgpu%d", s[owned].get<int>(), hosts > 1 ? (s.value("host", "") + "/").c_str() : "",
-                    s["device"].get<int>());
-      else std::printf(" %d", s[owned].get<int>());
-    if (!d.contains("halo")) std::printf("\n  no halo variant: the solver exchanges between its ranks itself\n");
-    else std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
-                d["halo"]["tuning"].get<std::string>().c_str(), 100 * t["halo"]["share_of_step"].get<double>(),
-                t["halo"]["timing"].get<std::string>().c_str());
-    for (auto& [h, x] : t["halo"].items()) {
-      if (!x.is_object()) continue;  // the totals beside the sections
-      std::printf("  %-16s median/call %9.4g us %8.1f calls %10.1f GB/s (%.3g MB sent per call by the busiest rank)\n", h.c_str(),
-                  x["per_call"]["median"].get<double>() * 1e6, x["calls_per_step"].get<double>(),
-                  x["bytes_per_second"].get<double>() * 1e-9, x["bytes_sent_per_call"].get<double>() * 1e-6);
-    }
+}
+
+// A decomposed run's slabs, where each runs, and its halo exchange.
+void print_decomposition(const json& d, const json& t) {
+  const std::string axis = d.value("axis", "z");  // each slab's planes (z) or rows (y)
+  const char* owned = axis == "y" ? "ny" : "nz";
+  const int hosts = d.value("hosts", 1);
+  const std::string on_hosts = hosts > 1 ? ", " + std::to_string(hosts) + " hosts" : "";
+  std::printf("  %d ranks (%s driver%s%s), %s-slabs:", d["ranks"].get<int>(), d["driver"].get<std::string>().c_str(),
+              on_hosts.c_str(), d["oversubscribed"].get<bool>() ? ", OVERSUBSCRIBED: ranks share a GPU" : "",
+              axis.c_str());
+  for (const json& s : d["slabs"])
+    if (s["device"].get<int>() >= 0)  // the host too where there are several: device indices repeat per host
+      std::printf(" %d@%sgpu%d", s[owned].get<int>(), hosts > 1 ? (s.value("host", "") + "/").c_str() : "",
+                  s["device"].get<int>());
+    else std::printf(" %d", s[owned].get<int>());
+  if (!d.contains("halo")) std::printf("\n  no halo variant: the solver exchanges between its ranks itself\n");
+  else std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
+              d["halo"]["tuning"].get<std::string>().c_str(), 100 * t["halo"]["share_of_step"].get<double>(),
+              t["halo"]["timing"].get<std::string>().c_str());
+  for (auto& [h, x] : t["halo"].items()) {
+    if (!x.is_object()) continue;  // the totals beside the sections
+    std::printf("  %-16s median/call %9.4g us %8.1f calls %10.1f GB/s (%.3g MB sent per call by the busiest rank)\n", h.c_str(),
+                x["per_call"]["median"].get<double>() * 1e6, x["calls_per_step"].get<double>(),
+                x["bytes_per_second"].get<double>() * 1e-9, x["bytes_sent_per_call"].get<double>() * 1e-6);
   }
+}
+
+// The physics validation and the solver's own convergence checks.
+void print_validation(const json& r) {
   const json& v = r["checks"]["validation"];
   if (v.contains("mass_imbalance"))  // urban, cube: balances and invariants, no solution to compare with
     std::printf("  validation (%s): mass imbalance %.3g (outflow vs inflow flux), divergence over the fluid max %.3g "
@@ -130,19 +138,31 @@ void print_summary(const json& r) {
                 r["checks"]["poisson_last_iterations"].get<int>());
   if (r["checks"].contains("divergence_rms"))
     std::printf("  RMS divergence after projection: %.3g\n", r["checks"]["divergence_rms"].get<double>());
+}
+
+// Rank 0's wall clock by phase (results made before the phases were timed have none).
+void print_phases(const json& run) {
+  double total = 0;
+  std::printf("  wall clock by phase (s):");
+  for (const json& name : run["phase_order"]) {
+    const double sec = run["phase_seconds"][name.get<std::string>()].get<double>();
+    total += sec;
+    std::printf(" %s %.3g,", name.get<std::string>().c_str(), sec);
+  }
+  std::printf(" in all %.3g\n", total);
+}
+
+}  // namespace
+
+void print_summary(const json& r) {
+  print_header(r);
+  print_timing(r);
+  if (r["run"]["decomposition"]["ranks"].get<int>() > 1) print_decomposition(r["run"]["decomposition"], r["timing"]);
+  print_validation(r);
   if (r.contains("profile")) print_profile(r["profile"]);
   if (r.contains("output"))
     for (const json& f : r["output"]) std::printf("  wrote %s\n", f.get<std::string>().c_str());
-  if (run.contains("phase_order")) {  // rank 0's phases (results before them have none)
-    double total = 0;
-    std::printf("  wall clock by phase (s):");
-    for (const json& name : run["phase_order"]) {
-      const double sec = run["phase_seconds"][name.get<std::string>()].get<double>();
-      total += sec;
-      std::printf(" %s %.3g,", name.get<std::string>().c_str(), sec);
-    }
-    std::printf(" in all %.3g\n", total);
-  }
+  if (r["run"].contains("phase_order")) print_phases(r["run"]);
   if (r["checks"].contains("bounded") && r["checks"]["bounded"].value("performed", false))
     std::printf("  bounded: max |velocity| %.3g, bound %.3g (%g x the velocity scale %g)\n",
                 r["checks"]["bounded"]["max_abs_velocity"].get<double>(), r["checks"]["bounded"]["bound"].get<double>(),
