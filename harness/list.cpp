@@ -7,7 +7,7 @@
 #include "device.hpp"
 #include "halo.hpp"
 #include "mpi_driver.hpp"
-#include "poisson/poisson.hpp"  // the Poisson family's methods (--poisson)
+#include "option_choices.hpp"
 #include "recipe.hpp"
 #include "solver.hpp"
 #include "stage_kind.hpp"
@@ -60,7 +60,7 @@ nlohmann::json list_json() {
             {"solvers", json::array()}, {"stages", json::array()}, {"variants", json::array()},
             {"halo", json::array()}, {"recipes", json::array()}, {"cases", json::array()},
             {"poisson_methods", json::array()}};
-  for (const PoissonMethodInfo& m : poisson_methods()) j["poisson_methods"].push_back(m.name);
+  for (const std::string& m : option_choices("poisson")) j["poisson_methods"].push_back(m);  // the Poisson family's
   for (const SolverDef& s : SolverRegistry::instance().all()) {
     json recipes = json::array();
     for (const Recipe& r : builtin_recipes())

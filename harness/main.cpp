@@ -12,7 +12,7 @@
 #include "device.hpp"
 #include "list.hpp"
 #include "mpi_driver.hpp"
-#include "poisson/poisson.hpp"  // the family's method names, for --poisson's help
+#include "option_choices.hpp"
 #include "run.hpp"
 #include "stage_bench.hpp"
 #include "verify.hpp"
@@ -122,7 +122,7 @@ void add_solve_options(CLI::App* run, RunCli& c) {
       ->capture_default_str();
   run->add_option("--poisson", ro.solver.poisson_method,
                   "method of the Poisson solve (the Poisson family, harness/solvers/poisson/): " +
-                      nsb::poisson_method_names() +
+                      nsb::option_choices_text("poisson") +
                       "; a method's options after ':' (multigrid: pre<N>_post<N>_w<omega x 100>, e.g. mg_graph:pre2_post1_w115)"
                       "; its stages' kernels: --stage poisson/STAGE=VARIANT[:TUNING] (nsbench list --stage STAGE)")
       ->capture_default_str();

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "grid.hpp"
+#include "option_choices.hpp"
 #include "stage.hpp"
 #include "timer.hpp"
 
@@ -255,7 +256,10 @@ struct PoissonMethodInfo {
 // The family's methods, by name ("name" or "name:options"). A method registers itself from its own source file.
 std::vector<PoissonMethodInfo>& poisson_methods();
 struct PoissonMethodRegistrar {
-  explicit PoissonMethodRegistrar(PoissonMethodInfo m) { poisson_methods().push_back(std::move(m)); }
+  explicit PoissonMethodRegistrar(PoissonMethodInfo m) {
+    option_choices("poisson").push_back(m.name);  // --poisson's help and `nsbench list --json` read them there
+    poisson_methods().push_back(std::move(m));
+  }
 };
 // The registered methods' names, space-separated (for help texts and messages).
 std::string poisson_method_names();
