@@ -15,7 +15,7 @@
 
 #include "device.hpp"
 #include "fracstep/adi_tables.hpp"
-#include "fracstep/fracstep_solver.hpp"
+#include "fracstep/time_loop.hpp"
 #include "fracstep/gpu_ranks.hpp"
 #include "fracstep/stage_call.hpp"
 #include "comm.hpp"

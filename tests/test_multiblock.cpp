@@ -10,7 +10,7 @@
 
 #include "device.hpp"
 #include "multiblock/boundary.hpp"
-#include "multiblock/mb_solver.hpp"
+#include "multiblock/time_loop.hpp"
 #include "multiblock/multigrid.hpp"
 #include "multiblock/stage_call.hpp"
 #include "recipe.hpp"

@@ -10,11 +10,11 @@
 #include <memory>
 
 #include "device.hpp"
-#include "ogrid/grid_solver.hpp"
+#include "ogrid/time_loop.hpp"
 #include "run.hpp"
 #include "stage_kind.hpp"
 #include "streamvort/case.hpp"
-#include "streamvort/flow_solver.hpp"
+#include "streamvort/time_loop.hpp"
 #include "gpu_test_support.hpp"
 
 namespace nsb {

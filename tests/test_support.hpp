@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gpu_test_support.hpp"
-#include "projection/projection_solver.hpp"
+#include "projection/time_loop.hpp"
 #include "projection/validation.hpp"
 
 namespace nsb::test {

@@ -23,7 +23,7 @@
 namespace nsb {
 
 // The run's NCCL communicator and the receive buffer, made on the first call (every rank calls ifsum and bc,
-// mb_solver.hpp, so every rank joins the collective communicator set-up) and kept as the host side's peer buffer.
+// multiblock/time_loop.hpp, so every rank joins the collective communicator set-up) and kept as the host side's peer buffer.
 template <class T>
 struct MbNcclBands {
   NcclComm comm;

@@ -26,7 +26,7 @@
 #include <stdexcept>
 
 #include "case_checks.hpp"
-#include "fracstep/fracstep_solver.hpp"
+#include "fracstep/time_loop.hpp"
 #include "omp_exceptions.hpp"
 #include "slab_assigner.hpp"
 

@@ -17,7 +17,7 @@
 //
 // It owns no memory: the fields are a FieldSet the caller made with imle_field_names(), each velocity's
 // ghosts holding the walls' values, and its kernels are resolved variants. The registered Solver around
-// it (imle_solver.hpp: cases, recipes, timers, NVTX) brackets the sections.
+// it (imle/time_loop.hpp: cases, recipes, timers, NVTX) brackets the sections.
 //
 // On several ranks (imle_ranks.hpp: z-slabs, the layout, what crosses the cut) the same algorithm runs on
 // the rank's planes, with u* and w_interp exchanged, CC-CCD's z lines gathered and CG summing over ranks.

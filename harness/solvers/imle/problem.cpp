@@ -2,7 +2,7 @@
 // for runs (ImleProblem: initial state, the solver, validation, the cavity's centre lines). Its case
 // names are the projection solver's too, so a run names the solver: `nsbench run --solver imle`.
 //
-// Cases (cell-centred unknowns; the ghost layer holds the walls' velocity, imle_solver.hpp):
+// Cases (cell-centred unknowns; the ghost layer holds the walls' velocity, imle/time_loop.hpp):
 //   cavity        the paper's 3D lid-driven cavity (Sec. 4.1): the unit cube, no-slip walls, the lid at
 //                 z = 1 moving with u = 1 in +x (the notes infer the plane and direction from the paper's
 //                 centre lines), rho = 1, Re = 1 / nu; the lid's ghosts are the z = 1 plane's points
@@ -25,7 +25,7 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "imle/imle_solver.hpp"
+#include "imle/time_loop.hpp"
 
 namespace nsb {
 namespace {

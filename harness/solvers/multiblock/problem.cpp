@@ -12,7 +12,7 @@
 #include <string>
 
 #include "case_checks.hpp"
-#include "multiblock/mb_solver.hpp"
+#include "multiblock/time_loop.hpp"
 #include "multiblock/multigrid.hpp"
 #include "slab_assigner.hpp"
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "case_checks.hpp"
-#include "ogrid/grid_solver.hpp"
+#include "ogrid/time_loop.hpp"
 
 namespace nsb {
 namespace {

@@ -1,4 +1,4 @@
-#include "projection/projection_solver.hpp"
+#include "projection/time_loop.hpp"
 
 namespace nsb {
 

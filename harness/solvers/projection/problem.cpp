@@ -2,7 +2,7 @@
 // case set up for runs (ProjectionProblem: initial state, solvers per rank, validation).
 #include "projection/cases.hpp"
 #include "projection/output.hpp"
-#include "projection/projection_solver.hpp"
+#include "projection/time_loop.hpp"
 #include "projection/validation.hpp"
 
 namespace nsb {

@@ -6,7 +6,7 @@
 #include "projection/city.hpp"
 #include "projection/models.hpp"
 #include "projection/urban_ops.hpp"
-#include "projection/projection_solver.hpp"
+#include "projection/time_loop.hpp"
 #include "stage_kind.hpp"
 
 namespace nsb {

@@ -2,7 +2,7 @@
 // case set up for runs (initial state, the solver, validation against Blasius or symmetry).
 #include "recipe.hpp"
 #include "streamvort/case.hpp"
-#include "streamvort/flow_solver.hpp"
+#include "streamvort/time_loop.hpp"
 
 namespace nsb {
 namespace {

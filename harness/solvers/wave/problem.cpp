@@ -1,7 +1,7 @@
 // The wave solver as the executor sees it: its case, sections and stage (SolverDef), and a case set up
 // for runs (WaveProblem: initial state, a solver per rank, validation against the exact solution).
 #include "wave/case.hpp"
-#include "wave/wave_solver.hpp"
+#include "wave/time_loop.hpp"
 
 namespace nsb {
 namespace {
