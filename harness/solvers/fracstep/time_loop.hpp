@@ -109,23 +109,6 @@ inline void check_fracstep_options(const SolverOptions& o, bool stretched_y) {
   if (o.scheme != TimeScheme::euler) throw std::runtime_error("the fracstep solver's time scheme is RK3/CN; drop --scheme");
 }
 
-// The pressure equation for a direct Poisson method: L phi = rhs_scale * div, x and z periodic, y
-// neumann (v is fixed at the walls).
-template <class T>
-class FracstepPressureSystem final : public PoissonSystem<T> {
- public:
-  explicit FracstepPressureSystem(PoissonEquation<T> e) : eq_(e) {}
-  void sweep() override { refuse(); }
-  double sweep_residual_rms() override { return refuse(); }
-  double rhs_rms() override { return refuse(); }
-  void accept_sweep() override { refuse(); }
-  PoissonEquation<T> equation() override { return eq_; }
-
- private:
-  static double refuse() { throw std::runtime_error("the fracstep solver's pressure needs a direct Poisson method"); }
-  PoissonEquation<T> eq_;
-};
-
 inline PoissonFaces fracstep_faces() {
   PoissonFaces f;
   f.face[0][0] = f.face[0][1] = PoissonFace::periodic;
@@ -393,7 +376,7 @@ class FracstepSolver final : public SolverBase<T> {
     if (ghost_rows_) set_y_messages(e.y_slab, messages_.get());  // a GPU rank's TDMA-C talks as its ADI-Y
     e.y_slab.overlap = overlap_.get(), e.y_slab.batches = prm_.batches;  // and overlaps as it does (V2-async)
     e.exec = exec_;
-    FracstepPressureSystem<T> system(e);
+    EquationOnlySystem<T> system(e, "the fracstep solver's pressure needs a direct Poisson method");
     poisson_->solve(system);
     end(kFsPoisson);
   }

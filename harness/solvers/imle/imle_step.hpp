@@ -58,25 +58,6 @@ struct ImleKernels {
   Choice ccd, predict, move, mls, ppe_rhs, correct;
 };
 
-// The IMLE pressure equation for a Poisson method: the equation only (no Jacobi sweep of its own).
-template <class T>
-class ImlePressureSystem final : public PoissonSystem<T> {
- public:
-  explicit ImlePressureSystem(PoissonEquation<T> e) : eq_(e) {}
-  void sweep() override { refuse(); }
-  double sweep_residual_rms() override { return refuse(); }
-  double rhs_rms() override { return refuse(); }
-  void accept_sweep() override { refuse(); }
-  PoissonEquation<T> equation() override { return eq_; }
-
- private:
-  static double refuse() {
-    throw std::runtime_error("the IMLE solver's pressure needs a Poisson method that works on the equation (cg), "
-                             "not one that sweeps through the solver's own stage (jacobi)");
-  }
-  PoissonEquation<T> eq_;
-};
-
 template <class T>
 class ImleStep {
  public:
@@ -243,7 +224,8 @@ class ImleStep {
     e.rhs = own_view("rhs");
     e.rhs_scale = T(prm_.rho / prm_.dt);
     e.exec = exec_;
-    ImlePressureSystem<T> system(e);
+    EquationOnlySystem<T> system(e, "the IMLE solver's pressure needs a Poisson method that works on the equation "
+                                       "(cg), not one that sweeps through the solver's own stage (jacobi)");
     report_ = pressure_.solve(system);
   }
 

@@ -28,6 +28,7 @@
 
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -225,6 +226,24 @@ class PoissonSystem {
   virtual void accept_sweep() = 0;
   // The equation itself, for methods with kernels of their own.
   virtual PoissonEquation<T> equation() = 0;
+};
+
+// A solver's pressure equation with no sweep stage of its own, for the methods that work on the equation alone
+// (FFT, CG, multigrid): a method that sweeps through the solver's stage (jacobi, rbsor) is refused with `why`.
+template <class T>
+class EquationOnlySystem final : public PoissonSystem<T> {
+ public:
+  EquationOnlySystem(PoissonEquation<T> e, const char* why) : eq_(e), why_(why) {}
+  void sweep() override { refuse(); }
+  double sweep_residual_rms() override { return refuse(); }
+  double rhs_rms() override { return refuse(); }
+  void accept_sweep() override { refuse(); }
+  PoissonEquation<T> equation() override { return eq_; }
+
+ private:
+  double refuse() const { throw std::runtime_error(why_); }
+  PoissonEquation<T> eq_;
+  const char* why_;
 };
 
 template <class T>
