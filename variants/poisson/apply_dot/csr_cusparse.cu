@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 
+#include "device.hpp"
 #include "poisson/csr.hpp"
 #include "poisson/poisson_ops.cuh"
 #include "tridiag/cusparse_call.cuh"
@@ -54,11 +55,13 @@ struct CsrOperator {
   ~CsrOperator() { release(); }
 };
 
+// device::copy_to_device waits for the copy to land: a plain cudaMemcpy from pageable memory can return
+// before its DMA has, and SpMV runs on a non-blocking stream (seen as rare verify failures on the H200).
 template <class T>
 void* upload(const void* host, std::size_t bytes) {
   void* d = nullptr;
   NSB_CUDA(cudaMalloc(&d, bytes));
-  NSB_CUDA(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+  device::copy_to_device(d, host, bytes);
   return d;
 }
 
