@@ -9,7 +9,7 @@ driver that refuses them). It counts what the hardware counts:
 
 The addresses are the solver's own: the padded row-major plane of harness/grid.hpp (NX = nx + 2 words a row,
 ghost rows and columns, the k = 1 plane of three, node (i, j) at i + NX (j + NY), NY = ny + 2), each array's
-base 256-byte aligned (cudaMalloc). Per traversal (variants/streamvort/common/stencil2d.cuh):
+base 256-byte aligned (cudaMalloc). Per traversal (variants/grid2d/stencil2d.cuh):
 
   global_2d  bx x by blocks, threadIdx.x fastest, warps of 32 consecutive thread ids: one load per (staged
              field, stencil offset the formula reads) and per pointwise field, one store per output;
@@ -31,7 +31,7 @@ import functools
 SECTOR_BYTES = 32
 WINDOW_ROWS = 32
 
-# Offsets (di, dj) each stage's formulas read of a staged field (harness/solvers/streamvort/formulas.hpp),
+# Offsets (di, dj) each stage's formulas read of a staged field (harness/solvers/grid2d/formulas.hpp),
 # its pointwise fields and its outputs (stage_call.hpp).
 NINE = tuple((di, dj) for dj in (-1, 0, 1) for di in (-1, 0, 1))
 CROSS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # d_xi, d_eta: psi in the vorticity update

@@ -240,7 +240,7 @@ def gohari_checks(s, study, results, paper, out, all_results):
     s.table(["group", "grid", "t", "check", "C_f RMS error", "C_f max error", "C_D wall", "C_D pressure",
              "C_D friction", "C_D impulse", "of it beyond 1 chord", "C_L"], rows)
     s.p("C_D wall: the paper's wall-pressure line integral (Eq. 8) plus friction; C_D impulse: -2 dI_x/dt, "
-        "I_x the integral of y omega over the fluid (harness/solvers/streamvort/geometry.hpp has both derivations).")
+        "I_x the integral of y omega over the fluid (harness/solvers/grid2d/geometry.hpp has both derivations).")
 
 
 def sweep_contraction(r):

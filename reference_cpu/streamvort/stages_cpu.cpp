@@ -6,7 +6,7 @@
 #include <omp.h>
 
 #include "registry.hpp"
-#include "streamvort/stage_call.hpp"
+#include "grid2d/stage_call.hpp"
 
 namespace nsb {
 namespace {

@@ -3,7 +3,7 @@
 // switched off or on; each point is computed alone, so the two agree bit for bit.
 #include <omp.h>
 
-#include "projection/accessors.hpp"
+#include "accessors.hpp"
 #include "registry.hpp"
 #include "wave/stage_call.hpp"
 

@@ -29,7 +29,7 @@
 #include <string>
 #include <utility>
 
-#include "projection/accessors.hpp"
+#include "accessors.hpp"
 #include "common/tiles.cuh"
 #include "common/traversals.cuh"
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "projection/accessors.hpp"
+#include "accessors.hpp"
 #include "common/traversals.cuh"
 
 namespace nsb {

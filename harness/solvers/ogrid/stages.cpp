@@ -1,7 +1,7 @@
 // The grid generator's stage kind, ogrid/sweep: one over-relaxed Jacobi sweep of the elliptic grid
 // equations (Gohari et al. 2012, Sec. 2.1, Eq. 3; formulas.hpp grid_point) with the residual's maximum.
-// Its fixture is the flow solver's (streamvort/fixture.hpp).
-#include "streamvort/fixture.hpp"
+// Its fixture is the grid2d family's (grid2d/fixture.hpp), shared with the flow solver.
+#include "grid2d/fixture.hpp"
 
 namespace nsb {
 

@@ -15,8 +15,8 @@
 #include "fields.hpp"
 #include "nvtx.hpp"
 #include "solver_base.hpp"
-#include "streamvort/geometry.hpp"
-#include "streamvort/stage_call.hpp"
+#include "grid2d/geometry.hpp"
+#include "grid2d/stage_call.hpp"
 
 namespace nsb {
 

@@ -4,7 +4,7 @@
 // so those variants differ only in how they visit the points.
 #pragma once
 
-#include "projection/accessors.hpp"
+#include "accessors.hpp"
 #include "projection/stage_call.hpp"
 
 namespace nsb {

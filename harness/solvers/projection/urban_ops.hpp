@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "projection/accessors.hpp"
+#include "accessors.hpp"
 #include "projection/stage_call.hpp"
 #include "projection/urban_formulas.hpp"
 

@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "solver.hpp"
-#include "streamvort/geometry.hpp"
+#include "grid2d/geometry.hpp"
 
 namespace nsb {
 

@@ -1,6 +1,6 @@
 // Flops of the streamvort and ogrid ops, counted by running the shared formulas (formulas.hpp) once
 // on a number type that counts the arithmetic done on it, so the counts follow the formulas.
-#include "streamvort/stage_call.hpp"
+#include "grid2d/stage_call.hpp"
 #include "op_count.hpp"
 
 namespace nsb {

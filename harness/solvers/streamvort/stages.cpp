@@ -1,7 +1,7 @@
 // The flow solver's stage kinds (Gohari et al. 2012, Sec. 2.2 and 4): what each reads and writes, its
 // work model, tuning axes and tag vocabulary. The fixture (fixture.hpp) serves all of them and the grid
 // generator's ogrid/sweep (harness/solvers/ogrid/stages.cpp).
-#include "streamvort/fixture.hpp"
+#include "grid2d/fixture.hpp"
 
 namespace nsb {
 namespace {

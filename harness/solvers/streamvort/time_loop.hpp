@@ -30,7 +30,7 @@
 #include "nvtx.hpp"
 #include "solver_base.hpp"
 #include "streamvort/case.hpp"
-#include "streamvort/stage_call.hpp"
+#include "grid2d/stage_call.hpp"
 
 namespace nsb {
 

@@ -1,7 +1,7 @@
 // ogrid/sweep/global_2d: the paper's regular method (its only GPU grid generator, Table 3): a 2D block, one thread
 // a node, x and y with their 9-point neighbours from global memory; the residual's maximum by warp shuffles and
 // one atomicMax a warp
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

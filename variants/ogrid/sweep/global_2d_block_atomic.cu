@@ -2,7 +2,7 @@
 // residual's maximum formed per block in shared memory and one atomicMax a block, instead of one a warp. The
 // same change took the stream-function sweep from 33% to 86% of the copy bandwidth (table4_5_flow_solver's
 // stage benchmark at 2048^2): one address taking an atomic from every warp of a 4096^2 grid is the limit.
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

@@ -1,7 +1,7 @@
 // ogrid/sweep/shared_1d: the paper's present method applied to grid generation (the paper expects little gain
 // here, notes Sec. 1.2): a 1D block over the flattened node index, rows j-1..j+1 of x and y staged in shared
 // memory, the residual by the threadfence last-block pattern
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

@@ -1,6 +1,6 @@
 // streamvort/boundary/global_1d: one thread a xi column writes the wall and far-field vorticity of its
 // column (a 1D block over the nx columns; nx values a step, so its cost is the launch).
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

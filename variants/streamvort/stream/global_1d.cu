@@ -1,6 +1,6 @@
 // streamvort/stream/global_1d: ablation 1 (module 1 alone): the present method's 1D block over the flattened
 // index, every value from global memory
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

@@ -1,6 +1,6 @@
 // streamvort/stream/global_2d: the paper's regular method: a 2D block (16x16, 16x8, 8x8, 32x4, 32x8), one thread a
 // node, psi's 9 values from global memory; residual max by warp shuffles + one atomicMax a warp
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

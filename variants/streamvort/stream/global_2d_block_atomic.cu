@@ -3,7 +3,7 @@
 // Hypothesis under test: the regular sweep's one atomicMax per warp (8 per 16x16 block, all on one address)
 // is what holds the stream sweep at 18.8% of the copy bandwidth at 4096^2; if so this variant is faster
 // than global_2d by about the atomics' share, if not the two run alike and the limit is elsewhere.
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

@@ -1,7 +1,7 @@
 // streamvort/stream/shared_1d: the paper's present method: a 1D block of B threads over the flattened node index,
 // psi's rows j-1..j+1 staged in shared memory (one value each side; row ends from global), the residual's maximum
 // by a shared-memory tree and the threadfence last-block pattern
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

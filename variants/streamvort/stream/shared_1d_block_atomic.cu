@@ -1,6 +1,6 @@
 // streamvort/stream/shared_1d_block_atomic: ablation 4: the present method with the residual by one atomicMax a
 // block (result cleared by a memset first)
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

@@ -1,6 +1,6 @@
 // streamvort/stream/shared_1d_buffer: ablation 4: the present method with the residual to a per-block buffer
 // reduced by a second kernel
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

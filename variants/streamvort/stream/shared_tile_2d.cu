@@ -1,6 +1,6 @@
 // streamvort/stream/shared_tile_2d: ablation 2 (module 2 alone): the regular 2D block with psi's (bx+2)x(by+2)
 // tile in shared memory and the present residual reduction
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

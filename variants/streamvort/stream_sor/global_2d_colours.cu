@@ -2,7 +2,7 @@
 // colour, each a 2D block of bx x by threads over that colour's nodes (every other node in xi and eta, so a
 // warp's loads are stride-2 rows: half of each sector it fetches is the other colours'); values from global
 // memory, the residual max by warp shuffles + one atomicMax a warp into a result cleared once a sweep.
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

@@ -3,7 +3,7 @@
 // read 32 neighbouring xi nodes of one row at each step, so every load is a coalesced row segment, and the
 // column maxima (F_max, U_dif) need no reduction between threads. Parallelism is nx threads, so at
 // 4096 x 4096 that is 4096 threads: latency-bound below a few thousand columns.
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

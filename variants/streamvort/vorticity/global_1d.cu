@@ -1,5 +1,5 @@
 // streamvort/vorticity/global_1d: ablation 1: a 1D block over the flattened index, every value from global memory
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

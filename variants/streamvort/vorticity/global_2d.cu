@@ -1,6 +1,6 @@
 // streamvort/vorticity/global_2d: the paper's regular method: a 2D block, one thread a node, omega's and psi's 9
 // values from global memory
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

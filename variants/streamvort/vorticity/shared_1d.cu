@@ -1,6 +1,6 @@
 // streamvort/vorticity/shared_1d: the paper's present method: a 1D block over the flattened index, rows j-1..j+1
 // of omega and psi staged in shared memory
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

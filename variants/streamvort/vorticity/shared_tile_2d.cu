@@ -1,6 +1,6 @@
 // streamvort/vorticity/shared_tile_2d: ablation 2: a 2D block with (bx+2)x(by+2) tiles of omega and psi in shared
 // memory
-#include "streamvort/common/stencil2d.cuh"
+#include "grid2d/stencil2d.cuh"
 
 namespace nsb {
 namespace sv {

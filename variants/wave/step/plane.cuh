@@ -9,7 +9,7 @@
 
 #include "grid.hpp"  // before traversals.cuh, which uses Grid without including it
 #include "common/traversals.cuh"
-#include "projection/accessors.hpp"
+#include "accessors.hpp"
 #include "wave/formulas.hpp"
 #include "wave/stage_call.hpp"
 

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "common/traversals.cuh"  // stream_of, ceil_div, check_block, NSB_LAUNCHED
-#include "streamvort/stage_call.hpp"
+#include "grid2d/stage_call.hpp"
 
 namespace nsb {
 namespace sv {

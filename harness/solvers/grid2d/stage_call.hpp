@@ -21,7 +21,7 @@
 #include "grid.hpp"
 #include "stage.hpp"
 #include "stage_kind.hpp"
-#include "streamvort/formulas.hpp"
+#include "grid2d/formulas.hpp"
 
 namespace nsb {
 

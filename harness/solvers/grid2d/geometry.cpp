@@ -1,4 +1,4 @@
-#include "streamvort/geometry.hpp"
+#include "grid2d/geometry.hpp"
 
 #include <algorithm>
 #include <cmath>

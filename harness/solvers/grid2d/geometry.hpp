@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grid.hpp"
-#include "streamvort/formulas.hpp"
+#include "grid2d/formulas.hpp"
 
 namespace nsb {
 

@@ -19,8 +19,8 @@
 #include "device.hpp"
 #include "fields.hpp"
 #include "stage_kind.hpp"
-#include "streamvort/geometry.hpp"
-#include "streamvort/stage_call.hpp"
+#include "grid2d/geometry.hpp"
+#include "grid2d/stage_call.hpp"
 
 namespace nsb {
 
