@@ -28,7 +28,7 @@ struct Slab {
 };
 
 // First index of rank r's block when n items are split over p ranks: n / p each, the first n % p ranks one
-// more (z-slabs; also V1's x-slabs and z-slabs of a transposed field, fracstep/transpose.hpp).
+// more (z-slabs; also V1's x-slabs and z-slabs of a transposed field, transpose/transpose.hpp).
 NSB_HD inline int slab_block_start(int n, int p, int r) { return r * (n / p) + (r < n % p ? r : n % p); }
 
 // Splits nz planes over `ranks` (slab_block_start). Throws std::runtime_error naming the problem when a

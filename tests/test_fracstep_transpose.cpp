@@ -1,4 +1,4 @@
-// V1's global transposes (fracstep/transpose_zx, fracstep/transpose_xz; harness/solvers/fracstep/transpose.hpp):
+// V1's global transposes (fracstep/transpose_zx, fracstep/transpose_xz; harness/solvers/transpose/transpose.hpp):
 // the CPU reference is a transpose (every point lands where the x-slab layout puts it; there and back is the
 // identity), and every GPU variant equals it (skips without a GPU).
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "device.hpp"
-#include "fracstep/transpose.hpp"
+#include "transpose/transpose.hpp"
 #include "registry.hpp"
 #include "stage_kind.hpp"
 #include "verify.hpp"

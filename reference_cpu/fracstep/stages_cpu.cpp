@@ -4,7 +4,7 @@
 #include <omp.h>
 
 #include "fracstep/stage_call.hpp"
-#include "fracstep/transpose_ranks_host.hpp"
+#include "transpose/transpose_ranks_host.hpp"
 #include "registry.hpp"
 
 namespace nsb {

@@ -4,7 +4,7 @@
 // must end up. cpu_serial and cpu_omp are the same loop with the OpenMP region off or on.
 #include <omp.h>
 
-#include "fracstep/transpose.hpp"
+#include "transpose/transpose.hpp"
 #include "registry.hpp"
 
 namespace nsb {

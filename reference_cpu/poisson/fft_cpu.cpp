@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "fracstep/transpose_ranks_host.hpp"
+#include "transpose/transpose_ranks_host.hpp"
 #include "poisson/fft_solve.hpp"
 #include "poisson/host_ops.hpp"
 #include "tridiag/split_comm.hpp"

@@ -12,7 +12,7 @@
 
 #include "common/traversals.cuh"
 #include "fracstep/stage_call.hpp"
-#include "fracstep/transpose.hpp"
+#include "transpose/transpose.hpp"
 #include "registry.hpp"
 #include "tridiag/split_phases.cuh"
 

@@ -2,7 +2,7 @@
 // copies from the neighbours' GPUs, and its split y solves' messages (tridiag's PeerSplitMessages); the
 // NCCL way is gpu_ranks_nccl.cu (built with NCCL). A fracstep V1 z-slab rank on a GPU: its ghost planes
 // by peer copies from its ring neighbours' GPUs, and ADI-Z's transposes to its x-slabs and back
-// (fracstep/transpose/transpose_peer.cuh, the all-to-all by peer pulls).
+// (transpose/transpose_peer.cuh, the all-to-all by peer pulls).
 //
 // A row of a padded field is NZ runs of NX values, one a z plane, a plane (NX NY values) apart: one
 // strided copy (cudaMemcpy3DPeerAsync, a 2D extent with the two ranks' own pitches: their slabs may
@@ -20,7 +20,7 @@
 #include "cuda/check.cuh"
 #include "fields.hpp"
 #include "fracstep/gpu_ranks.hpp"
-#include "fracstep/transpose/transpose_peer.cuh"
+#include "transpose/transpose_peer.cuh"
 #include "peer_ranks.hpp"
 #include "tridiag/split_peer.cuh"
 

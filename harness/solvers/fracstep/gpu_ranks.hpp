@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "comm.hpp"
-#include "fracstep/transpose.hpp"
+#include "transpose/transpose.hpp"
 #include "grid.hpp"
 #include "tridiag/split_phases.hpp"
 

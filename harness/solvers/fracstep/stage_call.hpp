@@ -26,7 +26,7 @@
 namespace nsb {
 
 template <class T>
-class ZSlabTransposes;  // fracstep/transpose.hpp (V1's ranks: host or GPU)
+class ZSlabTransposes;  // transpose/transpose.hpp (V1's ranks: host or GPU)
 
 template <class T>
 struct FracstepCall {

@@ -37,7 +37,7 @@
 #include "fracstep/adi_tables.hpp"
 #include "fracstep/gpu_ranks.hpp"
 #include "fracstep/stage_call.hpp"
-#include "fracstep/transpose_ranks_host.hpp"
+#include "transpose/transpose_ranks_host.hpp"
 #include "nvtx.hpp"
 #include "poisson/fft_solve.hpp"
 #include "poisson/poisson.hpp"

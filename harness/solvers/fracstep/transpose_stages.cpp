@@ -12,7 +12,7 @@
 
 #include "device.hpp"
 #include "fields.hpp"
-#include "fracstep/transpose.hpp"
+#include "transpose/transpose.hpp"
 #include "stage_kind.hpp"
 
 namespace nsb {

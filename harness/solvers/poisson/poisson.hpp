@@ -102,7 +102,7 @@ struct PoissonYSlab {
 // fft2_tridiag on a real z-slab rank (fracstep V1, "V1 on real ranks (host)" and "(GPU)"): the equation's grid
 // is the rank's planes [first_plane, first_plane + its nz) of `planes` (z periodic, a ghost layer); the
 // solve transforms x on the z-slab, moves the spectral field to the rank's x-slab (V1's all-to-all P1: host
-// arrays through comm, fracstep/transpose_ranks_host.hpp; GPU arrays by peer copies between the threads
+// arrays through comm, transpose/transpose_ranks_host.hpp; GPU arrays by peer copies between the threads
 // driver's GPUs, variants/poisson/fft/spectral_z_slab.cuh), transforms z, solves the y lines and transforms z
 // back there, and returns it (P4) for the inverse x transform. dz: the whole z's step (the rank's grid's lz / nz may differ
 // from it in the last bit).

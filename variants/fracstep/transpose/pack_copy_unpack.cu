@@ -10,7 +10,7 @@
 //                       receive buffer; unpack: s scatters the blocks (its own from x-slab s) into its rows
 // What is a rank's: the local pass of a rank's blocks (p launches, one a block). What is not: the copies
 // stand for the messages between ranks; a study replaces them by the link model.
-#include "transpose_blocks.cuh"
+#include "transpose/transpose_blocks.cuh"
 
 namespace nsb {
 namespace {

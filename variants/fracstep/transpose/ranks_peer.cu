@@ -18,7 +18,7 @@
 #include "comm.hpp"
 #include "fields.hpp"
 #include "peer_ranks.hpp"
-#include "transpose_peer.cuh"
+#include "transpose/transpose_peer.cuh"
 
 namespace nsb {
 namespace {

@@ -3,7 +3,7 @@
 // (reference_cpu/poisson/fft_cpu.cpp solve_z_slab), every pass the one-GPU solve's kernel:
 //   on the z-slab (nx x ny x nz_r)     pack; forward x (gather, cuFFT batched over the rank's rows and planes, scatter)
 //   z -> x (P1)                         the complex field to the rank's x-slab (columns x ny x nz, x fastest),
-//                                       fracstep/transpose/transpose_peer.cuh's peer pulls, 2 words a point
+//                                       transpose/transpose_peer.cuh's peer pulls, 2 words a point
 //   on the x-slab                       forward z; the y Thomas solve of each (kx, kz) line with the GLOBAL kx's
 //                                       eigenvalue (EigShift::x0; the null-space line (0, 0) is whole on the rank
 //                                       holding kx = 0); inverse z
@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "fields.hpp"
-#include "fracstep/transpose/transpose_peer.cuh"
+#include "transpose/transpose_peer.cuh"
 #include "peer_ranks.hpp"
 #include "poisson/fft/spectral_lines.cuh"
 

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "cuda/check.cuh"
-#include "fracstep/transpose.hpp"
+#include "transpose/transpose.hpp"
 #include "registry.hpp"
 
 namespace nsb {

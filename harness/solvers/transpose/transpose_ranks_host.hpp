@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "comm.hpp"
-#include "fracstep/transpose.hpp"
+#include "transpose/transpose.hpp"
 
 namespace nsb {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "peer_ranks.hpp"
-#include "transpose_blocks.cuh"
+#include "transpose/transpose_blocks.cuh"
 
 namespace nsb {
 
