@@ -37,6 +37,7 @@ import kemal_report  # noqa: E402
 import gohari_report  # noqa: E402
 import history  # noqa: E402
 import poisson_report  # noqa: E402
+import stage_targets  # noqa: E402
 import reproduction  # noqa: E402
 
 
@@ -639,6 +640,7 @@ BUILDERS.update(kemal_report.BUILDERS)
 BUILDERS.update(gohari_report.BUILDERS)
 BUILDERS.update(urban.BUILDERS)
 BUILDERS.update(poisson_report.BUILDERS)
+BUILDERS.update(stage_targets.BUILDERS)  # issue 43's table (studies/targets/)
 
 
 # ---------------------------------------------------------------- the report

@@ -33,7 +33,8 @@ import yaml
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
-STUDY_KEYS = {"study", "title", "reproduces", "paper", "baseline", "report", "runs", "notes", "timeout_s"}
+# targets: a report's rows as data (issue 43's table, studies/targets/; reports/stage_targets.py checks them)
+STUDY_KEYS = {"study", "title", "reproduces", "paper", "baseline", "report", "runs", "notes", "timeout_s", "targets"}
 REQUIRED_STUDY_KEYS = {"study", "title", "reproduces", "baseline", "report", "runs"}
 PAPER_KEYS = {"csv", "hardware", "source"}
 RUN_KEYS = {"group", "command", "gpus", "mpi", "args", "quick", "full"}
@@ -56,6 +57,7 @@ REPORTS |= {"kemal_techniques", "kemal_routines", "kemal_ranks"}  # reports/kema
 REPORTS |= {"gohari_grid", "gohari_flow", "gohari_checks", "gohari_profile", "gohari_sor_omega"}  # reports/gohari_report.py
 REPORTS |= {"urban_block_shapes", "urban_speedup", "cube_refinement", "urban_per_gpu"}  # reports/urban.py
 REPORTS |= {"poisson_time_to_tolerance"}  # reports/poisson_report.py
+REPORTS |= {"stage_targets"}  # reports/stage_targets.py
 # --poisson names a solver accepts besides the Poisson family's methods (which `list --json` lists): streamvort's
 # four-colour SOR of its 9-point stream-function equation (harness/solvers/streamvort/case.cpp).
 SOLVER_OWN_POISSON = {"sor"}
