@@ -29,6 +29,8 @@ REQUIRED_TARGET_KEYS = {"row", "size", "group", "measure", "target"}
 STAGE_MEASURES = {"copy", "fp64_peak"}
 PROFILE_KEYS = {"stage", "variant", "precision", "grid"}
 WORD_BYTES = {"float": 4, "double": 8}
+UNITS = {"copy": "% of copy", "fp64_peak": "% of FP64 peak", "cg_iteration": "% of copy",
+         "sweep_equivalents": "sweep equivalents", "step_over_model": "x byte model"}  # of each measure's value
 DEFAULT_STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "studies", "targets",
                              "stage_targets.yaml")
 
@@ -107,8 +109,10 @@ def call_quartiles(row):
 
 
 def step_quartiles(result):
+    """(q1, median, q3) seconds of a run's steps (median -/+ IQR/2 where the result has no quartiles)."""
     step = result["timing"]["step"]
-    return step["q1"], step["median"], step["q3"]
+    half = (step.get("iqr") or 0.0) / 2
+    return step.get("q1", step["median"] - half), step["median"], step.get("q3", step["median"] + half)
 
 
 # ---------------------------------------------------------------- the measures: each gives a Measurement
@@ -126,8 +130,8 @@ def copy_percent(result, row, t):
     copy = common.gpu_copy_bandwidth(result)
     if not copy or not row.get("model_bytes"):
         return None
-    return dict(measurement(lambda s: 100 * row["model_bytes"] / s / copy, call_quartiles(row), row.get("samples", 0),
-                            _variant_label(row), "% of copy"), row=row)
+    return dict(measurement(lambda s: 100 * row["model_bytes"] / s / copy, call_quartiles(row), row.get("samples"),
+                            _variant_label(row), UNITS["copy"]), row=row)
 
 
 def fp64_peak_percent(result, row, t):
@@ -136,8 +140,8 @@ def fp64_peak_percent(result, row, t):
     peak = study_report.peak_flops((result.get("machine") or {}).get("gpu") or {}).get("double")
     if not peak or not row.get("model_flops"):
         return None
-    return dict(measurement(lambda s: 100 * row["model_flops"] / s / peak, call_quartiles(row), row.get("samples", 0),
-                            _variant_label(row), "% of FP64 peak"), row=row)
+    return dict(measurement(lambda s: 100 * row["model_flops"] / s / peak, call_quartiles(row), row.get("samples"),
+                            _variant_label(row), UNITS["fp64_peak"]), row=row)
 
 
 def cg_iteration(result, t):
@@ -150,8 +154,8 @@ def cg_iteration(result, t):
     g = run["grid"]
     data = t["words_per_point"] * WORD_BYTES[run["precision"]] * g["nx"] * g["ny"] * g["nz"]
     m = measurement(lambda s: 100 * data / (s / iterations) / copy, step_quartiles(result),
-                    result["timing"]["step"].get("count", 0), f"{run.get('poisson_method')}, {iterations} iterations",
-                    "% of copy")
+                    result["timing"]["step"].get("count"), f"{run.get('poisson_method')}, {iterations} iterations",
+                    UNITS["cg_iteration"])
     m["extra"] = f"{fmt(step_quartiles(result)[1] / iterations * 1e3)} ms an iteration"
     return m
 
@@ -162,8 +166,8 @@ def sweep_equivalents(result, t):
     row = poisson_report.solve_rows({"r": result}, t["group"])[0]
     if not row["sweep"]:
         return None
-    m = measurement(lambda s: s / row["sweep"], step_quartiles(result), result["timing"]["step"].get("count", 0),
-                    f"{row['method']}, {row['iterations']} iterations", "sweep equivalents")
+    m = measurement(lambda s: s / row["sweep"], step_quartiles(result), result["timing"]["step"].get("count"),
+                    f"{row['method']}, {row['iterations']} iterations", UNITS["sweep_equivalents"])
     m["extra"] = f"{fmt(row['seconds'] * 1e3)} ms a solve"
     if not row["reached"]:
         m["unreached"] = f"tolerance {fmt(row['tolerance'])} not reached (residual {fmt(row['residual'])})"
@@ -176,8 +180,8 @@ def step_over_model(result, t):
     if not model:
         return None
     recipe = result["run"].get("recipe", "?")
-    m = measurement(lambda s: s / model, step_quartiles(result), result["timing"]["step"].get("count", 0),
-                    f"recipe {recipe}", "x byte model")
+    m = measurement(lambda s: s / model, step_quartiles(result), result["timing"]["step"].get("count"),
+                    f"recipe {recipe}", UNITS["step_over_model"])
     m["extra"] = f"{fmt(step_quartiles(result)[1] * 1e3)} ms a step, model {fmt(model * 1e3)} ms"
     return m
 
@@ -215,6 +219,8 @@ def measure(results, t):
     if not ms:
         return None, "its results lack what the measure needs (copy bandwidth, byte model, sweep or iteration count)"
     best = sorted(ms, key=_better(t))[0]
+    if not best["calls"]:
+        return None, "its result records no call count"
     if best["calls"] < MIN_CALLS:
         return None, f"{best['calls']} calls (fewer than {MIN_CALLS})"
     return best, None
@@ -232,7 +238,7 @@ def verdict(t, m, missing):
 
 def target_text(t):
     bound, limit = next(iter(t["target"].items()))
-    return f"{'>=' if bound == 'at_least' else '<='} {fmt(limit)}"
+    return f"{'>=' if bound == 'at_least' else '<='} {fmt(limit)} {UNITS[t['measure']]}"
 
 
 HEADERS = ["row", "size", "measured: median (IQR over the calls)", "best variant / run", "calls", "H100 (issue)",

@@ -703,7 +703,7 @@ def results_outside_studies(results_root, studies, machine):
 
 
 def build_report(results_root, studies_root, machine, out):
-    studies = [studylib.load_study(p) for p in studylib.find_studies(studies_root, "all")]
+    studies = [studylib.load_study(p) for p in studylib.find_studies(studies_root, "all", reported=True)]
     folders = {st["study"]: os.path.join(results_root, st["study"], machine) for st in studies}
     found = sum(1 for f in folders.values() if os.path.isdir(f))
     if not found:

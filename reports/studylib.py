@@ -236,13 +236,21 @@ def _check_names(path, where, opts, known):
             _fail(path, f"{where}: unknown variant '{v}'")
 
 
-def find_studies(root, name):
-    """Study files for NAME ('all': every paper's studies; a study name; or a folder name). The
-    regression set (studies/regression/) belongs to scripts/gpu-ci and is run only by name."""
+# Folders whose studies 'all' leaves out: the regression set (studies/regression/) belongs to scripts/gpu-ci; issue
+# 43's targets (studies/targets/) run by name (scripts/device-run.sh targets): every row needs its full size and 20
+# calls, about 2.5 minutes of one H200, too long for the quick suite. The report shows the targets (reported=True).
+RUN_BY_NAME_ONLY = {"regression", "targets"}
+REPORTED_WHEN_RUN = {"targets"}
+
+
+def find_studies(root, name, reported=False):
+    """Study files for NAME ('all': every paper's studies, less RUN_BY_NAME_ONLY's folders, of which `reported`
+    keeps those the report shows; a study name; or a folder name)."""
     out = []
+    left_out = RUN_BY_NAME_ONLY - (REPORTED_WHEN_RUN if reported else set())
     for paper in sorted(os.listdir(root)):
         folder = os.path.join(root, paper)
-        if not os.path.isdir(folder) or (name == "all" and paper == "regression"):
+        if not os.path.isdir(folder) or (name == "all" and paper in left_out):
             continue
         for f in sorted(os.listdir(folder)):
             if f.endswith(".yaml") and (name in ("all", paper) or f[:-5] == name):

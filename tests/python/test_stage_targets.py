@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from study_helpers import STUDIES, known
+from study_helpers import STUDIES, known, md_rows, run_study
+import study_report  # noqa: E402
 import stage_targets  # noqa: E402
 import studylib  # noqa: E402
 
@@ -178,8 +179,25 @@ def test_the_table_has_every_row_and_the_limiter_column_and_the_ncu_targets_name
     assert len(rows) == len(s["targets"]) and len(rows[0]) == len(stage_targets.HEADERS)
     assert rows[0][-1].startswith("registers") and rows[1][-1] == "not profiled yet"
     assert rows[0][2].startswith("67.1 % of copy (67.1-67.1)") and rows[0][-2] == "not met"
+    assert rows[0][7] == ">= 80 % of copy" and rows[-1][7] == "<= 1.6 x byte model"
     assert all(r[-2].startswith("not measured: ") for r in rows[1:])
     lines = stage_targets.ncu_targets(s, results)
     assert lines[0] == "tridiag/lines_y:partition:bx8_sz16:float:512x512x512"
     assert "poisson/apply_dot:fused_atomic::double:256x256x256" in lines  # a whole-run row's own profile entry
     assert len(lines) == 1 + sum(1 for t in s["targets"] if "profile" in t)
+
+
+def test_all_runs_leave_the_targets_out_and_the_report_shows_them(tmp_path):
+    assert PATH not in studylib.find_studies(STUDIES, "all")  # the quick suite does not pay for it
+    assert PATH in studylib.find_studies(STUDIES, "all", reported=True)
+    assert studylib.find_studies(STUDIES, "stage_targets") == [PATH]
+    done = run_study(tmp_path, "stage_targets", "--quick", "--gpus", "1")
+    assert done.returncode == 0, done.stderr
+    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(tmp_path / "report"))
+    md = (tmp_path / "report" / "report.md").read_text()
+    section = md[md.index("| row | size | measured"):]
+    assert "REPORT ERROR" not in md
+    for t in stage_targets.load_targets(study()):  # every row of the issue, with a verdict and a limiter cell
+        cells = md_rows(section, [t["row"], t["size"]])
+        assert cells[-2] in ("met", "not met") or cells[-2].startswith("not measured: "), cells
+        assert cells[-1] == "not profiled yet"
