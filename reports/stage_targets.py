@@ -37,11 +37,12 @@ DEFAULT_STUDY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__f
 
 def load_targets(study):
     """The study's `targets` list, checked: each row names a group of the study's runs, a known measure (a stage
-    measure also its stage) and one bound (at_least or at_most); StudyError naming the file and the row otherwise."""
+    measure also its stage) and one bound (at_least or at_most); StudyError naming the file and the row otherwise.
+    Each row comes back as a copy with _grid, its group's grid (NXxNYxNZ): the size its results must have."""
     path, targets = study.get("_path", study["study"]), study.get("targets")
     if not isinstance(targets, list) or not targets:
         raise studylib.StudyError(f"{path}: targets: a non-empty list of the issue's rows")
-    groups = {g["group"] for g in study["runs"]}
+    groups = {g["group"]: (g.get("args") or {}).get("grid") for g in study["runs"]}
     for i, t in enumerate(targets):
         where = f"{path}: targets[{i}] ({t.get('row', '?') if isinstance(t, dict) else t!r})"
         if not isinstance(t, dict):
@@ -62,19 +63,27 @@ def load_targets(study):
             raise studylib.StudyError(f"{where}: target is {{at_least: N}} or {{at_most: N}}, not {bound!r}")
         if "profile" in t and (not isinstance(t["profile"], dict) or set(t["profile"]) != PROFILE_KEYS):
             raise studylib.StudyError(f"{where}: profile names exactly {sorted(PROFILE_KEYS)}")
-    return targets
+        if not isinstance(groups[t["group"]], str):
+            raise studylib.StudyError(f"{where}: its group '{t['group']}' must run one grid (the size the target names)")
+    return [dict(t, _grid=groups[t["group"]]) for t in targets]
 
 
 # ---------------------------------------------------------------- which results a row reads
 
+def grid_of(result):
+    g = (result.get("run") or {}).get("grid") or result.get("grid") or {}  # a run's run.grid, a stage benchmark's grid
+    return f"{g.get('nx')}x{g.get('ny')}x{g.get('nz')}"
+
+
 def group_results(results, t):
-    """The results of the row's group whose study.params hold the row's `select` (values compared as text)."""
+    """The results of the row's group at its size whose study.params hold the row's `select` (compared as text)."""
     want = {k: str(v) for k, v in (t.get("select") or {}).items()}
     out = []
     for rid, r in sorted(results.items()):
         study = r.get("study") or {}
         params = {k: str(v) for k, v in (study.get("params") or {}).items()}
-        if study.get("group") == t["group"] and all(params.get(k) == v for k, v in want.items()):
+        if (study.get("group") == t["group"] and grid_of(r) == t["_grid"]
+                and all(params.get(k) == v for k, v in want.items())):
             out.append(r)
     return out
 
@@ -206,7 +215,8 @@ def measure(results, t):
     found = group_results(results, t)
     if not found:
         sel = "".join(f", {k} {v}" for k, v in (t.get("select") or {}).items())
-        return None, f"no result of group '{t['group']}'{sel} on this machine (scripts/run-study stage_targets)"
+        return None, f"no result of group '{t['group']}'{sel} at {t['_grid']} on this machine (scripts/run-study " \
+                     "stage_targets)"
     fn = MEASURES[t["measure"]]
     if t["measure"] in STAGE_MEASURES:
         candidates = [(r, row) for r in found for row in stage_rows(r, t)]
@@ -286,9 +296,9 @@ def ncu_targets(study, results):
         if m is None:
             print(f"stage_targets: {t['row']}: not profiled, not measured ({missing})", file=sys.stderr)
             continue
-        row, g = m["row"], m["source"]["grid"]
+        row = m["row"]
         lines.append(f"{t['stage']}:{common.variant_name(row['variant'])}:{row.get('tuning', '')}:"
-                     f"{m['source']['precision']}:{g['nx']}x{g['ny']}x{g['nz']}")
+                     f"{m['source']['precision']}:{t['_grid']}")
     return list(dict.fromkeys(lines))  # a variant once (the two CC-CCD rows of one variant, say)
 
 

@@ -32,7 +32,7 @@ def test_the_study_parses_expands_and_times_every_row_20_times_or_more():
     sizes = {r["group"]: r["args"]["grid"] for r in full}
     assert sizes["tridiag"] == sizes["momentum"] == "512x512x512" and sizes["kemal"] == "1033x1033x13"
     assert sizes["cg"] == sizes["solve"] == "256x256x256" and sizes["gohari"] == "4096x4096x1"
-    assert sizes["imle_ccd"] == sizes["imle_mls"] == "200x200x200" and sizes["urban"] == "256x64x256"
+    assert sizes["imle_ccd"] == sizes["imle_mls"] == "201x201x201" and sizes["urban"] == "256x64x256"
     assert len(targets) == 19
 
 
@@ -115,7 +115,7 @@ def test_a_scheme_row_reads_only_its_scheme():
     t = row_of(stage_targets.load_targets(study()), "imle CC-CCD, y lines")
     rows = [stage_row("imle/ccd/transposed", [1e-4] * 30, 1e8, scheme="x_dirichlet"),
             stage_row("imle/ccd/transposed", [4e-5] * 30, 1e8, scheme="y_dirichlet")]
-    m, _ = stage_targets.measure({"a": stage_result("imle_ccd", rows, grid=(200, 200, 200))}, t)
+    m, _ = stage_targets.measure({"a": stage_result("imle_ccd", rows, grid=(201, 201, 201))}, t)
     assert m["value"] == pytest.approx(62.5) and m["what"] == "transposed:b64 (y_dirichlet)"
 
 
@@ -123,7 +123,7 @@ def test_fp64_peak_percent_against_the_gpu_record():
     # H200 record: 132 SMs x 64 FP64 FMA x 2 x 1.98 GHz = 33.45 TFLOP/s; 1e11 flops in 5 ms = 20 TFLOP/s = 59.8%
     t = row_of(stage_targets.load_targets(study()), "imle MLS (fused_register)")
     results = {"a": stage_result("imle_mls", [stage_row("imle/mls/fused_register", [5e-3] * 20, 1e9, 1e11)],
-                                 grid=(200, 200, 200))}
+                                 grid=(201, 201, 201))}
     m, missing = stage_targets.measure(results, t)
     assert m["value"] == pytest.approx(100 * 1e11 / 5e-3 / (132 * 64 * 2 * 1.98e9)) and m["value"] == pytest.approx(59.79, rel=1e-3)
     assert stage_targets.verdict(t, m, missing) == "met"
@@ -201,3 +201,10 @@ def test_all_runs_leave_the_targets_out_and_the_report_shows_them(tmp_path):
         cells = md_rows(section, [t["row"], t["size"]])
         assert cells[-2] in ("met", "not met") or cells[-2].startswith("not measured: "), cells
         assert cells[-1] == "not profiled yet"
+
+
+def test_a_result_at_another_size_does_not_count():
+    t = row_of(stage_targets.load_targets(study()), "imle CC-CCD, y lines")
+    rows = [stage_row("imle/ccd/transposed", [4e-5] * 30, 1e8, scheme="y_dirichlet")]
+    m, missing = stage_targets.measure({"a": stage_result("imle_ccd", rows, grid=(200, 200, 200))}, t)
+    assert m is None and missing.startswith("no result of group 'imle_ccd' at 201x201x201")
