@@ -17,8 +17,8 @@
 # `targets` (issue 43, not part of all) runs studies/targets/stage_targets.yaml into $OUT/targets-results, then
 # scripts/ncu-stage on each row's best variant (reports/stage_targets.py --ncu-targets), one launch each with the
 # sections that name a limiter (launch, occupancy, speed of light, memory, warp state, scheduler) into
-# $OUT/ncu-targets, each capped at NCU_TARGET_TIMEOUT s (45) and all at NCU_BUDGET s (150); the log names the
-# NCU_SKIP=N that resumes the profiles in a later call. TARGETS_RESULTS=results/stage_targets/<machine> skips the
+# $OUT/ncu-targets, each capped at NCU_TARGET_TIMEOUT s (45) and all at NCU_BUDGET s (150), nothing started past
+# TARGETS_END s (540) of this script; the log names the NCU_SKIP=N that resumes the profiles in a later call. TARGETS_RESULTS=results/stage_targets/<machine> skips the
 # study and profiles the rows of those (committed) results instead.
 # `study` runs the quick study suite (MODE=full for the full one) into device-results/ inside the tree
 # (kept while the machine stays warm, so a second call resumes) and copies it and the report to $OUT.
@@ -219,9 +219,12 @@ fi
 
 if [[ " ${steps[*]} " == *" targets "* ]]; then  # issue 43's rows, then an ncu profile of each row's best variant
   folder=${TARGETS_RESULTS:-}
+  end=${TARGETS_END:-540}  # seconds since this script started: the device call's 600 s, less the packing
   if [ -z "$folder" ]; then
-    log "stage targets study (studies/targets/stage_targets.yaml)"
-    NSBENCH=$NSB timeout ${TARGETS_TIMEOUT:-330} scripts/run-study stage_targets --full --results "$OUT/targets-results" \
+    cap=$((end - SECONDS - 60)); [ $cap -gt ${TARGETS_TIMEOUT:-330} ] && cap=${TARGETS_TIMEOUT:-330}
+    [ $cap -lt 30 ] && cap=30  # (timeout 0 would mean no limit)
+    log "stage targets study (studies/targets/stage_targets.yaml, at most $cap s)"
+    NSBENCH=$NSB timeout $cap scripts/run-study stage_targets --full --results "$OUT/targets-results" \
       >"$OUT/targets.log" 2>&1 || status=1
     grep -E "FAILED|FAIL$|run-study:" "$OUT/targets.log" | tail -20
     folder=$(ls -d "$OUT"/targets-results/stage_targets/*/ 2>/dev/null | head -1)
@@ -235,7 +238,9 @@ if [[ " ${steps[*]} " == *" targets "* ]]; then  # issue 43's rows, then an ncu 
   while IFS=: read -r stage variant tuning prec grid; do
     n=$((n + 1))
     [ -n "$stage" ] && [ $n -gt ${NCU_SKIP:-0} ] || continue
-    if [ $SECONDS -ge $deadline ]; then log "ncu: NCU_BUDGET spent before target $n; resume with NCU_SKIP=$((n - 1))"; break; fi
+    if [ $SECONDS -ge $deadline ] || [ $((SECONDS + ${NCU_TARGET_TIMEOUT:-45})) -gt $end ]; then
+      log "ncu: NCU_BUDGET or TARGETS_END spent before target $n; resume with NCU_SKIP=$((n - 1))"; break
+    fi
     log "ncu target $n: $stage $variant ${tuning:-(first tuning)} $prec $grid"
     NSBENCH=$NSB NCU_SECTIONS="$sections" timeout ${NCU_TARGET_TIMEOUT:-45} scripts/ncu-stage "$stage" "$variant" $tuning \
       --precision "$prec" --grid "$grid" --out "$OUT/ncu-targets" </dev/null 2>&1 | tail -8 | tee -a "$OUT/summary.log" ||
