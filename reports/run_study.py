@@ -537,8 +537,8 @@ def main(argv=None):
     known = None if a.dry_run and not os.path.exists(a.nsbench) else known_names(a.nsbench)
     paths = studylib.find_studies(a.studies, a.name)
     if not paths:
-        raise SystemExit(f"run-study: no study named '{a.name}' in {a.studies}/ "
-                         f"(known: {', '.join(os.path.basename(p)[:-5] for p in studylib.find_studies(a.studies, 'all'))})")
+        names = ", ".join(os.path.basename(p)[:-5] for p in studylib.find_studies(a.studies, "all", reported=True))
+        raise SystemExit(f"run-study: no study named '{a.name}' in {a.studies}/ (known: {names})")
     try:
         studies = [studylib.load_study(p, known) for p in paths]
         plan = choose_runs(studies, a)

@@ -37,6 +37,7 @@ import kemal_report  # noqa: E402
 import gohari_report  # noqa: E402
 import history  # noqa: E402
 import poisson_report  # noqa: E402
+import stage_targets  # noqa: E402
 import reproduction  # noqa: E402
 
 
@@ -639,6 +640,7 @@ BUILDERS.update(kemal_report.BUILDERS)
 BUILDERS.update(gohari_report.BUILDERS)
 BUILDERS.update(urban.BUILDERS)
 BUILDERS.update(poisson_report.BUILDERS)
+BUILDERS.update(stage_targets.BUILDERS)  # issue 43's table (studies/targets/)
 
 
 # ---------------------------------------------------------------- the report
@@ -701,7 +703,7 @@ def results_outside_studies(results_root, studies, machine):
 
 
 def build_report(results_root, studies_root, machine, out):
-    studies = [studylib.load_study(p) for p in studylib.find_studies(studies_root, "all")]
+    studies = [studylib.load_study(p) for p in studylib.find_studies(studies_root, "all", reported=True)]
     folders = {st["study"]: os.path.join(results_root, st["study"], machine) for st in studies}
     found = sum(1 for f in folders.values() if os.path.isdir(f))
     if not found:

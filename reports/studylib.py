@@ -33,7 +33,8 @@ import yaml
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
-STUDY_KEYS = {"study", "title", "reproduces", "paper", "baseline", "report", "runs", "notes", "timeout_s"}
+# targets: a report's rows as data (issue 43's table, studies/targets/; reports/stage_targets.py checks them)
+STUDY_KEYS = {"study", "title", "reproduces", "paper", "baseline", "report", "runs", "notes", "timeout_s", "targets"}
 REQUIRED_STUDY_KEYS = {"study", "title", "reproduces", "baseline", "report", "runs"}
 PAPER_KEYS = {"csv", "hardware", "source"}
 RUN_KEYS = {"group", "command", "gpus", "mpi", "args", "quick", "full"}
@@ -56,6 +57,7 @@ REPORTS |= {"kemal_techniques", "kemal_routines", "kemal_ranks"}  # reports/kema
 REPORTS |= {"gohari_grid", "gohari_flow", "gohari_checks", "gohari_profile", "gohari_sor_omega"}  # reports/gohari_report.py
 REPORTS |= {"urban_block_shapes", "urban_speedup", "cube_refinement", "urban_per_gpu"}  # reports/urban.py
 REPORTS |= {"poisson_time_to_tolerance"}  # reports/poisson_report.py
+REPORTS |= {"stage_targets"}  # reports/stage_targets.py
 # --poisson names a solver accepts besides the Poisson family's methods (which `list --json` lists): streamvort's
 # four-colour SOR of its 9-point stream-function equation (harness/solvers/streamvort/case.cpp).
 SOLVER_OWN_POISSON = {"sor"}
@@ -234,13 +236,21 @@ def _check_names(path, where, opts, known):
             _fail(path, f"{where}: unknown variant '{v}'")
 
 
-def find_studies(root, name):
-    """Study files for NAME ('all': every paper's studies; a study name; or a folder name). The
-    regression set (studies/regression/) belongs to scripts/gpu-ci and is run only by name."""
+# Folders whose studies 'all' leaves out: the regression set (studies/regression/) belongs to scripts/gpu-ci; issue
+# 43's targets (studies/targets/) run by name (scripts/device-run.sh targets): every row needs its full size and 20
+# calls, about 2.5 minutes of one H200, too long for the quick suite. The report shows the targets (reported=True).
+RUN_BY_NAME_ONLY = {"regression", "targets"}
+REPORTED_WHEN_RUN = {"targets"}
+
+
+def find_studies(root, name, reported=False):
+    """Study files for NAME ('all': every paper's studies, less RUN_BY_NAME_ONLY's folders, of which `reported`
+    keeps those the report shows; a study name; or a folder name)."""
     out = []
+    left_out = RUN_BY_NAME_ONLY - (REPORTED_WHEN_RUN if reported else set())
     for paper in sorted(os.listdir(root)):
         folder = os.path.join(root, paper)
-        if not os.path.isdir(folder) or (name == "all" and paper == "regression"):
+        if not os.path.isdir(folder) or (name == "all" and paper in left_out):
             continue
         for f in sorted(os.listdir(folder)):
             if f.endswith(".yaml") and (name in ("all", paper) or f[:-5] == name):

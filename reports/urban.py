@@ -41,7 +41,7 @@ def _shape(r):
     return f"{parts.get('bx', '?')}x{parts.get('by', '?')}" if parts else t
 
 
-def _model_seconds(r):
+def model_seconds(r):
     """The step's stages' byte models at the run's measured copy bandwidth: the fewest seconds a step can take."""
     bw = (((r.get("machine") or {}).get("gpu") or {}).get("copy_bandwidth") or {}).get("bytes_per_second")
     if not bw:
@@ -99,7 +99,7 @@ def urban_block_shapes(s, study, results, paper, out, all_results):
         for r in today:
             times, total = _weights(r)
             obst = times["obstacle_logic"] / total if total else None
-            model = _model_seconds(r)
+            model = model_seconds(r)
             step = r["timing"]["step"]["median"]
             ratio = step / model if model else None
             obstacles = r["timing"]["stages"].get("obstacles", {})

@@ -2,7 +2,8 @@
 # The one call to make on a GPU machine: build, verify every variant, run the GPU tests, benchmark
 # every stage variant and every recipe, and leave logs and result files under $OUT.
 #
-#   scripts/device-run.sh [all|verify|bench|recipes|wave|ranks4|study|micro|profile|nvtx|ncu|sass|gate]...  (default: all)
+#   scripts/device-run.sh [all|verify|bench|recipes|wave|ranks4|study|micro|profile|nvtx|ncu|sass|gate|targets]...
+#   (default: all, which leaves out targets)
 #
 # bench: GRIDS="..." PRECISIONS="..." BENCH_STAGES="stage ..." BENCH_VARIANTS="name ..." narrow it, REPEATS=N
 # runs each N times (separate processes, for the spread between runs); verify: VERIFY_ARGS (e.g.
@@ -13,6 +14,12 @@
 #
 # The multi-GPU scaling runs and the bandwidth table are studies (fig4_8_scaling, tableA1_bandwidth):
 # `STUDIES=fig4_8_scaling scripts/device-run.sh study` runs just those.
+# `targets` (issue 43, not part of all) runs studies/targets/stage_targets.yaml into $OUT/targets-results, then
+# scripts/ncu-stage on each row's best variant (reports/stage_targets.py --ncu-targets), one launch each with the
+# sections that name a limiter (launch, occupancy, speed of light, memory, warp state, scheduler) into
+# $OUT/ncu-targets, each capped at NCU_TARGET_TIMEOUT s (45) and all at NCU_BUDGET s (150), nothing started past
+# TARGETS_END s (540) of this script; the log names the NCU_SKIP=N that resumes the profiles in a later call. TARGETS_RESULTS=results/stage_targets/<machine> skips the
+# study and profiles the rows of those (committed) results instead.
 # `study` runs the quick study suite (MODE=full for the full one) into device-results/ inside the tree
 # (kept while the machine stays warm, so a second call resumes) and copies it and the report to $OUT.
 #
@@ -208,6 +215,37 @@ if want gate; then  # the regression gate as a GPU runner would run it
   echo "$gate: exit code $?" | tee -a "$OUT/summary.log"
   head -40 "$OUT/$gate/summary.md"
   [ -d baselines ] && rm -rf "$OUT/baselines" && cp -r baselines "$OUT/baselines"  # a second gate run replaces it
+fi
+
+if [[ " ${steps[*]} " == *" targets "* ]]; then  # issue 43's rows, then an ncu profile of each row's best variant
+  folder=${TARGETS_RESULTS:-}
+  end=${TARGETS_END:-540}  # seconds since this script started: the device call's 600 s, less the packing
+  if [ -z "$folder" ]; then
+    cap=$((end - SECONDS - 60)); [ $cap -gt ${TARGETS_TIMEOUT:-330} ] && cap=${TARGETS_TIMEOUT:-330}
+    [ $cap -lt 30 ] && cap=30  # (timeout 0 would mean no limit)
+    log "stage targets study (studies/targets/stage_targets.yaml, at most $cap s)"
+    NSBENCH=$NSB timeout $cap scripts/run-study stage_targets --full --results "$OUT/targets-results" \
+      >"$OUT/targets.log" 2>&1 || status=1
+    grep -E "FAILED|FAIL$|run-study:" "$OUT/targets.log" | tail -20
+    folder=$(ls -d "$OUT"/targets-results/stage_targets/*/ 2>/dev/null | head -1)
+  fi
+  scripts/py reports/stage_targets.py --ncu-targets "${folder:-$OUT/targets-results/none}" >"$OUT/ncu_targets.txt" \
+    2>"$OUT/ncu_targets.err" || status=1
+  cat "$OUT/ncu_targets.err"
+  sections="--section LaunchStats --section Occupancy --section SpeedOfLight --section MemoryWorkloadAnalysis"
+  sections="$sections --section WarpStateStats --section SchedulerStats"
+  deadline=$((SECONDS + ${NCU_BUDGET:-150})) n=0
+  while IFS=: read -r stage variant tuning prec grid; do
+    n=$((n + 1))
+    [ -n "$stage" ] && [ $n -gt ${NCU_SKIP:-0} ] || continue
+    if [ $SECONDS -ge $deadline ] || [ $((SECONDS + ${NCU_TARGET_TIMEOUT:-45})) -gt $end ]; then
+      log "ncu: NCU_BUDGET or TARGETS_END spent before target $n; resume with NCU_SKIP=$((n - 1))"; break
+    fi
+    log "ncu target $n: $stage $variant ${tuning:-(first tuning)} $prec $grid"
+    NSBENCH=$NSB NCU_SECTIONS="$sections" timeout ${NCU_TARGET_TIMEOUT:-45} scripts/ncu-stage "$stage" "$variant" $tuning \
+      --precision "$prec" --grid "$grid" --out "$OUT/ncu-targets" </dev/null 2>&1 | tail -8 | tee -a "$OUT/summary.log" ||
+      status=1  # (stdin from /dev/null: ncu and nsbench must not read the list this loop reads)
+  done <"$OUT/ncu_targets.txt"
 fi
 
 if want study; then

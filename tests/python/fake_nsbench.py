@@ -65,6 +65,8 @@ IMLE = {"name": "imle", "description": "fake", "cases": ["cavity", "taylor_green
         "stages": ["ccd", "predict", "move", "mls", "ppe_rhs", "correct"], "recipes": ["cpu-serial", "cpu-omp", "paper", "fused"]}
 # The Poisson family's CG variants that study files choose with --stage poisson/<stage>=<variant> (listed only).
 POISSON_VARIANTS = [("apply_dot", "separate_cublas"), ("cg_update", "separate_cublas")]
+# IMLE's GPU variants of the stages studies time alone (`stages --stage imle/ccd`, `--variant fused_register`), listed only.
+IMLE_VARIANTS = [("ccd", "line_thread_1d"), ("ccd", "transposed"), ("mls", "two_phase_global"), ("mls", "fused_register")]
 OLD = os.environ.get("FAKE_NSBENCH_SCHEMA") == "1"
 # The batched tridiagonal family (a stage family: no solver of its own), listed and timed by `stages
 # --stage tridiag/...`: variant k of a kind runs at FAMILY_FRACTIONS[k] of the copy bandwidth.
@@ -440,7 +442,8 @@ def listing():
                    for k in TRANSPOSE_KINDS for n in TRANSPOSE_VARIANTS]
                 + [{"solver": "multiblock", "stage": s, "name": "global_2d", "tunings": ["bx32_by4"]} for s in MULTIBLOCK["stages"]]
                 + [{"solver": so, "stage": s, "name": n, "tunings": GOHARI_TUNINGS} for so, s, n in GOHARI_VARIANTS]
-                + [{"solver": "poisson", "stage": s, "name": n, "tunings": ["bx32_by4_sz8"]} for s, n in POISSON_VARIANTS]}
+                + [{"solver": "poisson", "stage": s, "name": n, "tunings": ["bx32_by4_sz8"]} for s, n in POISSON_VARIANTS]
+                + [{"solver": "imle", "stage": s, "name": n, "tunings": ["bx32_by4"]} for s, n in IMLE_VARIANTS]}
     return {"schema": "nsbench.list/2", "with_cuda": True, "with_mpi": True,
             "solvers": [{"name": SOLVER, "description": "fake", "stages": STAGE_ORDER + URBAN_STAGES,
                          "cases": CASES + URBAN_CASES, "recipes": RECIPES + URBAN_RECIPES}, WAVE, MULTIBLOCK, FRACSTEP, IMLE] + GOHARI,
@@ -472,7 +475,9 @@ def listing():
             + [{"id": f"{so}/{s}/{n}", "solver": so, "stage": s, "name": n, "backend": "cuda", "tags": {},
                 "tunings": GOHARI_TUNINGS, "status": ""} for so, s, n in GOHARI_VARIANTS]
             + [{"id": f"poisson/{s}/{n}", "solver": "poisson", "stage": s, "name": n, "backend": "cuda", "tags": {},
-                "tunings": ["bx32_by4_sz8"], "status": ""} for s, n in POISSON_VARIANTS],
+                "tunings": ["bx32_by4_sz8"], "status": ""} for s, n in POISSON_VARIANTS]
+            + [{"id": f"imle/{s}/{n}", "solver": "imle", "stage": s, "name": n, "backend": "cuda", "tags": {},
+                "tunings": ["bx32_by4"], "status": ""} for s, n in IMLE_VARIANTS],
             "halo": halo,
             "recipes": [{"name": r, "solver": SOLVER, "description": ""} for r in RECIPES + URBAN_RECIPES]
             + [{"name": r, "solver": "wave", "description": ""} for r in WAVE["recipes"]]
