@@ -116,7 +116,7 @@ void make_twin(const RunSetup& s, int ranks, ReferencePlan& plan) {
     c.nx = plan.twin_cells.nx, c.ny = plan.twin_cells.ny, c.nz = plan.twin_cells.nz;
     std::shared_ptr<const Problem> twin = s.solver.make_problem(c);
     const Grid& g = twin->grid();
-    if (!(GridCells{g.nx, g.ny, g.nz} == plan.twin_cells))
+    if (GridCells{g.nx, g.ny, g.nz} != plan.twin_cells)
       throw std::runtime_error("asked for --grid " + cells_text(plan.twin_cells) + ", the case made grid " +
                                cells_text({g.nx, g.ny, g.nz}));
     twin->check_options(s.options.solver);
@@ -136,17 +136,17 @@ ReferencePlan plan_reference(const RunSetup& s, const std::vector<Slab>& slabs, 
   ReferencePlan plan;
   if (!s.options.check || slabs.size() < 2) return plan;
   std::int32_t decided[4] = {0, 0, 0, 0};  // down-scaled, the twin's nx, ny, nz (0: no grid fits)
+  // Every rank reads it: a bad NSB_REFERENCE_MEMORY_MIB stops every rank alike, none is left waiting for rank 0.
+  plan.memory = reference_memory(s.recipe.backend == Backend::cuda);
   if (!world || world->rank() == 0) {
     const std::size_t fields = start.fields.size();
     const Grid& g = s.problem.grid();
-    plan.memory = reference_memory(s.recipe.backend == Backend::cuda);
     plan.one_rank_bytes = one_rank_reference_bytes<T>(s, {g.nx, g.ny, g.nz}, fields);
     plan.down_scaled = reference_needs_twin(plan.one_rank_bytes, plan.memory);
     if (plan.down_scaled) {
       const int axis = slabs[0].ny > 0 ? 1 : 2;  // y-slabs or z-slabs
-      const std::optional<GridCells> c = down_scaled_cells({g.nx, g.ny, g.nz}, axis, int(slabs.size()), [&](const GridCells& t) {
-        return one_rank_reference_bytes<T>(s, t, fields) <= plan.memory.bytes;
-      });
+      const auto fits = [&](const GridCells& t) { return one_rank_reference_bytes<T>(s, t, fields) <= plan.memory.bytes; };
+      const std::optional<GridCells> c = down_scaled_cells({g.nx, g.ny, g.nz}, axis, int(slabs.size()), fits);
       if (c) plan.twin_cells = *c, plan.twin_one_rank_bytes = one_rank_reference_bytes<T>(s, *c, fields);
     }
     decided[0] = plan.down_scaled, decided[1] = plan.twin_cells.nx, decided[2] = plan.twin_cells.ny;
