@@ -14,6 +14,7 @@
 #include "halo.hpp"
 #include "placement.hpp"
 #include "run.hpp"  // print_summary
+#include "run/reference_plan.hpp"
 #include "run/result.hpp"
 #include "run/timed_loop.hpp"
 
@@ -26,6 +27,7 @@ struct RunSetup {
   const Problem& problem;
   const ResolvedRecipe& recipe;
   SolverOptions solver_options;  // threads resolved
+  ReferencePlan reference = {};  // a decomposed run's reference check (run/ranks.cpp plan_reference)
 };
 
 template <class T>
@@ -105,10 +107,59 @@ HostState<T> run_steps(const Problem& p, const ResolvedRecipe& r, const SolverOp
   return s->save();
 }
 
-// The reference of a run: the CPU for a single GPU, the undecomposed run of the same recipe for
-// several ranks.
+// A decomposed run's down-scaled twin (s.reference.twin): the same recipe, ranks, GPUs and halo variant on the
+// twin's grid, the same steps; every rank runs its slab (collectives: every rank calls this). Rank 0 builds the
+// twin's whole initial state (small by construction) and sends every rank its slab, as for the run itself; it gets
+// back the twin's initial and gathered final states for its one-rank reference (other ranks: empty states).
 template <class T>
-nlohmann::json reference_check(const RunSetup& s, const HostState<T>& start, const HostState<T>& fin, int ranks) {
+struct TwinRun {
+  HostState<T> start, fin;
+};
+template <class T>
+TwinRun<T> run_down_scaled_twin(const RunSetup& s, const RankContext& ctx, int end_step) {
+  const Problem& p = *s.reference.twin;
+  RankContext twin = ctx;  // the run's ranks, GPUs and halo variant; the twin's slabs (the solver sets grid and stream)
+  twin.slabs = s.reference.twin_slabs;
+  TwinRun<T> out;
+  out.start = twin.rank == 0 ? p.initial_state(Precision<T>{}) : HostState<T>{p.grid(), {}, 0, 0};
+  HostState<T> mine;
+  {
+    const std::unique_ptr<Solver<T>> solver = p.make_solver(Precision<T>{}, s.recipe, s.solver_options, &twin);
+    HostState<T> part = scatter_from_root(*twin.comm, twin.slabs, out.start);
+    const int steps = end_step - part.step;  // the run's steps: both initial states are the case's, at the same step
+    solver->load(part);
+    for (int i = 0; i < steps; ++i) solver->step();
+    mine = solver->save();
+  }
+  out.fin = gather_state(*twin.comm, twin.slabs, p.grid(), std::move(mine));
+  return out;
+}
+
+// The check of a decomposed run against its down-scaled twin: the twin's decomposed final state (gathered) against
+// the twin's one-rank run of the same recipe and steps. Says so: against, down_scaled_grid and down_scaled.
+template <class T>
+nlohmann::json down_scaled_check(const RunSetup& s, const TwinRun<T>& twin, double tol, int ranks) {
+  const ReferencePlan& plan = s.reference;
+  const std::string why = "the one-rank reference of the whole grid needs " + std::to_string(plan.one_rank_bytes >> 20) +
+                          " MiB, more than the " + std::to_string(plan.memory.bytes >> 20) + " MiB of " + plan.memory.source;
+  if (!plan.twin)
+    return {{"performed", false}, {"reason", why + "; no down-scaled twin could be made: " + plan.why_no_twin},
+            {"down_scaled", plan.json()}};
+  const HostState<T> r = run_steps<T>(*plan.twin, s.recipe, s.solver_options, twin.start, twin.fin.step - twin.start.step);
+  bool pass = false;
+  nlohmann::json fields = compare_states(twin.fin, r, tol, pass);
+  return {{"performed", true},
+          {"against", "a down-scaled twin (" + why + "): the same recipe on " + std::to_string(ranks) + " ranks on grid " +
+                          cells_text(plan.twin_cells) + " against its run on one rank, same steps"},
+          {"down_scaled_grid", cells_text(plan.twin_cells)}, {"down_scaled", plan.json()}, {"steps", twin.fin.step},
+          {"tolerance_max_rel", tol}, {"fields", fields}, {"pass", pass}};
+}
+
+// The reference of a run: the CPU for a single GPU, the undecomposed run of the same recipe for
+// several ranks, or for several ranks whose one-rank run would not fit one process, a down-scaled twin (`twin`).
+template <class T>
+nlohmann::json reference_check(const RunSetup& s, const HostState<T>& start, const HostState<T>& fin, int ranks,
+                               const TwinRun<T>& twin) {
   const bool gpu = s.recipe.backend == Backend::cuda;
   nlohmann::json ref = {{"performed", false}};
   const SolverOptions& o = s.solver_options;
@@ -116,7 +167,9 @@ nlohmann::json reference_check(const RunSetup& s, const HostState<T>& start, con
   try {
     const int steps = fin.step - start.step;
     bool pass = false;
-    if (ranks > 1 && s.options.check) {
+    if (ranks > 1 && s.options.check && s.reference.down_scaled) {
+      ref = down_scaled_check(s, twin, tol, ranks);
+    } else if (ranks > 1 && s.options.check) {
       const HostState<T> r = run_steps<T>(s.problem, s.recipe, s.solver_options, start, steps);
       nlohmann::json fields = compare_states(fin, r, tol, pass);
       ref = {{"performed", true}, {"against", "the same recipe on one rank (no decomposition), same steps"},
@@ -238,9 +291,10 @@ nlohmann::json decomposition_json(const RankContext& ctx, const std::vector<Rank
                                   const nlohmann::json& halo_details);
 nlohmann::json timing_method(bool graph, bool gpu, int steps_per_graph);
 
-// Whether the reference check runs (and reads the initial state again): its two cases, a decomposed run and a GPU run.
+// Whether the reference check reads the initial state again: a decomposed run's one-rank run of the whole grid (not
+// a down-scaled twin, which has its own), and a single GPU's CPU reference.
 inline bool reference_check_runs(const RunSetup& s, int ranks) {
-  return s.options.check && (ranks > 1 || s.recipe.backend == Backend::cuda);
+  return s.options.check && (ranks > 1 ? !s.reference.down_scaled : s.recipe.backend == Backend::cuda);
 }
 
 // The result's header on rank 0: when, how it was called, the machine (with the GPU's copy bandwidth, which every
@@ -345,7 +399,7 @@ inline nlohmann::json timing_json(const RunSetup& s, const RankContext& ctx, con
 // validation, the solver's own invariants, and the reference.
 template <class T>
 void check_the_final_state(nlohmann::json& result, const RunSetup& s, const HostState<T>& start, const HostState<T>& fin,
-                           const TimedOutcome<T>& run, int end_step, int ranks, PhaseClock& phases) {
+                           const TwinRun<T>& twin, const TimedOutcome<T>& run, int end_step, int ranks, PhaseClock& phases) {
   result["checks"]["finite"] = finite_check(fin, end_step);
   phases.done("finite_check");
   const bool finite = result["checks"]["finite"]["pass"].get<bool>();
@@ -363,7 +417,7 @@ void check_the_final_state(nlohmann::json& result, const RunSetup& s, const Host
                                           : nlohmann::json{{"kind", "none"}, {"detail", "the final state is not finite"}};
   for (auto& [key, value] : run.final_checks.items()) result["checks"][key] = value;
   phases.done("validation");
-  result["checks"]["reference"] = reference_check(s, start, fin, ranks);
+  result["checks"]["reference"] = reference_check(s, start, fin, ranks, twin);
 }
 
 // The run's phases (rank 0's, and every rank's up to the gather), then the file: a failed write still prints what
@@ -415,11 +469,18 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
   const int end_step = done.run.end_state.step;
   const HostState<T> fin = gather_state(comm, ctx.slabs, start.grid, std::move(done.run.end_state));
   const std::vector<RankPlacement> placements = gather_placements(comm, ctx.device);
+  phases.done("gather");
+  // The whole final state is gathered to rank 0 all the same (above): the finite, bounded and physics checks and
+  // --output read the whole grid; only the reference run moves to the twin when the whole grid is too large for it.
+  TwinRun<T> twin;
+  if (s.reference.twin) {
+    twin = run_down_scaled_twin<T>(s, ctx, end_step);
+    phases.done("down_scaled_twin");
+  }
   if (!root) {
     comm.barrier();  // wait for rank 0's check
     return nlohmann::json();
   }
-  phases.done("gather");
   std::vector<RankTimes> per_rank;
   for (const std::vector<char>& b : all_times)
     per_rank.push_back(times_from_json(nlohmann::json::parse(std::string(b.begin(), b.end()))));
@@ -434,7 +495,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
   if (s.options.profile) result["profile"] = profile_report(done.run.profile, stages);
   phases.done("summaries");
 
-  check_the_final_state(result, s, start, fin, done.run, end_step, ranks, phases);
+  check_the_final_state(result, s, start, fin, twin, done.run, end_step, ranks, phases);
   comm.barrier();
   phases.done("reference_check");
   if (!s.options.output_dir.empty()) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #if __has_include(<malloc.h>)
 #include <malloc.h>  // mallopt (glibc)
@@ -90,9 +91,78 @@ void require_host_memory_of_ranks(const RunSetup& s, const std::vector<Slab>& sl
                           ", before the initial state and the checks' copies");
 }
 
+// The bytes the one-rank reference of grid g needs in rank 0's process: the solver's fields and scratch (on its GPU,
+// or on the host for CPU ranks); on the host also the gathered final state and the reference's own (fields: the
+// state's field count).
+template <class T>
+std::uint64_t one_rank_reference_bytes(const RunSetup& s, const GridCells& c, std::size_t fields) {
+  Grid g = s.problem.grid();
+  g.nx = c.nx, g.ny = c.ny, g.nz = c.nz;
+  const std::uint64_t solver = s.problem.device_bytes(Precision<T>{}, g, s.solver_options);
+  if (s.recipe.backend == Backend::cuda) return solver;
+  return solver + 2 * std::uint64_t(fields) * g.padded_points() * sizeof(T);
+}
+
+// The down-scaled twin of the plan (plan.twin_cells): the case made again on that grid, its slabs over the ranks.
+// Where the case cannot be made so (it refuses the grid, or makes another one than asked for), why_no_twin says why,
+// and the check says it was not performed (every rank makes the same attempt and reaches the same answer).
+void make_twin(const RunSetup& s, int ranks, ReferencePlan& plan) {
+  if (plan.twin_cells.nx == 0) {
+    plan.why_no_twin = "halving the grid down to the rule's floors still does not fit";
+    return;
+  }
+  try {
+    CaseOptions c = s.options.case_options;
+    c.nx = plan.twin_cells.nx, c.ny = plan.twin_cells.ny, c.nz = plan.twin_cells.nz;
+    std::shared_ptr<const Problem> twin = s.solver.make_problem(c);
+    const Grid& g = twin->grid();
+    if (GridCells{g.nx, g.ny, g.nz} != plan.twin_cells)
+      throw std::runtime_error("asked for --grid " + cells_text(plan.twin_cells) + ", the case made grid " +
+                               cells_text({g.nx, g.ny, g.nz}));
+    twin->check_options(s.options.solver);
+    plan.twin_slabs = slabs_of(*twin, ranks);
+    plan.twin = std::move(twin);
+  } catch (const std::exception& e) {
+    plan.why_no_twin = e.what();
+  }
+}
+
+// A decomposed, checked run's reference plan (run/reference_plan.hpp), before any solver exists: rank 0, whose
+// process runs the one-rank reference, measures its memory (after building the initial state) and decides; under
+// MPI it sends the twin's grid to every rank, which all run the twin.
+template <class T>
+ReferencePlan plan_reference(const RunSetup& s, const std::vector<Slab>& slabs, const HostState<T>& start,
+                             Communicator* world) {
+  ReferencePlan plan;
+  if (!s.options.check || slabs.size() < 2) return plan;
+  std::int32_t decided[4] = {0, 0, 0, 0};  // down-scaled, the twin's nx, ny, nz (0: no grid fits)
+  // Every rank reads it: a bad NSB_REFERENCE_MEMORY_MIB stops every rank alike, none is left waiting for rank 0.
+  plan.memory = reference_memory(s.recipe.backend == Backend::cuda);
+  if (!world || world->rank() == 0) {
+    const std::size_t fields = start.fields.size();
+    const Grid& g = s.problem.grid();
+    plan.one_rank_bytes = one_rank_reference_bytes<T>(s, {g.nx, g.ny, g.nz}, fields);
+    plan.down_scaled = reference_needs_twin(plan.one_rank_bytes, plan.memory);
+    if (plan.down_scaled) {
+      const int axis = slabs[0].ny > 0 ? 1 : 2;  // y-slabs or z-slabs
+      const auto fits = [&](const GridCells& t) { return one_rank_reference_bytes<T>(s, t, fields) <= plan.memory.bytes; };
+      const std::optional<GridCells> c = down_scaled_cells({g.nx, g.ny, g.nz}, axis, int(slabs.size()), fits);
+      if (c) plan.twin_cells = *c, plan.twin_one_rank_bytes = one_rank_reference_bytes<T>(s, *c, fields);
+    }
+    decided[0] = plan.down_scaled, decided[1] = plan.twin_cells.nx, decided[2] = plan.twin_cells.ny;
+    decided[3] = plan.twin_cells.nz;
+  }
+  if (world) world->broadcast(decided, sizeof decided, 0);
+  plan.down_scaled = decided[0] != 0;
+  plan.twin_cells = {decided[1], decided[2], decided[3]};
+  if (plan.down_scaled) make_twin(s, int(slabs.size()), plan);
+  return plan;
+}
+
 // phases: the run's clock so far (its set-up); each rank carries a copy on.
 template <class T>
-json run_ranks(const RunSetup& s, PhaseClock phases) {
+json run_ranks(const RunSetup& unplanned, PhaseClock phases) {
+  RunSetup s = unplanned;
   const bool gpu = s.recipe.backend == Backend::cuda;
   const int gpus = gpu ? device::count() : 0;
   Communicator* world = mpi::world();
@@ -113,6 +183,7 @@ json run_ranks(const RunSetup& s, PhaseClock phases) {
   HostState<T> start = !world || world->rank() == 0 ? s.problem.initial_state(Precision<T>{})
                                                     : HostState<T>{s.problem.grid(), {}, 0, 0};
   phases.done("initial_state");
+  s.reference = plan_reference<T>(s, slabs, start, world);
   RankContext shared;
   shared.slabs = slabs;
 
@@ -277,7 +348,7 @@ json run(const RunOptions& o) {
                              o.backend);
   if (cpu_pair) rr.backend = b;  // cpu-serial stages under --backend cpu_omp run threaded and vice versa
   so.threads = rr.backend == Backend::cpu_omp ? (so.threads > 0 ? so.threads : omp_get_max_threads()) : 1;
-  const RunSetup setup{o, solver, *problem, rr, so};
+  const RunSetup setup{o, solver, *problem, rr, so, {}};
   phases.done("set_up");
   return o.precision == "float" ? run_ranks<float>(setup, phases) : run_ranks<double>(setup, phases);
 }
