@@ -100,6 +100,7 @@ TEST(TuneRecipeFile, UseTunedRecipeSetsItsOptionsUnlessTheCommandLineDid) {
   nsb::RunOptions o;
   o.backend = "cpu_omp";
   o.precision = "double";
+  o.case_options.name = "cavity";
   o.case_options.nx = 24, o.case_options.ny = 4, o.case_options.nz = 24;
   try {
     nsb::use_tuned_recipe(o, cache, {});
