@@ -197,10 +197,14 @@ TuneCandidate time_step(const TuneOptions& o, const SolverDef& solver, const Ste
     }
     out.median_s = result["timing"]["step"]["median"].get<double>();
     out.iqr_s = result["timing"]["step"]["iqr"].get<double>();
+    for (const auto& [stage, st] : result["timing"]["stages"].items())  // the stages a step calls (stream launches)
+      if (st.contains("per_step")) out.config["stage_seconds_per_step"][stage] = st["per_step"]["median"];
     const json& ref = result["checks"]["reference"];
     const bool checked = ref["performed"].get<bool>();
-    out.verdict = checked && !ref["pass"].get<bool>() ? "fail" : "pass";
-    if (out.verdict == "fail") out.reason = "the run's check against the reference failed";
+    const bool converged = result["checks"].value("poisson_converged", true);  // a tolerance reached within the cap
+    out.verdict = (checked && !ref["pass"].get<bool>()) || !converged ? "fail" : "pass";
+    if (!converged) out.reason = "the Poisson solve did not reach --jacobi-tol within --iterations: not the same job";
+    else if (out.verdict == "fail") out.reason = "the run's check against the reference failed";
     else if (check && !checked) out.reason = "no whole-run reference check on this backend and rank count (its stages were checked)";
   } catch (const std::exception& e) {
     out.verdict = "error";
@@ -231,6 +235,23 @@ std::vector<StepConfig> solver_level_configs(const StepConfig& base, const TuneO
   return out;
 }
 
+// The stages the descent tries, most time a step first: those a step of `timed` called (a stage the case never
+// calls, the cavity's obstacles, cannot change its time); every stage with a runner-up where it recorded none
+// (graph launches time whole steps only).
+std::vector<std::string> descent_order(const TuneCandidate& timed, const std::map<std::string, std::vector<std::size_t>>& ranked) {
+  std::vector<std::pair<double, std::string>> by_time;
+  const json per_step = timed.config.value("stage_seconds_per_step", json::object());
+  for (const auto& [stage, idx] : ranked) {
+    if (idx.size() < 2) continue;
+    if (per_step.empty()) by_time.emplace_back(0.0, stage);
+    else if (per_step.contains(stage)) by_time.emplace_back(-per_step[stage].get<double>(), stage);
+  }
+  std::stable_sort(by_time.begin(), by_time.end());
+  std::vector<std::string> order;
+  for (const auto& [minus_seconds, stage] : by_time) order.push_back(stage);
+  return order;
+}
+
 struct Best {
   StepConfig config;
   TuneCandidate timing;
@@ -254,25 +275,27 @@ Best search_steps(const TuneOptions& o, const SolverDef& solver, Backend b,
     ranked[stage] = ranked_passing(cands, std::size_t(std::max(1, o.top_k)));
     if (!ranked[stage].empty()) winners.stages[stage] = cands[ranked[stage].front()].label;
   }
-  std::size_t runners_up = 0;
-  for (const auto& [stage, idx] : ranked) runners_up += idx.empty() ? 0 : idx.size() - 1;
   const std::vector<StepConfig> axes = solver_level_configs(winners, o, b);
-  const std::size_t total = axes.size() + runners_up;
   std::size_t n = 0;
   Best best;
+  const std::size_t first_row = table.size();  // the first configuration: stream launches, per-stage times
   for (const StepConfig& c : axes) {
-    budget.progress("step", ++n, total, options_label(c));
+    budget.progress("step", ++n, axes.size(), options_label(c));
     if (best.found && !budget.open_until(kStepPhaseEnd)) break;  // the first configuration always runs
     table.push_back(time_step(o, solver, c, "step", options_label(c), false));
     keep_if_faster(best, c, table.back());
   }
   if (!best.found) return best;
-  for (const auto& [stage, idx] : ranked)
-    for (std::size_t i = 1; i < idx.size() && budget.open_until(kStepPhaseEnd); ++i) {
+  const std::vector<std::string> order = descent_order(table[first_row], ranked);
+  std::size_t total = 0;
+  for (const std::string& stage : order) total += ranked.at(stage).size() - 1;
+  n = 0;
+  for (const std::string& stage : order)
+    for (std::size_t i = 1; i < ranked.at(stage).size() && budget.open_until(kStepPhaseEnd); ++i) {
       StepConfig c = best.config;
-      c.stages[stage] = stages.at(stage)[idx[i]].label;
+      c.stages[stage] = stages.at(stage)[ranked.at(stage)[i]].label;
       const std::string label = options_label(c) + " " + stage + "=" + c.stages[stage];
-      budget.progress("step", ++n, total, label);
+      budget.progress("descent", ++n, total, label);
       table.push_back(time_step(o, solver, c, "step", label, false));
       keep_if_faster(best, c, table.back());
     }
@@ -339,7 +362,8 @@ json key_json(const TuneKey& k) {
 }
 
 // What the recipe file records of how it was made.
-json provenance(const TuneOptions& o, const TuneKey& key, const Grid& g, const Best& chosen, double seconds) {
+json provenance(const TuneOptions& o, const TuneKey& key, const Best& chosen, double seconds) {
+  const CaseOptions& g = o.case_options;
   const std::string named = chosen.config.named;
   return {{"key", key_json(key)},
           {"grid", {{"nx", g.nx}, {"ny", g.ny}, {"nz", g.nz}}},
@@ -361,9 +385,20 @@ void write_text(const std::string& path, const std::string& text) {
     throw std::runtime_error("cannot write " + path);
 }
 
-// The confirmation's rows on stdout, the choice, and where it went.
+// The `nsbench run` command that uses the tuned recipe.
+std::string run_command_text(const TuneOptions& o, const Grid& g, const std::string& cache) {
+  std::string cmd = "nsbench run --recipe tuned --case " + o.case_options.name;
+  if (!o.solver_name.empty()) cmd += " --solver " + o.solver_name;
+  cmd += " --grid " + std::to_string(g.nx) + "x" + std::to_string(g.ny) + "x" + std::to_string(g.nz) + " --precision " +
+         o.precision + " --backend " + o.backend;
+  if (o.ranks > 1) cmd += " --ranks " + std::to_string(o.ranks);
+  if (cache != default_tune_cache()) cmd += " --tune-cache " + cache;
+  return cmd;
+}
+
+// The confirmation's rows on stdout, the choice, where it went and how to use it.
 void print_outcome(const std::vector<TuneCandidate>& table, const Best& chosen, const std::string& recipe_path,
-                   const std::string& folder) {
+                   const std::string& folder, const std::string& run_command) {
   std::printf("\nwhole step, same grid and steps, this process (median and IQR, ms):\n");
   for (const TuneCandidate& c : table)
     if (c.phase == "confirm" || c.phase == "named")
@@ -374,8 +409,7 @@ void print_outcome(const std::vector<TuneCandidate>& table, const Best& chosen, 
               chosen.timing.median_s * 1e3, chosen.timing.iqr_s * 1e3);
   std::printf("  recipe:     %s\n  candidates: %s/candidates.json, %s/candidates.md\n", recipe_path.c_str(),
               folder.c_str(), folder.c_str());
-  std::printf("use it: nsbench run --recipe tuned (same --case, --grid class, --precision, --backend%s)\n",
-              chosen.config.halo.empty() ? "" : ", --ranks");
+  std::printf("use it (any grid of the same class): %s\n", run_command.c_str());
 }
 
 template <class T>
@@ -387,7 +421,8 @@ json tune_typed(const TuneOptions& o, const SolverDef& solver, const Grid& g, Ba
   std::vector<TuneCandidate> table = stage_rows(solver, stages);
   const Best searched = search_steps(o, solver, b, stages, table, budget);
   const Best chosen = confirm(o, solver, b, searched, table, budget);
-  const TuneKey key = tune_key(solver.name, b, o.precision, g.nx, g.ny, g.nz, o.ranks);
+  const CaseOptions& asked = o.case_options;  // the grid as --grid gives it (what run --recipe tuned keys on)
+  const TuneKey key = tune_key(solver.name, b, o.precision, asked.nx, asked.ny, asked.nz, o.ranks);
   const std::string cache = o.cache_dir.empty() ? default_tune_cache() : o.cache_dir;
   const std::string folder = cache + "/" + tune_key_folder(key);
   std::filesystem::create_directories(folder);
@@ -399,16 +434,18 @@ json tune_typed(const TuneOptions& o, const SolverDef& solver, const Grid& g, Ba
   write_json(folder + "/candidates.json", table_json, true);
   write_text(folder + "/candidates.md", candidates_markdown(table, "nsbench tune: " + solver.name + ", " + key.backend +
                                                                        " (" + key.machine + "), " + o.precision + ", " +
-                                                                       std::to_string(g.nx) + "x" + std::to_string(g.ny) +
-                                                                       "x" + std::to_string(g.nz)));
-  if (!chosen.found)
+                                                                       key.grid_class + " class"));
+  const std::string recipe_path = tuned_recipe_path(cache, key);
+  if (!chosen.found) {
+    std::filesystem::remove(recipe_path);  // an earlier tune's recipe must not outlive this verdict
     throw std::runtime_error("nsbench tune: no configuration ran and passed its check, so no recipe was written; "
                              "every candidate's verdict: " + folder + "/candidates.md");
-  const std::string recipe_path = tuned_recipe_path(cache, key);
+  }
   const json recipe = tuned_recipe_file(solver.name, key.backend, config_json(chosen.config),
-                                        provenance(o, key, g, chosen, budget.used()));
+                                        provenance(o, key, chosen, budget.used()));
   write_json(recipe_path, recipe, true);
-  print_outcome(table, chosen, recipe_path, folder);
+  print_outcome(table, chosen, recipe_path, folder,
+                run_command_text(o, {asked.nx, asked.ny, asked.nz, 1, 1, 1}, cache));
   return {{"recipe_file", recipe_path}, {"table_file", folder + "/candidates.json"}, {"recipe", recipe},
           {"candidates", candidates}};
 }

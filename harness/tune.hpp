@@ -10,8 +10,9 @@
 //     with every combination of the solver-level options: the launch mode (stream, and graph on a GPU with one
 //     rank and a fixed iteration count), the halo variant (several ranks), the Poisson method (only with a
 //     tolerance, --jacobi-tol: at a fixed count the methods do different work, so their times do not compare).
-//     Then a descent over the stages: each stage's runners-up (top_k) replace its choice one at a time, and a
-//     swap is kept where the step is faster beyond the noise (the larger of the two IQRs).
+//     Then a descent over the stages a step calls, the most time a step first: each stage's runners-up (top_k)
+//     replace its choice one at a time, and a swap is kept where the step is faster beyond the noise (the larger
+//     of the two IQRs).
 //  3. Confirmation. The chosen recipe's whole step (with the reference check of a run) against every named
 //     recipe of the solver and backend, same grid, steps and process. A named recipe faster beyond the noise
 //     becomes the tuned one (its configuration): the tuned recipe is never slower than a named one.
