@@ -274,6 +274,8 @@ Best search_steps(const TuneOptions& o, const SolverDef& solver, Backend b,
   for (const auto& [stage, cands] : stages) {
     ranked[stage] = ranked_passing(cands, std::size_t(std::max(1, o.top_k)));
     if (!ranked[stage].empty()) winners.stages[stage] = cands[ranked[stage].front()].label;
+    else table.push_back({"stage", stage, "(none chosen)", "skipped", "no candidate of this stage passed: the recipe "
+                          "leaves the stage out, so a run takes the stage kind's default for the backend"});
   }
   const std::vector<StepConfig> axes = solver_level_configs(winners, o, b);
   std::size_t n = 0;
