@@ -15,6 +15,8 @@
 #include "option_choices.hpp"
 #include "run.hpp"
 #include "stage_bench.hpp"
+#include "tune.hpp"
+#include "tune_cache.hpp"
 #include "verify.hpp"
 
 namespace {
@@ -71,6 +73,8 @@ struct RunCli {
   nsb::RunOptions ro;
   std::string grid = "64x4x64", scheme = "euler", nvtx = "on";
   bool no_check = false, quiet = false, force = false;
+  std::string tune_cache = nsb::default_tune_cache();  // where --recipe tuned looks
+  nsb::ExplicitRunOptions explicit_options;           // which of a tuned recipe's options the command line set
 };
 
 // The case and its physics: which solver runs, on what grid, with what parameters.
@@ -103,7 +107,12 @@ void add_solve_options(CLI::App* run, RunCli& c) {
   run->add_option("--precision", ro.precision, "float | double")->capture_default_str();
   run->add_option("--recipe", ro.recipe,
                   "named choice of variants of the case's solver (nsbench list shows them); default: the "
-                  "solver's first recipe of the backend (projection: cpu-serial, cpu-omp, thibault-optimal)");
+                  "solver's first recipe of the backend (projection: cpu-serial, cpu-omp, thibault-optimal). "
+                  "'tuned': the recipe nsbench tune cached for this machine, solver, backend, precision and grid "
+                  "class (stages, and its --poisson, --halo, --launch where these are not given: an option given "
+                  "on the command line wins); without one the run refuses and prints the tune command to run");
+  run->add_option("--tune-cache", c.tune_cache, "where --recipe tuned looks (nsbench tune --cache)")
+      ->capture_default_str();
   run->add_option("--stage", ro.stage_overrides, "override one stage: STAGE=VARIANT[:TUNING] (repeatable)");
   run->add_option("--steps", ro.steps, "timed steps, or the step cap with --until-steady")->capture_default_str();
   run->add_option("--warmup", ro.warmup, "untimed steps before timing")->capture_default_str();
@@ -188,6 +197,7 @@ int run_command(RunCli& c, int argc, char** argv) {
   ro.progress = !c.quiet;
   ro.command_line = join_args(argc, argv);
   ro.overwrite = c.force;
+  if (ro.recipe == "tuned") nsb::use_tuned_recipe(ro, c.tune_cache, c.explicit_options);
   nsb::check_result_path(ro.json_path, c.force);  // before the run: a bad path must not cost its output
   if (!ro.output_dir.empty()) {
     std::error_code ec;
@@ -313,6 +323,69 @@ int bandwidth_command(BandwidthCli& c, int argc, char** argv) {
   return 0;
 }
 
+// `nsbench tune`: the fastest verified recipe for this machine, case, grid and precision (tune.hpp).
+struct TuneCli {
+  nsb::TuneOptions to;
+  std::string grid = "256x256x256";
+  bool no_check = false;
+};
+
+CLI::App* add_tune_command(CLI::App& app, TuneCli& c) {
+  nsb::TuneOptions& to = c.to;
+  to.case_options.name = "cavity";
+  auto* tune = app.add_subcommand(
+      "tune",
+      "find the fastest verified recipe for this machine, case, grid and precision, and cache it for "
+      "`nsbench run --recipe tuned`.\n"
+      "Example:\n"
+      "  nsbench tune --case cavity --grid 256x256x256 --precision float --budget 170\n"
+      "  nsbench run --recipe tuned --backend cuda --case cavity --grid 256x256x256 --precision float\n"
+      "What is searched: (1) every variant x tuning of each of the solver's stages, timed on its own at this grid "
+      "(as `nsbench stages`) and checked against the CPU reference (as `nsbench verify`); one that cannot launch here "
+      "is skipped with the reason, one that fails its check is never chosen; (2) whole steps of the stages' "
+      "winners with each launch mode (stream, graph), halo variant (--ranks > 1) and, with --jacobi-tol, Poisson "
+      "method, then each stage's runners-up (--top-k) one at a time; (3) the choice, with the run's reference "
+      "check, against every named recipe, same steps, same process: a named recipe faster beyond the noise (the "
+      "larger IQR) is taken instead, so the tuned recipe is never slower than a named one.\n"
+      "Where it writes: the cache (--cache), in a folder per machine (GPU or CPU model), driver, solver, backend, "
+      "precision, grid class (each axis rounded up to a power of two) and ranks: recipe.json (the recipes.json "
+      "form), candidates.json and candidates.md (every candidate's median, IQR, verdict and reason). Progress on "
+      "stderr, the outcome on stdout.");
+  tune->add_option("--case", to.case_options.name, "the case, and so the solver (as nsbench run --case)")->capture_default_str();
+  tune->add_option("--solver", to.solver_name, "the solver, where the case's name alone does not pick it");
+  tune->add_option("--grid", c.grid, "interior cells NXxNYxNZ, as the runs will use them")->capture_default_str();
+  tune->add_option("--precision", to.precision, "float | double")->capture_default_str();
+  tune->add_option("--backend", to.backend, "cuda | cpu_serial | cpu_omp")->capture_default_str();
+  tune->add_option("--ranks", to.ranks, "z-slabs, one host thread (and GPU) each, as nsbench run --ranks; > 1 searches the halo variants")
+      ->capture_default_str();
+  tune->add_option("--budget", to.budget_s, "seconds the search aims at: stages until 40%, whole steps until 80%; "
+                   "the confirmation against the named recipes always runs")->capture_default_str();
+  tune->add_option("--cache", to.cache_dir, "the cache folder (default: $NSBENCH_TUNE_CACHE, else "
+                   "$XDG_CACHE_HOME/nsbench/tune, else ~/.cache/nsbench/tune); nsbench run --tune-cache reads it");
+  tune->add_option("--samples", to.samples, "timed calls per stage candidate")->capture_default_str();
+  tune->add_option("--steps", to.steps, "timed whole steps per recipe timed")->capture_default_str();
+  tune->add_option("--warmup", to.warmup, "untimed whole steps first")->capture_default_str();
+  tune->add_option("--top-k", to.top_k, "candidates per stage the whole-step descent tries")->capture_default_str();
+  tune->add_option("--iterations", to.solver.jacobi_iterations, "Poisson iterations per step, as the runs will use them")
+      ->capture_default_str();
+  tune->add_option("--jacobi-tol", to.solver.jacobi_tol, "iterate to this tolerance (as nsbench run); > 0 also "
+                   "searches the Poisson methods (at a fixed count they do different work)")->capture_default_str();
+  tune->add_option("--threads", to.solver.threads, "OpenMP threads for cpu_omp (0: all cores)");
+  tune->add_option("--re", to.case_options.re, "Reynolds number")->capture_default_str();
+  tune->add_option("--case-param", to.case_options.params, "a case's own setting KEY=VALUE (as nsbench run)");
+  tune->add_flag("--no-check", c.no_check, "skip the whole-run reference check of the chosen recipe");
+  return tune;
+}
+
+int tune_command(TuneCli& c, int argc, char** argv) {
+  if (!parse_grid(c.grid, c.to.case_options))
+    throw std::runtime_error("bad --grid '" + c.grid + "': expected NXxNYxNZ, e.g. 256x256x256");
+  c.to.check = !c.no_check;
+  c.to.command_line = join_args(argc, argv);
+  nsb::tune(c.to);
+  return 0;
+}
+
 }  // namespace
 
 int run_main(int argc, char** argv);
@@ -336,7 +409,8 @@ int run_main(int argc, char** argv) {
       "  nsbench run --backend cuda --recipe thibault-global --stage pressure=jacobi_shared_zloop:bx16_by8_sz2\n"
       "  nsbench run --backend cuda --grid 512x512x512 --ranks 2 --halo p2p_async_overlap   (2 GPUs, threads)\n"
       "  mpirun -np 2 nsbench run --backend cuda --grid 512x512x512 --halo nccl              (2 GPUs, MPI)\n"
-      "  nsbench list --stage pressure        nsbench verify\n\n"
+      "  nsbench list --stage pressure        nsbench verify\n"
+      "  nsbench tune --case cavity --grid 256x256x256 --precision float --budget 170   (then --recipe tuned)\n\n"
       "Exit codes: 0 done (and checked); 1 bad input or an error, named on stderr (nothing run, or the\n"
       "run could not finish); 2 `run`: the check against the reference FAILED (the result is written);\n"
       "3 `run`: the run FAILED, it blew up: its state is not finite (NaN/Inf), or its speed grew past 100x the\n"
@@ -348,11 +422,13 @@ int run_main(int argc, char** argv) {
   nsb::VerifyOptions verify_options;
   StagesCli stages_cli;
   BandwidthCli bandwidth_cli;
+  TuneCli tune_cli;
   auto* run = add_run_command(app, run_cli);
   auto* list = add_list_command(app, list_cli);
   auto* verify = add_verify_command(app, verify_options);
   auto* stages = add_stages_command(app, stages_cli);
   auto* bandwidth = add_bandwidth_command(app, bandwidth_cli);
+  auto* tune = add_tune_command(app, tune_cli);
 
   try {
     app.parse(argc, argv);
@@ -361,7 +437,11 @@ int run_main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return run_command(run_cli, argc, argv);
+    if (*run) {
+      run_cli.explicit_options = {run->count("--poisson") > 0, run->count("--halo") > 0, run->count("--launch") > 0};
+      return run_command(run_cli, argc, argv);
+    }
+    if (*tune) return tune_command(tune_cli, argc, argv);
     if (*list) return list_command(list_cli);
     if (*stages) return stages_command(stages_cli, argc, argv);
     if (*verify) return verify_command(verify_options);

@@ -61,6 +61,9 @@ std::vector<Recipe> parse_recipes(const std::string& text, const std::string& so
       rec.backend = parse_backend(r.at("backend").get<std::string>());
       rec.gpu_model = r.value("gpu_model", "");
       rec.source = source;
+      rec.poisson = r.value("poisson", "");
+      rec.halo = r.value("halo", "");
+      rec.launch = r.value("launch", "");
       if (r.contains("stages"))
         for (auto& [stage, choice] : r["stages"].items()) rec.stage[stage] = parse_choice(choice.get<std::string>());
       out.push_back(std::move(rec));

@@ -26,6 +26,10 @@ struct Recipe {
   std::map<std::string, StageChoice> stage;  // by stage name; stages left out take their default
   std::string gpu_model;                     // "" or the GPU this one is for (a name may exist once per model)
   std::string source;                        // the recipes file it came from
+  // Solver-level choices a recipe may carry too (a tuned one does, `nsbench tune`): the Poisson method
+  // (--poisson's form, "mg_graph:pre2_post1_w115"), the halo variant NAME[:TUNING] and the launch mode
+  // ("stream" | "graph"); "" leaves the run's own option.
+  std::string poisson, halo, launch;
 };
 
 struct ResolvedStage {

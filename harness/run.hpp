@@ -5,6 +5,7 @@
 // the profiling passes (run/profile_passes.*).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct RunOptions {
   std::string precision = "double";    // "float" | "double"
   std::string backend = "cpu_serial";  // cpu_serial | cpu_omp | cuda
   std::string recipe;                  // empty: the solver's first recipe of the backend
+  // `--recipe tuned`: the recipe `nsbench tune` cached for this run (tune_cache.hpp), and its file; it
+  // replaces the named look-up, and the result records both.
+  std::optional<Recipe> tuned_recipe;
+  std::string recipe_file;
   std::vector<std::string> stage_overrides;
   SolverOptions solver;
   int steps = 100;            // timed steps (a fixed count), or the cap with until_steady

@@ -50,16 +50,17 @@ nlohmann::json warm_up(StageFixture<T>& fx, const Variant& v, const Tuning& t, i
   return nullptr;
 }
 
-// One variant x tuning on a fixture: warm-up, then `samples` event-timed calls.
+}  // namespace
+
 template <class T>
-nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, const StageBenchOptions& o,
-                        device::EventPool* ev, double copy_bandwidth) {
+nlohmann::json time_stage_call(StageFixture<T>& fx, const Variant& v, const Tuning& t, int samples, int warmup,
+                               device::EventPool* ev, double copy_bandwidth) {
   void* const stream = fx.stream();
   const bool gpu = v.backend == Backend::cuda;
-  const nlohmann::json short_warmup = warm_up(fx, v, t, o.warmup);
+  const nlohmann::json short_warmup = warm_up(fx, v, t, warmup);
   fx.phase_reset();
-  std::vector<double> secs(std::size_t(o.samples));
-  for (int s = 0; s < o.samples; ++s) {
+  std::vector<double> secs(static_cast<std::size_t>(samples));
+  for (int s = 0; s < samples; ++s) {
     NvtxRange range(v.id().c_str());  // an ncu --nvtx-include filter picks exactly this variant's calls
     if (gpu) {
       ev->record_start(s, stream);
@@ -72,7 +73,7 @@ nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, 
     }
   }
   if (gpu) {
-    for (int s = 0; s < o.samples; ++s) secs[std::size_t(s)] = ev->elapsed_seconds(s);
+    for (int s = 0; s < samples; ++s) secs[std::size_t(s)] = ev->elapsed_seconds(s);
     device::stream_sync(stream);
   }
   const Summary sm = summarize(secs);
@@ -92,6 +93,13 @@ nlohmann::json time_one(StageFixture<T>& fx, const Variant& v, const Tuning& t, 
   }
   return row;
 }
+
+template nlohmann::json time_stage_call<float>(StageFixture<float>&, const Variant&, const Tuning&, int, int,
+                                               device::EventPool*, double);
+template nlohmann::json time_stage_call<double>(StageFixture<double>&, const Variant&, const Tuning&, int, int,
+                                                device::EventPool*, double);
+
+namespace {
 
 // The CPU's STREAM copy and triad bandwidth on the threads a CPU row uses.
 struct CpuLimits {
@@ -166,7 +174,7 @@ nlohmann::json bench_typed(const StageBenchOptions& o) {
           nlohmann::json row = {{"solver", k.solver}, {"stage", k.name}, {"variant", v->id()}, {"tuning", t.name},
                                 {"tags", v->tags}, {"scheme", workload}};
           try {
-            row.update(time_one(*fx, *v, t, o, ev ? &*ev : nullptr, copy.bytes_per_second));
+            row.update(time_stage_call(*fx, *v, t, o.samples, o.warmup, ev ? &*ev : nullptr, copy.bytes_per_second));
             if (backend != Backend::cuda) add_cpu_fractions(row, cpu);
             print_row(row, k.name, v->id(), t.name, workload, backend);
           } catch (const std::exception& e) {

@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "device.hpp"
 #include "grid.hpp"
+#include "stage_kind.hpp"
 
 namespace nsb {
 
@@ -27,5 +29,14 @@ struct StageBenchOptions {
 };
 
 nlohmann::json bench_stages(const StageBenchOptions& o);
+
+// One variant x tuning on fixture fx, as each row of `nsbench stages` times it: `warmup` untimed calls
+// (one where the first is long), then `samples` calls, CUDA events on a GPU variant (ev: its pool, of at
+// least `samples` pairs), steady_clock on a CPU one. The row: median_s, iqr_s, min_s, samples,
+// raw_seconds, the work model and its rates (a fraction of copy_bandwidth, NaN where not measured), the
+// kernels run. Throws what the call throws (a tuning that cannot launch names why).
+template <class T>
+nlohmann::json time_stage_call(StageFixture<T>& fx, const Variant& v, const Tuning& t, int samples, int warmup,
+                               device::EventPool* ev, double copy_bandwidth);
 
 }  // namespace nsb

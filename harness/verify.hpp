@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "grid.hpp"
 #include "registry.hpp"
+#include "stage_kind.hpp"
 
 namespace nsb {
 
@@ -30,6 +32,15 @@ struct VerifyOptions {
 };
 
 std::vector<VerifyResult> verify_variants(const VerifyOptions& o);
+
+// The grids verify checks every variant on: odd sizes that divide by no block shape.
+extern const Grid kVerifyGrids[2];
+
+// One variant x tuning in precision T against the kind's serial CPU reference on each of kVerifyGrids, as
+// verify_variants checks it: the first failing result, else the one with the largest difference.
+template <class T>
+VerifyResult verify_candidate(const StageKind& k, const Variant& v, const Tuning& t, const std::string& workload,
+                              unsigned seed = 12345);
 
 // The filters of `verify` and `stages` ("" = all) must name something registered, on any backend: a
 // typo would otherwise select nothing and pass. Throws std::runtime_error naming the unknown word and

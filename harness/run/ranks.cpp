@@ -332,7 +332,8 @@ json run(const RunOptions& o) {
   problem->check_options(o.solver);
   if (b == Backend::cuda) keep_freed_host_memory();
   nvtx_enabled() = o.nvtx;
-  const Recipe& base = o.recipe.empty() ? default_recipe(solver.name, b) : find_recipe(solver.name, o.recipe);
+  const Recipe& base = o.tuned_recipe ? *o.tuned_recipe
+                       : o.recipe.empty() ? default_recipe(solver.name, b) : find_recipe(solver.name, o.recipe);
   // --stage poisson/<stage>=... picks a kernel of the Poisson family's method, not of the recipe.
   SolverOptions so = o.solver;
   std::vector<std::string> recipe_overrides;

@@ -20,8 +20,6 @@
 
 namespace nsb {
 
-namespace {
-
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
@@ -29,6 +27,8 @@ std::string cpu_model() {
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   return "unknown";
 }
+
+namespace {
 
 }  // namespace
 

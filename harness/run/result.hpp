@@ -14,6 +14,7 @@ namespace nsb {
 
 // Machine and build metadata for results (also used by the stage benchmarks and nsbench-micro).
 nlohmann::json machine_metadata(int threads_used);
+std::string cpu_model();  // /proc/cpuinfo's first "model name", or "unknown"
 nlohmann::json build_metadata();
 std::string now_utc();  // "2026-11-22T04:30:00Z", for result files
 // Writes a result file (one line of JSON) atomically: into a temporary file beside it, then moved into place, so a

@@ -107,6 +107,7 @@ json run_description(const RunSetup& s, int threads, int timed, const std::strin
               {"final_time", final_time},
               {"wall_seconds", wall}};
   run.update(s.problem.describe());  // case, physical parameters, time step
+  if (!s.options.recipe_file.empty()) run["recipe_file"] = s.options.recipe_file;  // a tuned recipe's (nsbench tune)
   if (!std::isnan(last_change)) run["last_change"] = last_change;
   return run;
 }
