@@ -153,7 +153,8 @@ void add_output_options(CLI::App* run, RunCli& c) {
   nsb::RunOptions& ro = c.ro;
   run->add_flag("--no-check", c.no_check,
                 "skip the correctness check: against the CPU reference (one GPU) or the same recipe on one rank "
-                "(several ranks)");
+                "(several ranks; where the whole grid would not fit one rank, a down-scaled twin of the run against "
+                "its own one-rank run, said in the result; NSB_REFERENCE_MEMORY_MIB=N sets the memory that decides)");
   run->add_option("--json", ro.json_path,
                   "write the full result (schema nsbench.run/2) to this file; checked before the run, written "
                   "atomically, never over an existing file unless --force");
