@@ -6,8 +6,10 @@ is in, the largest in the wall-cell layer, and the largest and RMS error of the 
 cells between them and every wall (the interior, where the CC-CCD rows and the MLS neighbourhoods are the symmetric ones).
 
 usage: reports/taylor_green_error_map.py DIR/final.vti N T [NU=0.01]
+(a committed copy is gzipped, final.vti.gz: read as it is)
 """
 import base64
+import gzip
 import math
 import re
 import struct
@@ -18,7 +20,8 @@ import numpy as np
 
 def cell_arrays(path):
     arrays = {}
-    for name, data in re.findall(r'Name="(\w+)" NumberOfComponents="1" format="binary">([^<]*)<', open(path).read()):
+    text = gzip.open(path, "rt").read() if path.endswith(".gz") else open(path).read()
+    for name, data in re.findall(r'Name="(\w+)" NumberOfComponents="1" format="binary">([^<]*)<', text):
         raw = base64.b64decode(data)  # VTK inline binary: a UInt32 byte count, then the values
         arrays[name] = np.frombuffer(raw[4 : 4 + struct.unpack("<I", raw[:4])[0]], dtype="<f4")
     return arrays
