@@ -14,6 +14,7 @@
 #include "mpi_driver.hpp"
 #include "option_choices.hpp"
 #include "run.hpp"
+#include "run/result.hpp"
 #include "stage_bench.hpp"
 #include "tune.hpp"
 #include "tune_cache.hpp"
@@ -328,7 +329,8 @@ int bandwidth_command(BandwidthCli& c, int argc, char** argv) {
 struct TuneCli {
   nsb::TuneOptions to;
   std::string grid = "256x256x256";
-  bool no_check = false;
+  std::string json_path;
+  bool no_check = false, force = false;
 };
 
 CLI::App* add_tune_command(CLI::App& app, TuneCli& c) {
@@ -375,6 +377,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneCli& c) {
   tune->add_option("--re", to.case_options.re, "Reynolds number")->capture_default_str();
   tune->add_option("--case-param", to.case_options.params, "a case's own setting KEY=VALUE (as nsbench run)");
   tune->add_flag("--no-check", c.no_check, "skip the whole-run reference check of the chosen recipe");
+  tune->add_option("--json", c.json_path, "also write the outcome as a result file (schema nsbench.tune/1: the key, "
+                   "the recipe, every candidate with the confirmation's tuned and named rows, machine and build), as "
+                   "a study's run does; checked before the search, never over an existing file unless --force");
+  tune->add_flag("--force", c.force, "let --json replace an existing file");
   return tune;
 }
 
@@ -383,7 +389,19 @@ int tune_command(TuneCli& c, int argc, char** argv) {
     throw std::runtime_error("bad --grid '" + c.grid + "': expected NXxNYxNZ, e.g. 256x256x256");
   c.to.check = !c.no_check;
   c.to.command_line = join_args(argc, argv);
-  nsb::tune(c.to);
+  nsb::check_result_path(c.json_path, c.force);  // before the search: a bad path must not cost its minutes
+  nlohmann::json outcome = nsb::tune(c.to);
+  if (!c.json_path.empty()) {
+    nlohmann::json result = {{"schema", "nsbench.tune/1"}, {"command_line", c.to.command_line},
+                             {"timestamp", nsb::now_utc()}, {"key", outcome["key"]}, {"recipe", outcome["recipe"]},
+                             {"recipe_file", outcome["recipe_file"]}, {"seconds", outcome["seconds"]},
+                             {"budget_s", c.to.budget_s}, {"candidates", outcome["candidates"]},
+                             {"checks", outcome["checks"]}, {"tuned", outcome["recipe"]["recipes"][0]["tuned"]}};
+    result["machine"] = nsb::machine_metadata(c.to.solver.threads);
+    result["build"] = nsb::build_metadata();
+    nsb::write_json(c.json_path, result, c.force);
+    std::printf("result written to %s\n", c.json_path.c_str());
+  }
   return 0;
 }
 

@@ -414,6 +414,22 @@ void print_outcome(const std::vector<TuneCandidate>& table, const Best& chosen, 
   std::printf("use it (any grid of the same class): %s\n", run_command.c_str());
 }
 
+// The verdict a result file carries (a study's report reads checks.reference): the confirmation's run of the
+// search's choice, with the run's reference check; every stage candidate was checked on verify's grids before.
+json confirmation_check(const std::vector<TuneCandidate>& table) {
+  for (const TuneCandidate& c : table)
+    if (c.phase == "confirm") {
+      const bool performed = (c.verdict == "pass" || c.verdict == "fail") && c.reason.rfind("no whole-run", 0) != 0;
+      json ref = {{"performed", performed},
+                  {"against", "the search's choice, whole steps against the CPU reference (the tune's confirmation); "
+                              "every stage candidate was checked against the CPU reference before its time counted"}};
+      if (performed) ref["pass"] = c.verdict == "pass";
+      else ref["reason"] = c.reason.empty() ? c.verdict : c.reason;
+      return ref;
+    }
+  return {{"performed", false}, {"reason", "no confirmation run"}};
+}
+
 template <class T>
 json tune_typed(const TuneOptions& o, const SolverDef& solver, const Grid& g, Backend b) {
   const Budget budget(o.budget_s);
@@ -449,7 +465,8 @@ json tune_typed(const TuneOptions& o, const SolverDef& solver, const Grid& g, Ba
   print_outcome(table, chosen, recipe_path, folder,
                 run_command_text(o, {asked.nx, asked.ny, asked.nz, 1, 1, 1}, cache));
   return {{"recipe_file", recipe_path}, {"table_file", folder + "/candidates.json"}, {"recipe", recipe},
-          {"candidates", candidates}};
+          {"candidates", candidates}, {"key", key_json(key)}, {"seconds", budget.used()},
+          {"checks", {{"reference", confirmation_check(table)}}}};
 }
 
 void check_tune_options(const TuneOptions& o, Backend b) {

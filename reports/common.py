@@ -44,7 +44,7 @@ def stage_name(entry):
 
 
 def is_schema(result, kind):
-    """Whether a result is of kind 'run', 'stages' or 'bandwidth', whatever its schema version."""
+    """Whether a result is of kind 'run', 'stages', 'bandwidth' or 'tune', whatever its schema version."""
     return str(result.get("schema", "")).startswith(f"nsbench.{kind}/")
 
 

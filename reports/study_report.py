@@ -38,6 +38,7 @@ import gohari_report  # noqa: E402
 import history  # noqa: E402
 import poisson_report  # noqa: E402
 import stage_targets  # noqa: E402
+import tuned_report  # noqa: E402
 import reproduction  # noqa: E402
 
 
@@ -641,6 +642,7 @@ BUILDERS.update(gohari_report.BUILDERS)
 BUILDERS.update(urban.BUILDERS)
 BUILDERS.update(poisson_report.BUILDERS)
 BUILDERS.update(stage_targets.BUILDERS)  # issue 43's table (studies/targets/)
+BUILDERS.update(tuned_report.BUILDERS)  # issue 41's tuned against named recipes (studies/targets/)
 
 
 # ---------------------------------------------------------------- the report

@@ -38,7 +38,7 @@ STUDY_KEYS = {"study", "title", "reproduces", "paper", "baseline", "report", "ru
 REQUIRED_STUDY_KEYS = {"study", "title", "reproduces", "baseline", "report", "runs"}
 PAPER_KEYS = {"csv", "hardware", "source"}
 RUN_KEYS = {"group", "command", "gpus", "mpi", "args", "quick", "full"}
-COMMANDS = {"run", "stages", "bandwidth"}
+COMMANDS = {"run", "stages", "bandwidth", "tune"}
 # nsbench options a study may set, per command (the CLI's own names without the dashes).
 OPTIONS = {
     "run": {"case", "grid", "re", "dt", "safety", "gamma", "scheme", "backend", "threads", "precision", "recipe",
@@ -46,6 +46,8 @@ OPTIONS = {
             "no-check", "until-steady", "steady-tol", "poisson", "solver", "case-param", "profile", "profile-steps"},
     "stages": {"grid", "precision", "stage", "variant", "tuning", "samples", "warmup", "backend", "threads", "solver"},
     "bandwidth": {"samples", "max-mib"},
+    "tune": {"case", "solver", "grid", "precision", "backend", "ranks", "budget", "cache", "samples", "steps", "warmup",
+             "top-k", "iterations", "jacobi-tol", "threads", "re", "case-param", "no-check"},
 }
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
            "bandwidth", "roofline", "regression", "wave_speedup", "validation"}
@@ -58,6 +60,7 @@ REPORTS |= {"gohari_grid", "gohari_flow", "gohari_checks", "gohari_profile", "go
 REPORTS |= {"urban_block_shapes", "urban_speedup", "cube_refinement", "urban_per_gpu"}  # reports/urban.py
 REPORTS |= {"poisson_time_to_tolerance"}  # reports/poisson_report.py
 REPORTS |= {"stage_targets"}  # reports/stage_targets.py
+REPORTS |= {"tuned_vs_named"}  # reports/tuned_report.py
 # --poisson names a solver accepts besides the Poisson family's methods (which `list --json` lists): streamvort's
 # four-colour SOR of its 9-point stream-function equation (harness/solvers/streamvort/case.cpp).
 SOLVER_OWN_POISSON = {"sor"}

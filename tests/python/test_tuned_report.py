@@ -1,0 +1,71 @@
+"""Issue 41's report section: the tuned recipe against every named recipe, grid by grid (reports/tuned_report.py,
+studies/targets/tuned_vs_named.yaml), from `nsbench tune --json` results; end to end through run-study with the fake
+nsbench, and its rules on hand-made results."""
+import os
+
+from study_helpers import STUDIES, known, md_rows, run_study
+import study_report  # noqa: E402
+import studylib  # noqa: E402
+import tuned_report  # noqa: E402
+
+PATH = os.path.join(STUDIES, "targets", "tuned_vs_named.yaml")
+
+
+def test_the_study_parses_runs_tune_and_only_by_name():
+    s = studylib.load_study(PATH, known())
+    runs = studylib.expand(s, "quick")
+    assert {r["command"] for r in runs} == {"tune"}
+    assert {r["group"] for r in runs} == {"thibault", "cube256", "imle"}
+    assert any(r["args"]["grid"] == "256x256x256" and r["args"]["precision"] == "float" for r in runs)
+    assert PATH not in studylib.find_studies(STUDIES, "all")  # the quick suite does not pay for minutes of search
+    assert PATH in studylib.find_studies(STUDIES, "all", reported=True)
+
+
+def tune_result(grid, tuned_ms, tuned_iqr_ms, named, seconds=100.0, precision="float"):
+    """A nsbench.tune/1 result: the tuned step and the named recipes' rows {name: (median ms, iqr ms)}."""
+    nx, ny, nz = grid
+    rows = [{"phase": "named", "what": "step", "candidate": n, "verdict": "pass", "reason": "", "median_s": m * 1e-3,
+             "iqr_s": q * 1e-3} for n, (m, q) in named.items()]
+    return {"schema": "nsbench.tune/1", "seconds": seconds, "candidates": rows,
+            "key": {"solver": "projection", "precision": precision},
+            "tuned": {"grid": {"nx": nx, "ny": ny, "nz": nz}, "chosen": "the search's choice",
+                      "step_median_s": tuned_ms * 1e-3, "step_iqr_s": tuned_iqr_ms * 1e-3}}
+
+
+def test_slower_only_beyond_the_larger_iqr():
+    within = tune_result((256, 32, 256), 1.05, 0.02, {"best": (1.0, 0.06), "modern": (1.2, 0.01)})
+    assert tuned_report.verdict(within["tuned"], tuned_report.confirmation_rows(within)) == "never slower"
+    beyond = tune_result((256, 32, 256), 1.10, 0.02, {"best": (1.0, 0.03), "modern": (1.05, 0.01)})
+    assert tuned_report.verdict(beyond["tuned"], tuned_report.confirmation_rows(beyond)) == \
+        "slower than best, modern"
+
+
+def test_a_named_recipe_that_did_not_run_is_left_out_and_none_at_all_is_said():
+    r = tune_result((64, 32, 64), 1.0, 0.01, {"best": (1.1, 0.01)})
+    r["candidates"].append({"phase": "named", "what": "step", "candidate": "modern", "verdict": "error",
+                            "reason": "cannot launch", "median_s": None, "iqr_s": None})
+    assert [n for n, _, _ in tuned_report.confirmation_rows(r)] == ["best"]
+    r["candidates"] = []
+    assert tuned_report.verdict(r["tuned"], []) == "no named recipe ran"
+
+
+def test_the_three_minute_target_holds_only_for_the_float_cube():
+    assert tuned_report.seconds_cell(tune_result((256, 256, 256), 1, 0, {}, seconds=150)) == "150 (met: <= 180)"
+    assert tuned_report.seconds_cell(tune_result((256, 256, 256), 1, 0, {}, seconds=200)) == "200 (not met: <= 180)"
+    assert tuned_report.seconds_cell(tune_result((256, 256, 256), 1, 0, {}, seconds=200, precision="double")) == "200"
+    assert tuned_report.seconds_cell(tune_result((256, 32, 256), 1, 0, {}, seconds=200)) == "200"
+
+
+def test_run_study_and_the_report_show_every_grid_against_every_named_recipe(tmp_path):
+    done = run_study(tmp_path, "tuned_vs_named", "--quick", "--gpus", "1", env={"FAKE_TUNE_FACTOR": "1.2"})
+    assert done.returncode == 0, done.stderr
+    study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(tmp_path / "report"))
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "REPORT ERROR" not in md
+    section = md[md.index("| solver | grid | precision | tuned recipe"):]
+    # The fake's search is 1.2x the fastest named recipe ('best', 1.0x): the tuned recipe is then 'best' itself.
+    cells = md_rows(section, ["projection", "256x32x256", "float"])
+    assert cells[3] == "named recipe best, faster beyond the noise"
+    assert cells[7] == "never slower"
+    assert md_rows(section, ["projection", "256x256x256", "float"])[-1].endswith("(met: <= 180)")
+    assert md_rows(md, ["quick-cube256", "ran"])[-1] == "PASS"  # the confirmation's reference check
