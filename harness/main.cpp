@@ -390,16 +390,11 @@ int tune_command(TuneCli& c, int argc, char** argv) {
   c.to.check = !c.no_check;
   c.to.command_line = join_args(argc, argv);
   nsb::check_result_path(c.json_path, c.force);  // before the search: a bad path must not cost its minutes
-  nlohmann::json outcome = nsb::tune(c.to);
+  nlohmann::json outcome = nsb::tune(c.to);  // already in the result's form (schema nsbench.tune/1)
   if (!c.json_path.empty()) {
-    nlohmann::json result = {{"schema", "nsbench.tune/1"}, {"command_line", c.to.command_line},
-                             {"timestamp", nsb::now_utc()}, {"key", outcome["key"]}, {"recipe", outcome["recipe"]},
-                             {"recipe_file", outcome["recipe_file"]}, {"seconds", outcome["seconds"]},
-                             {"budget_s", c.to.budget_s}, {"candidates", outcome["candidates"]},
-                             {"checks", outcome["checks"]}, {"tuned", outcome["recipe"]["recipes"][0]["tuned"]}};
-    result["machine"] = nsb::machine_metadata(c.to.solver.threads);
-    result["build"] = nsb::build_metadata();
-    nsb::write_json(c.json_path, result, c.force);
+    outcome["machine"] = nsb::machine_metadata(c.to.solver.threads);
+    outcome["build"] = nsb::build_metadata();
+    nsb::write_json(c.json_path, outcome, c.force);
     std::printf("result written to %s\n", c.json_path.c_str());
   }
   return 0;

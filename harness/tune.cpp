@@ -464,9 +464,10 @@ json tune_typed(const TuneOptions& o, const SolverDef& solver, const Grid& g, Ba
   write_json(recipe_path, recipe, true);
   print_outcome(table, chosen, recipe_path, folder,
                 run_command_text(o, {asked.nx, asked.ny, asked.nz, 1, 1, 1}, cache));
-  return {{"recipe_file", recipe_path}, {"table_file", folder + "/candidates.json"}, {"recipe", recipe},
-          {"candidates", candidates}, {"key", key_json(key)}, {"seconds", budget.used()},
-          {"checks", {{"reference", confirmation_check(table)}}}};
+  json outcome = table_json;  // the candidates file's fields, and what a study's result file (--json) adds
+  outcome.update({{"recipe_file", recipe_path}, {"table_file", folder + "/candidates.json"}, {"recipe", recipe},
+                  {"tuned", recipe["recipes"][0]["tuned"]}, {"checks", {{"reference", confirmation_check(table)}}}});
+  return outcome;
 }
 
 void check_tune_options(const TuneOptions& o, Backend b) {

@@ -66,7 +66,8 @@ std::vector<std::size_t> ranked_passing(const std::vector<TuneCandidate>& c, std
 // Whether a is faster than b beyond the noise: b's median exceeds a's by more than the larger of their IQRs.
 bool faster_beyond_noise(const TuneCandidate& a, const TuneCandidate& b);
 
-// Runs the search and writes its files; returns {"recipe_file", "table_file", "recipe", "candidates"}.
+// Runs the search and writes its files; returns the outcome in the form of a result file (schema nsbench.tune/1:
+// candidates.json's fields and recipe_file, table_file, recipe, tuned, checks; `tune --json` adds machine and build).
 // Throws std::runtime_error naming the problem for bad options (unknown case, backend, grid).
 nlohmann::json tune(const TuneOptions& o);
 

@@ -6,16 +6,7 @@ cmake_policy(SET CMP0054 NEW)  # "stage" and "named" below are strings, not vari
 set(cache ${WORKDIR}/tune_end_to_end_cache)
 file(REMOVE_RECURSE ${cache})
 
-function(nsbench_expect rc regex)
-  execute_process(COMMAND ${NSBENCH} ${ARGN} RESULT_VARIABLE got OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  WORKING_DIRECTORY ${WORKDIR})
-  if(NOT got EQUAL rc)
-    message(FATAL_ERROR "nsbench ${ARGN} exited ${got}, expected ${rc}\n${out}${err}")
-  endif()
-  if(NOT "${out}${err}" MATCHES "${regex}")
-    message(FATAL_ERROR "nsbench ${ARGN}: output does not match '${regex}':\n${out}${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/nsbench_expect.cmake)
 
 # stdout (the outcome), then stderr (the progress: what is timed, n of m, the budget left)
 nsbench_expect(0 "tuned: .*recipe: .*tune: stage 1/[0-9]+: projection/momentum/cpu_omp:default .*budget left.*tune: confirm 2/2: named recipe cpu-omp"
