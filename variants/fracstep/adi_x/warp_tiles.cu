@@ -1,7 +1,7 @@
 // fracstep/adi_x/warp_tiles: a warp solves 32 x lines together, 32 points of each at a time. The x lines
 // are the rows of the array, so a thread walking its own line (thread_per_line) reads addresses a row
 // apart from its neighbours', and with only ny nz lines (0.18 waves at 1024x256x64, Nsight Compute:
-// results/gpu-checks/nvidia-h100-80gb-hbm3-x1/checks_e9ef65f/ncu_adix.log) each thread waits on one
+// results/gpu-checks/nvidia-h100-80gb-hbm3-x1/checks_e9ef65f/ncu_adix.log.gz) each thread waits on one
 // uncoalesced load after another. Here each 32-point chunk of the warp's 32 lines goes through a shared
 // tile: loaded and stored a line's chunk at a time (32 consecutive values: coalesced, 32 independent loads
 // in flight a warp), swept by lane l along line l in shared memory. Three passes over the chunks (forward
