@@ -56,6 +56,20 @@ def test_the_three_minute_target_holds_only_for_the_float_cube():
     assert tuned_report.seconds_cell(tune_result((256, 32, 256), 1, 0, {}, seconds=200)) == "200"
 
 
+def test_the_tuned_stages_under_stream_launches_split_the_gain_from_the_launch_mode():
+    r = tune_result((128, 32, 128), 0.2, 0.01, {"best": (0.6, 0.01)})
+    r["recipe"] = {"recipes": [{"name": "tuned", "launch": "graph", "poisson": "jacobi"}]}
+    r["candidates"] += [{"phase": "step", "candidate": "launch=stream poisson=jacobi", "verdict": "pass",
+                         "config": {"launch": "stream"}, "median_s": 0.5e-3, "iqr_s": 0.02e-3},
+                        {"phase": "step", "candidate": "launch=graph poisson=jacobi", "verdict": "pass",
+                         "config": {"launch": "graph"}, "median_s": 0.2e-3, "iqr_s": 0.01e-3}]
+    cells = tuned_report.table_row(r)
+    assert cells[3] == "the search's choice; graph launch; poisson jacobi"
+    assert cells[5] == "0.5 (0.02)"  # the searched stages on a stream, as the named recipes launch
+    r["candidates"] = [c for c in r["candidates"] if c["phase"] != "step"]
+    assert tuned_report.table_row(r)[5] == "-"
+
+
 def test_run_study_and_the_report_show_every_grid_against_every_named_recipe(tmp_path):
     done = run_study(tmp_path, "tuned_vs_named", "--quick", "--gpus", "1", env={"FAKE_TUNE_FACTOR": "1.2"})
     assert done.returncode == 0, done.stderr
@@ -66,6 +80,6 @@ def test_run_study_and_the_report_show_every_grid_against_every_named_recipe(tmp
     # The fake's search is 1.2x the fastest named recipe ('best', 1.0x): the tuned recipe is then 'best' itself.
     cells = md_rows(section, ["projection", "256x32x256", "float"])
     assert cells[3] == "named recipe best, faster beyond the noise"
-    assert cells[7] == "never slower"
+    assert cells[8] == "never slower"
     assert md_rows(section, ["projection", "256x256x256", "float"])[-1].endswith("(met: <= 180)")
     assert md_rows(md, ["quick-cube256", "ran"])[-1] == "PASS"  # the confirmation's reference check
