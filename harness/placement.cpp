@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include <sys/resource.h>
@@ -74,6 +75,24 @@ int host_count(const std::vector<RankPlacement>& placements) {
   std::set<std::string> hosts;
   for (const RankPlacement& p : placements) hosts.insert(p.host);
   return int(hosts.size());
+}
+
+std::vector<std::string> gpu_labels(const std::vector<RankPlacement>& placements) {
+  const bool several_hosts = host_count(placements) > 1;
+  std::vector<std::string> labels;
+  std::map<std::string, std::string> gpu_of_label;  // a label and the physical GPU it first named
+  bool ambiguous = false;
+  for (const RankPlacement& p : placements) {
+    const std::string label =
+        p.device < 0 ? "" : (several_hosts ? p.host + "/" : "") + "gpu" + std::to_string(p.device);
+    const auto [first, fresh] = gpu_of_label.emplace(label, p.gpu);
+    ambiguous = ambiguous || (!fresh && !label.empty() && first->second != p.gpu);
+    labels.push_back(label);
+  }
+  if (ambiguous)
+    for (std::size_t r = 0; r < placements.size(); ++r)
+      if (placements[r].device >= 0 && !placements[r].gpu.empty()) labels[r] = placements[r].gpu;
+  return labels;
 }
 
 }  // namespace nsb

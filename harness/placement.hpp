@@ -43,4 +43,9 @@ std::pair<int, int> ranks_sharing_a_gpu(const std::vector<RankPlacement>& placem
 // The number of distinct hosts among the ranks.
 int host_count(const std::vector<RankPlacement>& placements);
 
+// Each rank's GPU as a person reads it ("" for a host rank): "gpu<index>", "<host>/gpu<index>" on several hosts,
+// and the physical "<host>/<PCI bus id>" wherever those labels would name two different GPUs alike (per-rank
+// binding, where every rank is device 0), so that equal labels always mean a shared GPU.
+std::vector<std::string> gpu_labels(const std::vector<RankPlacement>& placements);
+
 }  // namespace nsb

@@ -32,6 +32,20 @@ TEST(Placement, TwoRanksOnOnePhysicalGpuAreNamed) {
   EXPECT_EQ(ranks_sharing_a_gpu(p), std::make_pair(0, 2));
 }
 
+TEST(Placement, LabelsNameThePhysicalGpuOnlyWhereIndicesWouldMislead) {
+  // one host, one GPU each by index: "gpu0 gpu1"; two hosts: the host in front
+  EXPECT_EQ(gpu_labels({{"a", 0, "a/0000:19:00.0"}, {"a", 1, "a/0000:3b:00.0"}}),
+            (std::vector<std::string>{"gpu0", "gpu1"}));
+  EXPECT_EQ(gpu_labels({{"a", 0, "a/0000:19:00.0"}, {"b", 0, "b/0000:19:00.0"}}),
+            (std::vector<std::string>{"a/gpu0", "b/gpu0"}));
+  // per-rank binding: both are device 0 on different GPUs, so "gpu0 gpu0" would read as a shared GPU
+  EXPECT_EQ(gpu_labels({{"a", 0, "a/0000:06.0"}, {"a", 0, "a/0000:07.0"}}),
+            (std::vector<std::string>{"a/0000:06.0", "a/0000:07.0"}));
+  // two ranks on one GPU keep their equal labels, and host ranks have none
+  EXPECT_EQ(gpu_labels({{"a", 0, "a/0000:06.0"}, {"a", 0, "a/0000:06.0"}, {"a", -1, ""}}),
+            (std::vector<std::string>{"gpu0", "gpu0", ""}));
+}
+
 TEST(Placement, HostRanksShareNoGpu) {
   const std::vector<RankPlacement> p = {{"a", -1, ""}, {"a", -1, ""}};
   EXPECT_EQ(ranks_sharing_a_gpu(p), std::make_pair(-1, -1));

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "placement.hpp"
 #include "run.hpp"
 
 namespace nsb {
@@ -92,11 +93,13 @@ void print_decomposition(const json& d, const json& t) {
   std::printf("  %d ranks (%s driver%s%s), %s-slabs:", d["ranks"].get<int>(), d["driver"].get<std::string>().c_str(),
               on_hosts.c_str(), d["oversubscribed"].get<bool>() ? ", OVERSUBSCRIBED: ranks share a GPU" : "",
               axis.c_str());
+  std::vector<RankPlacement> placements;  // device indices repeat per host and under per-rank binding
   for (const json& s : d["slabs"])
-    if (s["device"].get<int>() >= 0)  // the host too where there are several: device indices repeat per host
-      std::printf(" %d@%sgpu%d", s[owned].get<int>(), hosts > 1 ? (s.value("host", "") + "/").c_str() : "",
-                  s["device"].get<int>());
-    else std::printf(" %d", s[owned].get<int>());
+    placements.push_back({s.value("host", ""), s["device"].get<int>(), s.value("gpu", "")});
+  const std::vector<std::string> gpus = gpu_labels(placements);
+  for (std::size_t r = 0; r < gpus.size(); ++r)
+    if (!gpus[r].empty()) std::printf(" %d@%s", d["slabs"][r][owned].get<int>(), gpus[r].c_str());
+    else std::printf(" %d", d["slabs"][r][owned].get<int>());
   if (!d.contains("halo")) std::printf("\n  no halo variant: the solver exchanges between its ranks itself\n");
   else std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
               d["halo"]["tuning"].get<std::string>().c_str(), 100 * t["halo"]["share_of_step"].get<double>(),
