@@ -428,7 +428,9 @@ int run_main(int argc, char** argv) {
       "Exit codes: 0 done (and checked); 1 bad input or an error, named on stderr (nothing run, or the\n"
       "run could not finish); 2 `run`: the check against the reference FAILED (the result is written);\n"
       "3 `run`: the run FAILED, it blew up: its state is not finite (NaN/Inf), or its speed grew past 100x the\n"
-      "case's velocity scale (the result is written, marked failed); `verify`: 1 when a variant fails or none matched."};
+      "case's velocity scale (the result is written, marked failed); 4 `run --recipe tuned`: this machine has no\n"
+      "tuned recipe for the run's grid class (nothing run; the message names the `nsbench tune` command that makes\n"
+      "it); `verify`: 1 when a variant fails or none matched."};
   app.require_subcommand(1);
 
   RunCli run_cli;
@@ -460,6 +462,9 @@ int run_main(int argc, char** argv) {
     if (*stages) return stages_command(stages_cli, argc, argv);
     if (*verify) return verify_command(verify_options);
     if (*bandwidth) return bandwidth_command(bandwidth_cli, argc, argv);
+  } catch (const nsb::MissingTunedRecipe& e) {
+    std::fprintf(stderr, "nsbench: not run: %s\n", e.what());
+    return 4;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "nsbench: error: out of host memory (std::bad_alloc): the run needs more memory than this "
                  "machine or its memory limit gives (a smaller --grid, or float, needs less)\n");

@@ -91,7 +91,7 @@ void use_tuned_recipe(RunOptions& o, const std::string& cache, const ExplicitRun
   const std::string path = tuned_recipe_path(cache, key);
   std::ifstream in(path);
   if (!in)
-    throw std::runtime_error("--recipe tuned: no tuned recipe for the " + solver.name + " solver on " + key.backend +
+    throw MissingTunedRecipe("--recipe tuned: no tuned recipe for the " + solver.name + " solver on " + key.backend +
                              " (" + key.machine + "), " + o.precision + ", grid class " + key.grid_class + " (" +
                              path + " does not exist); make it with:\n  " + tune_command(o, solver.name, cache));
   std::stringstream text;

@@ -4,6 +4,7 @@
 // candidates.json and candidates.md (every candidate timed, with its verdict).
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
 #include "run.hpp"
@@ -39,8 +40,13 @@ std::string tuned_recipe_path(const std::string& dir, const TuneKey& k);
 
 // `--recipe tuned`: loads the cached recipe of the run's solver, backend, precision, grid class and ranks
 // from `cache` into o.tuned_recipe (and o.recipe_file), and sets the run's Poisson method, halo and launch
-// mode from it where the command line did not (explicit_*). Throws std::runtime_error naming the missing
-// file and the exact `nsbench tune` command that makes it.
+// mode from it where the command line did not (explicit_*). Throws MissingTunedRecipe naming the missing
+// file and the exact `nsbench tune` command that makes it; std::runtime_error for a malformed file.
+// What use_tuned_recipe throws where the cache has no recipe for the run's key: nsbench exits 4 on it ("this
+// machine has no tuned recipe for this run", nothing run), so that the study runner records a skip, not a failure.
+struct MissingTunedRecipe : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 struct ExplicitRunOptions {
   bool poisson = false, halo = false, launch = false;
 };

@@ -34,8 +34,9 @@ with the reason. A finished run whose result cannot be stored (a full disk) stop
 complete result stays as <run-id>.json.tmp, and the next run-study stores it instead of running it again. Ctrl-C stops
 the runner in one line; the results finished before it are kept.
 
-Exit codes: 0 every run ran (or was kept or skipped) and passed its reference check; 1 a run failed (nsbench's exit
-3, a blow-up; any exit but 0 and 2; a timeout), failed its reference check (nsbench's exit 2: the result is kept and
+A run that nsbench declines with exit 4 (this machine has no tuned recipe for it) is recorded as skipped with nsbench's
+reason. Exit codes: 0 every run ran (or was kept or skipped) and passed its reference check; 1 a run failed (nsbench's exit
+3, a blow-up; any exit but 0, 2 and 4; a timeout), failed its reference check (nsbench's exit 2: the result is kept and
 says FAIL) or could not be stored, or another run-study holds the study; 2 bad options; 130 Ctrl-C.
 """
 import collections
@@ -218,6 +219,25 @@ def reuse_verdict(folder, rid, identity):
     if diff:
         return None, f"the earlier result ({studylib.describe_run(earlier)}) is from another build or machine: {'; '.join(diff)}"
     return earlier, None
+
+
+# nsbench's exit 4: this machine lacks what the run needs, found only once nsbench looks (a tuned recipe for the run's
+# GPU, driver and grid class: harness/tune_cache.hpp); nothing ran, so the run is a skip with nsbench's reason.
+NOT_RUN_HERE = 4
+
+
+def not_run_reason(output):
+    """nsbench's reason for exit 4, from its 'not run:' to the end (the command that would make the run possible)."""
+    text = output[output.rfind("not run:") + len("not run:"):] if "not run:" in output else output
+    return " ".join(text.split())[:400]
+
+
+def record_skip(study, run, folder, argv, reason, counts, log, head):
+    counts["skipped"] += 1
+    write_json(os.path.join(folder, run["id"] + ".skipped.json"),
+               {"id": run["id"], "reason": reason, "command": " ".join(argv), "when": time.time()})
+    log.add(study, run, "skipped", 0.0)
+    print(f"{head}: SKIPPED, {reason}", flush=True)
 
 
 def skip_reason(run, gpus, known, mpi_slots):
@@ -419,11 +439,7 @@ def run_plan(plan, verdicts, estimates, a, machine, gpus, known, log, counts):
             continue
         os.makedirs(folder, exist_ok=True)
         if reason:
-            counts["skipped"] += 1
-            write_json(os.path.join(folder, r["id"] + ".skipped.json"),
-                       {"id": r["id"], "reason": reason, "command": " ".join(argv), "when": time.time()})
-            log.add(s, r, "skipped", 0.0)
-            print(f"{head}: SKIPPED, {reason}", flush=True)
+            record_skip(s, r, folder, argv, reason, counts, log, head)
             continue
         todo = [e for (e, _), run_it in zip(estimates[i - 1:], to_run[i - 1:]) if run_it]
         eta = f", about {fmt_time(time_left(todo, done))} left" if done or sum(todo) else ""
@@ -432,6 +448,9 @@ def run_plan(plan, verdicts, estimates, a, machine, gpus, known, log, counts):
         timeout_s = a.timeout or s.get("timeout_s")
         result, failure, seconds = run_one(s, r, argv, final, a.mode, machine, timeout_s, a.machine_env)
         done.append((expect_s, seconds))
+        if failure and failure["exit_code"] == NOT_RUN_HERE:
+            record_skip(s, r, folder, argv, not_run_reason(failure["output_tail"]), counts, log, head)
+            continue
         if failure:
             counts["failed"] += 1
             log.add(s, r, "failed", expect_s, seconds)

@@ -43,7 +43,8 @@ COMMANDS = {"run", "stages", "bandwidth", "tune"}
 OPTIONS = {
     "run": {"case", "grid", "re", "dt", "safety", "gamma", "scheme", "backend", "threads", "precision", "recipe",
             "stage", "steps", "warmup", "iterations", "jacobi-iterations", "jacobi-tol", "check-every", "launch", "ranks", "halo",
-            "no-check", "until-steady", "steady-tol", "poisson", "solver", "case-param", "profile", "profile-steps"},
+            "no-check", "until-steady", "steady-tol", "poisson", "solver", "case-param", "profile", "profile-steps",
+            "tune-cache"},
     "stages": {"grid", "precision", "stage", "variant", "tuning", "samples", "warmup", "backend", "threads", "solver"},
     "bandwidth": {"samples", "max-mib"},
     "tune": {"case", "solver", "grid", "precision", "backend", "ranks", "budget", "cache", "samples", "steps", "warmup",
@@ -198,9 +199,12 @@ def known_names(listing):
             "poisson_methods": set(listing["poisson_methods"]) if "poisson_methods" in listing else None}
 
 
+TUNED_RECIPE = "tuned"  # not a named recipe: nsbench run finds it in a tune cache (--tune-cache), or exits 4
+
+
 def _check_names(path, where, opts, known):
     for v in _values(opts.get("recipe")):
-        if v not in known["recipes"]:
+        if v not in known["recipes"] and v != TUNED_RECIPE:
             _fail(path, f"{where}: unknown recipe '{v}'; known: {sorted(known['recipes'])}")
     for v in _values(opts.get("case")):
         if v not in known["cases"]:
@@ -301,11 +305,19 @@ def _slug(k, v):
     return s.strip("_")
 
 
+# Arguments whose value is a path in this repository (the committed tune cache, baselines/tuned/): a study names them
+# from the repository's root, and they are passed absolute, so that run-study may be started from any folder.
+REPO_PATH_ARGS = {"tune-cache"}
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def command_line(run, nsbench, json_path, launcher=None):
     """argv for one run, the MPI launcher in front when the run is an MPI one: launcher(ranks) gives its arguments
     (a machine file's, machines.launcher_argv), else NSB_MPIRUN or Open MPI's mpirun."""
     argv = [nsbench, run["command"]]
     for k, v in run["args"].items():
+        if k in REPO_PATH_ARGS and not os.path.isabs(str(v)):
+            v = os.path.join(REPO_ROOT, str(v))
         if isinstance(v, bool):  # a flag: present when true (no-check, until-steady)
             if v:
                 argv.append(f"--{k}")

@@ -108,6 +108,17 @@ def test_a_blown_up_run_is_a_failure_not_a_result(tmp_path):
     assert len(studylib.result_files(str(folder(tmp_path)))) == 2 and not glob.glob(str(folder(tmp_path) / "*.tmp"))
 
 
+def test_a_run_nsbench_declines_for_this_machine_is_a_skip_with_its_reason_not_a_failure(tmp_path):
+    # exit 4: no tuned recipe for this GPU and grid class (harness/tune_cache.hpp); nothing ran
+    r = run_study(tmp_path, STUDY, "--quick", "--gpus", "0", env={"FAKE_NSBENCH_EXIT": "4:" + BIG})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("SKIPPED, --recipe tuned: no tuned recipe for the projection solver") == 2, r.stdout
+    skipped = glob.glob(str(folder(tmp_path) / "*.skipped.json"))
+    assert len(skipped) == 2 and not glob.glob(str(folder(tmp_path) / "*.failed.json"))
+    with open(skipped[0]) as f:
+        assert f.read().count("make it with: nsbench tune --case cavity") == 1
+
+
 def test_a_run_past_its_timeout_is_stopped_and_named(tmp_path):
     t0 = time.time()
     r = run_study(tmp_path, STUDY, "--quick", "--gpus", "0", "--timeout", "1", env={"FAKE_NSBENCH_SLEEP": "60:" + BIG})

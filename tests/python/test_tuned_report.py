@@ -1,14 +1,21 @@
 """Issue 41's report section: the tuned recipe against every named recipe, grid by grid (reports/tuned_report.py,
 studies/targets/tuned_vs_named.yaml), from `nsbench tune --json` results; end to end through run-study with the fake
 nsbench, and its rules on hand-made results."""
+import glob
+import importlib.machinery
+import importlib.util
+import json
 import os
 
-from study_helpers import STUDIES, known, md_rows, run_study
+from study_helpers import ROOT, STUDIES, known, md_rows, run_study
 import study_report  # noqa: E402
 import studylib  # noqa: E402
 import tuned_report  # noqa: E402
 
 PATH = os.path.join(STUDIES, "targets", "tuned_vs_named.yaml")
+_loader = importlib.machinery.SourceFileLoader("tune_cache", os.path.join(ROOT, "scripts", "tune-cache"))
+tune_cache = importlib.util.module_from_spec(importlib.util.spec_from_loader("tune_cache", _loader))
+_loader.exec_module(tune_cache)
 
 
 def test_the_study_parses_runs_tune_and_only_by_name():
@@ -83,3 +90,24 @@ def test_run_study_and_the_report_show_every_grid_against_every_named_recipe(tmp
     assert cells[8] == "never slower"
     assert md_rows(section, ["projection", "256x256x256", "float"])[-1].endswith("(met: <= 180)")
     assert md_rows(md, ["quick-cube256", "ran"])[-1] == "PASS"  # the confirmation's reference check
+
+
+def test_a_study_reads_the_committed_tune_cache_from_any_folder():
+    run = {"command": "run", "args": {"recipe": "tuned", "tune-cache": "baselines/tuned"}, "mpi_ranks": 0}
+    argv = studylib.command_line(run, "nsbench", "x.json")
+    assert argv[argv.index("--tune-cache") + 1] == os.path.join(ROOT, "baselines", "tuned")
+
+
+def test_every_committed_tuned_recipe_is_its_tune_results_recipe_in_nsbenchs_layout():
+    """baselines/tuned/ is made by scripts/tune-cache from committed tune results, never by hand: each recipe names
+    its result, sits in the folder of that result's key, and is that result's recipe."""
+    cache = os.path.join(ROOT, "baselines", "tuned")
+    recipes = glob.glob(os.path.join(cache, "**", "recipe.json"), recursive=True)
+    assert recipes, "no committed tuned recipe"
+    for path in recipes:
+        with open(path) as f:
+            recipe = json.load(f)
+        source = os.path.join(ROOT, recipe.pop("from_result"))
+        result = tune_cache.read_result(source)
+        assert os.path.dirname(path) == os.path.join(cache, tune_cache.key_folder(result["key"])), path
+        assert recipe == result["recipe"], f"{path} differs from the recipe of {source}"
