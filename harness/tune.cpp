@@ -223,7 +223,10 @@ std::vector<StepConfig> solver_level_configs(const StepConfig& base, const TuneO
       if ((h.driver == "threads" || h.driver == "any") && (h.backend == Backend::cuda) == (b == Backend::cuda))
         halos.push_back(h.name);
   }
-  if (o.solver.jacobi_tol > 0) methods = option_choices("poisson");  // at a tolerance the methods do the same job
+  if (o.solver.jacobi_tol > 0) {  // at a tolerance the methods do the same job: each, and the options its family
+    methods = option_choices("poisson");  // offers for a search ("mg_graph:w130")
+    for (const std::string& m : option_choices("poisson:tune")) methods.push_back(m);
+  }
   std::vector<StepConfig> out;
   for (const std::string& launch : launches)
     for (const std::string& halo : halos)

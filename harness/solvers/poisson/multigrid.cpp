@@ -458,6 +458,18 @@ const PoissonMethodRegistrar reg_mg{method_info<0>()}, reg_mg_f{method_info<1>()
     reg_mg_f_wj{method_info<3>()}, reg_mg_graph{method_info<4>()}, reg_mg_f_graph{method_info<5>()},
     reg_mg_wj_graph{method_info<6>()}, reg_mg_f_wj_graph{method_info<7>()};
 
+// What `nsbench tune` tries beside each red-black Gauss-Seidel method's defaults when it chooses a Poisson method at
+// a tolerance (option_choices("poisson:tune"), read by harness/tune.cpp): the over-relaxed smoother and one fewer
+// pre-smoothing sweep, the options that won on the H100 (docs/solvers/poisson_multigrid.md: mg_graph:w130 at 68.6
+// sweep equivalents). Weighted Jacobi's weight is left at its 6/7 optimum.
+const struct MgTuneOptionsRegistrar {
+  MgTuneOptionsRegistrar() {
+    for (const char* method : {"mg", "mg_f", "mg_graph", "mg_f_graph"})
+      for (const char* options : {"w115", "w130", "pre1_post2_w130"})
+        option_choices("poisson:tune").push_back(std::string(method) + ":" + options);
+  }
+} mg_tune_options;
+
 }  // namespace
 
 MgCycleCost mg_cycle_cost(const Grid& fine, const MgOptions& o, const PoissonFaces& faces) {
