@@ -126,12 +126,24 @@ def test_cpu_shares_table_on_one_core_and_on_all_cores():
                    "b": {"r2": stages_result(1, gpu_rows)}}
     sec = cpu_shares.section(all_results)
     header, rows = tables(sec)["study|stage"]
-    assert header[-3:] == ["% of 1-core triad", "% of 4-core triad", "cache"]
+    assert header[-4:] == ["% of 1-core triad", "% of 4-core triad", "cache", "issue 37's target (own threads)"]
     assert rows[("a", "divergence")][2:] == ["cpu_serial", 1, "64x64x64", "float", "1000 (IQR 100)", "5", "50", "20",
-                                             "-"]
+                                             "-", "met (>= 50%)"]
     assert rows[("a", "pressure")][2] == "cpu_serial (euler)"
-    assert rows[("a", "pressure")][-1].startswith("fits in the LLC")  # its 120% is the cache's
+    assert rows[("a", "pressure")][-2].startswith("fits in the LLC")  # its 120% is the cache's
+    assert rows[("a", "pressure")][-1] == "-"  # and not judged
     assert len(rows) == 2
+
+
+def test_the_streaming_targets_judge_dram_rows_on_one_core_and_on_all_cores_only():
+    r1 = stages_result(1, [])
+    r4 = stages_result(4, [])
+    dram = 1e9  # more than the fake machine's last-level cache
+    assert cpu_shares.target_verdict(r1, stage_row("divergence", 4, 0.49, dram), 4) == "not met (>= 50%)"
+    assert cpu_shares.target_verdict(r4, stage_row("correction", 20, 0.69, dram), 4) == "not met (>= 70%)"
+    assert cpu_shares.target_verdict(r4, stage_row("momentum", 20, 0.71, dram, "ab2"), 4) == "met (>= 70%)"
+    assert cpu_shares.target_verdict(r4, stage_row("momentum", 20, 0.9, dram, "eddy"), 4) == "-"  # not streaming
+    assert cpu_shares.target_verdict(stages_result(2, []), stage_row("pressure", 9, 0.9, dram), 4) == "-"  # 2 of 4
 
 
 def test_cpu_shares_says_so_in_one_line_where_no_result_has_them():
