@@ -25,8 +25,15 @@ def _quick_report(tmp_path, study, gpus="1"):
     return _report(tmp_path)
 
 
+def _full_report(tmp_path, study, gpus="1"):
+    """The study's full form run by the fake nsbench on `gpus` GPUs and the report made of it."""
+    r = run_study(tmp_path, study, "--full", "--gpus", gpus)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    return _report(tmp_path)
+
+
 def test_tridiag_bandwidth_tables_and_target(tmp_path):
-    out, md = _quick_report(tmp_path, "tridiag_bandwidth")
+    out, md = _full_report(tmp_path, "tridiag_bandwidth")  # the full form: 512^3 in both precisions
     best = md_rows(md, ["512x512x512", "double", "contiguous", "pcr_thomas_shared"])
     assert best[-1] == fmt(100 * FAMILY_FRACTIONS[0])
     # 5 doubles an unknown at 85% of 4 TB/s: ms a batch and ns an unknown
@@ -36,6 +43,16 @@ def test_tridiag_bandwidth_tables_and_target(tmp_path):
     verdict = md_rows(md, ["double"])
     assert verdict[1].startswith("contiguous/pcr_thomas_shared") and verdict[3] == "reached"
     assert (out / "tridiag_bandwidth_float.png").stat().st_size > 5000
+
+
+def test_tridiag_bandwidth_quick_form_judges_float_at_512_and_keeps_double_at_the_paper_size(tmp_path):
+    """Issue 36's quick form: the 512^3 batch in float only (its double rows are the full form's), double at the
+    paper's 4096x64x128; the target table says which precision the quick form did not run."""
+    _, md = _quick_report(tmp_path, "tridiag_bandwidth")
+    assert md_rows(md, ["float"])[3] == "reached"
+    assert md_rows(md, ["double"])[1:] == ["-", "-", "not run"]
+    assert md_rows(md, ["4096x64x128", "double", "pdd p4", "pdd_thread"])[-1] == fmt(100 * FAMILY_FRACTIONS[0])
+    assert not any(line.startswith("| 512x512x512 | double |") for line in md.splitlines())
 
 
 def test_fracstep_step_time_table_against_the_paper(tmp_path):

@@ -29,7 +29,7 @@ def test_matrix_expansion_and_quick_overrides():
     s = studylib.load_study(os.path.join(STUDIES, "thibault2009", "table4_1_cpu_gflops.yaml"))
     quick = studylib.expand(s, "quick")
     assert len(quick) == 4  # 2 backends x 2 grids
-    assert {r["args"]["steps"] for r in quick} == {2}
+    assert {r["args"]["steps"] for r in quick} == {1}
     full = studylib.expand(s, "full")
     assert {r["args"]["steps"] for r in full} == {20}
     argv = studylib.command_line(quick[0], "nsbench", "/tmp/x.json")
