@@ -74,19 +74,21 @@ def repetitions(folder, identity, run_ids):
     return done, foreign, [rid for rid, n in counts.items() if n == done]
 
 
-def read_timings(path):
+def read_timings(path, key="phases"):
     try:
         with open(path) as f:
-            return json.load(f).get("phases", {})
+            return json.load(f).get(key, {})
     except (OSError, ValueError):
         return {}
 
 
-def write_timings(path, phases):
+def write_timings(path, phases, kept=None):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    record = {"note": "seconds of each phase of scripts/gpu-ci (reports/gpu_ci.py)", "phases": phases}
+    if kept is not None:  # OUT/timings.json: how many of each phase's times are already in the committed file
+        record["kept"] = kept
     with open(path + ".tmp", "w") as f:
-        json.dump({"note": "seconds of each phase of scripts/gpu-ci (reports/gpu_ci.py)", "phases": phases},
-                  f, indent=1, sort_keys=True)
+        json.dump(record, f, indent=1, sort_keys=True)
         f.write("\n")
     os.replace(path + ".tmp", path)
 
@@ -95,7 +97,7 @@ def record(out, phase, seconds):
     path = os.path.join(out, "timings.json")
     phases = read_timings(path)
     phases.setdefault(phase, []).append(round(float(seconds), 1))
-    write_timings(path, phases)
+    write_timings(path, phases, read_timings(path, "kept"))
 
 
 def committed_timings(model):
@@ -104,11 +106,13 @@ def committed_timings(model):
 
 def keep(out, model):
     """Adds this run's phase times to the committed file of its GPU model (the newest KEEP_TIMES a phase)."""
-    path = committed_timings(model)
-    phases = read_timings(path)
-    for phase, times in read_timings(os.path.join(out, "timings.json")).items():
-        phases[phase] = (phases.get(phase, []) + times)[-KEEP_TIMES:]
+    path, mine = committed_timings(model), os.path.join(out, "timings.json")
+    phases, kept = read_timings(path), read_timings(mine, "kept")
+    ours = read_timings(mine)
+    for phase, times in ours.items():  # only the times no earlier call with this --out kept
+        phases[phase] = (phases.get(phase, []) + times[kept.get(phase, 0):])[-KEEP_TIMES:]
     write_timings(path, phases)
+    write_timings(mine, ours, {phase: len(times) for phase, times in ours.items()})
     write_timings(os.path.join(out, "timings", f"{model}.json"), phases)
     return path
 

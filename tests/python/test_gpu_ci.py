@@ -3,6 +3,7 @@ second call with the same --out keeps the base build and the repetitions of the 
 the line that says up front how long it should take, and --time-limit's check (issues 36, 40, 42, 43)."""
 import json
 import os
+import shutil
 import stat
 import subprocess
 
@@ -148,7 +149,7 @@ def test_fits_and_keep(tmp_path, monkeypatch):
 @pytest.mark.parametrize("value", ["0", "5m", "-3"])
 def test_time_limit_needs_whole_seconds(value, tmp_path):
     r = subprocess.run([GPU_CI, "--time-limit", value, "--out", str(tmp_path)], capture_output=True, text=True)
-    assert r.returncode == 5 and "--time-limit" in r.stderr
+    assert r.returncode == 5 and "gpu-ci: --time-limit needs whole seconds" in r.stderr
 
 
 def test_the_regression_study_keeps_every_solver_and_times_the_planes_on_a_plane():
@@ -167,3 +168,98 @@ def test_the_regression_study_keeps_every_solver_and_times_the_planes_on_a_plane
     assert sorted(plane["solver"]) == ["ogrid", "streamvort"]
     nx, ny, nz = (int(n) for n in plane["grid"].split("x"))
     assert nz == 1 and nx * ny <= 2 * 1024 * 1024
+
+
+FAKE_NVIDIA_SMI = """#!/bin/sh
+case "$*" in *query-gpu*) echo "NVIDIA H200" ;; *) echo "GPU 0: NVIDIA H200 (UUID: GPU-fake)" ;; esac
+"""
+# cmake -S SRC -B DIR ... makes DIR; cmake --build DIR ... puts the fake nsbench there and notes the call.
+FAKE_CMAKE = """#!/bin/sh
+echo "$*" >>"$FAKE_CMAKE_LOG"
+if [ "$1" = --build ]; then ln -sf "$FAKE_NSBENCH" "$2/nsbench"; exit 0; fi
+while [ $# -gt 0 ]; do [ "$1" = -B ] && mkdir -p "$2"; shift; done
+"""
+
+
+TWO_RUN_STUDY = """study: regression
+title: two runs of the fake nsbench
+reproduces: nothing
+baseline: none
+report: regression
+runs:
+  - group: stages
+    command: stages
+    gpus: 1
+    args: {grid: 16x16x16, precision: float, samples: 12, warmup: 1, solver: [projection, wave]}
+"""
+
+
+def scratch_tree(tmp_path):
+    """A folder laid out like the repository (scripts and reports linked; its own regression study and baselines/),
+    so that gpu-ci's history and timings land there, with a fake nvidia-smi and cmake first on PATH."""
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    os.symlink(os.path.join(ROOT, "reports"), tree / "reports")
+    (tree / "studies" / "regression").mkdir(parents=True)  # a regression study of two quick runs
+    (tree / "studies" / "regression" / "regression.yaml").write_text(TWO_RUN_STUDY)
+    for name in os.listdir(os.path.join(ROOT, "scripts")):  # all but setup.sh, which has nothing to install here
+        if name != "setup.sh":
+            os.symlink(os.path.join(ROOT, "scripts", name), tree / "scripts" / name)
+    (tree / "scripts" / "setup.sh").write_text("#!/bin/sh\n")
+    (tree / "scripts" / "setup.sh").chmod(0o755)
+    (tree / "baselines").mkdir()
+    shutil.copy(os.path.join(ROOT, "baselines", "variant-aliases.json"), tree / "baselines")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("nvidia-smi", FAKE_NVIDIA_SMI), ("cmake", FAKE_CMAKE)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
+               FAKE_NSBENCH=os.path.join(ROOT, "tests", "python", "fake_nsbench.py"),
+               FAKE_CMAKE_LOG=str(tmp_path / "cmake.log"), GPU_CI_BUILD=str(tmp_path / "build"),
+               SLURM_JOB_ID="1", SLURM_GPUS_ON_NODE="1")
+    return tree, env
+
+
+def gpu_ci_call(tree, env, out, *args):
+    return subprocess.run([str(tree / "scripts" / "gpu-ci"), "--tested", "--out", str(out), "--repetitions", "2",
+                           *args], capture_output=True, text=True, env=env, cwd=str(tree))
+
+
+def test_a_second_call_keeps_the_base_build_and_resumes_the_repetitions(tmp_path):
+    tree, env = scratch_tree(tmp_path)
+    src, out = base_src(tmp_path), tmp_path / "out"
+    out.mkdir()
+    gpu_ci.write_timings(str(out / "timings.json"), {"study": [1000.0]})  # a repetition that cannot fit
+    first = gpu_ci_call(tree, env, out, "--base-src", str(src), "--time-limit", "500")
+    assert first.returncode == 9, first.stdout + first.stderr
+    summary = (out / "summary.md").read_text()
+    assert "**gpu-ci: unfinished** (repetition 1 of 2 of the regression study (base) did not fit" in summary
+    assert (out / "base-build" / "gpu-ci-base-commit").read_text().strip() == "2c11884aaaa"
+    os.remove(out / "timings.json")  # this machine's study is fast after all
+
+    second = gpu_ci_call(tree, env, out, "--base-src", str(src))
+    # the fake's stage rows have no raw samples, so the comparison is an input error (4): a comparison all the same
+    assert second.returncode == 4, second.stdout + second.stderr
+    assert "gate exit code" in (out / "gpu-ci.log").read_text()
+    builds = [line for line in (tmp_path / "cmake.log").read_text().splitlines() if line.startswith("--build")]
+    assert len([b for b in builds if "base-build" in b]) == 1  # built by the first call only
+    assert "base build of 2c11884aaaa kept from an earlier call" in (out / "gpu-ci.log").read_text()
+    runner = out / "base" / "regression" / "runner"
+    counts = {rid: len(paths) for rid, paths in studylib.result_files(str(runner)).items()}
+    assert set(counts.values()) == {2}, counts
+
+    # a third call after a repetition broken off: it makes only the run that lacks its second result
+    broken = sorted(studylib.result_files(str(runner))["quick-stages-solverwave"])[-1]
+    os.remove(broken)
+    third = gpu_ci_call(tree, env, out, "--base-src", str(src))
+    assert third.returncode == 4, third.stdout + third.stderr
+    assert "base: 1 of 2 repetition(s) kept from an earlier call, the next one resumed" in (out / "gpu-ci.log").read_text()
+    counts = {rid: len(paths) for rid, paths in studylib.result_files(str(runner)).items()}
+    assert set(counts.values()) == {2}, counts
+    # the committed timings hold each timed phase once, though two calls kept them (a broken-off repetition: none)
+    committed = json.load(open(tree / "baselines" / "timings" / "nvidia-h200.json"))["phases"]
+    mine = json.load(open(out / "timings.json"))
+    assert committed["study"] == mine["phases"]["study"][-gpu_ci.KEEP_TIMES:] and len(mine["phases"]["study"]) >= 3
+    assert mine["kept"]["study"] == len(mine["phases"]["study"])
+    assert len(committed["build"]) == 2 and "base-build" not in committed  # its time went with the first --out's file
