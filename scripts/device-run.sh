@@ -9,8 +9,11 @@
 # runs each N times (separate processes, for the spread between runs); verify: VERIFY_ARGS (e.g.
 # "--stage momentum"), SKIP_CTEST=1 skips the GPU tests; ncu: NCU_TARGETS; sass: SASS_STAGES (the
 # instruction mix of each kernel's loops, scripts/sass-mix.py). gate: scripts/gpu-ci with GPU_CI_ARGS
-# (e.g. --record-baseline, or --cmake -DNSB_TEST_SLOWDOWN=ON) into $OUT/gpu-ci-$GATE_NAME; baselines
-# it records come back in $OUT/baselines.
+# (e.g. --record-baseline, or --cmake -DNSB_TEST_SLOWDOWN=ON) into gpu-ci-out/gpu-ci-$GATE_NAME inside the
+# tree (kept while the machine stays warm, so that a second call resumes it: gpu-ci --help), stopping
+# before a phase that would end past GATE_END s (540) of this script (gpu-ci --time-limit; exit 9:
+# call again), then copied to $OUT/gpu-ci-$GATE_NAME without its base build; baselines it records
+# come back in $OUT/baselines.
 #
 # The multi-GPU scaling runs and the bandwidth table are studies (fig4_8_scaling, tableA1_bandwidth):
 # `STUDIES=fig4_8_scaling scripts/device-run.sh study` runs just those.
@@ -210,9 +213,12 @@ fi
 
 if want gate; then  # the regression gate as a GPU runner would run it
   gate=gpu-ci${GATE_NAME:+-$GATE_NAME}
-  log "scripts/gpu-ci ${GPU_CI_ARGS:-} (into $gate)"
-  scripts/gpu-ci --out "$OUT/$gate" ${GPU_CI_ARGS:-} >"$OUT/$gate.log" 2>&1
+  limit=$((${GATE_END:-540} - SECONDS)); [ $limit -lt 1 ] && limit=1
+  log "scripts/gpu-ci --time-limit $limit ${GPU_CI_ARGS:-} (into gpu-ci-out/$gate)"
+  scripts/gpu-ci --out "gpu-ci-out/$gate" --time-limit $limit ${GPU_CI_ARGS:-} >"$OUT/$gate.log" 2>&1
   echo "$gate: exit code $?" | tee -a "$OUT/summary.log"
+  mkdir -p "$OUT/$gate"  # the base build and checkout stay behind (large; kept for the next call)
+  tar -C "gpu-ci-out/$gate" --exclude=./base-build --exclude=./base-src -cf - . | tar -C "$OUT/$gate" -xf -
   head -40 "$OUT/$gate/summary.md"
   [ -d baselines ] && rm -rf "$OUT/baselines" && cp -r baselines "$OUT/baselines"  # a second gate run replaces it
 fi

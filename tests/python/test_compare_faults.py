@@ -113,7 +113,8 @@ def test_a_side_mixing_two_commits_is_not_comparable():
     assert compare.compare(base[:1] + base[:1], [stages_result(rng)])["comparable"]
 
 
-def test_gpu_ci_moves_an_earlier_run_aside_before_a_study():
+def test_gpu_ci_moves_an_earlier_run_of_another_build_aside_before_a_study():
     text = open(os.path.join(ROOT, "scripts", "gpu-ci")).read()
-    body = text[text.index("study() {"):text.index("\n}\n", text.index("study() {"))]
-    assert 'mv "$dir" "$dir.earlier-' in body  # the folder run-study would resume into is not reused
+    body = text[text.index("\nstudy() {"):text.index("\n}\n", text.index("\nstudy() {"))]
+    # another build's folder is not resumed into (its results must not be pooled); this build's is (test_gpu_ci.py)
+    assert 'if [ "$foreign" = 1 ]; then\n    mv "$dir" "$dir.earlier-' in body
