@@ -97,6 +97,7 @@ void print_decomposition(const json& d, const json& t) {
       std::printf(" %d@%sgpu%d", s[owned].get<int>(), hosts > 1 ? (s.value("host", "") + "/").c_str() : "",
                   s["device"].get<int>());
     else std::printf(" %d", s[owned].get<int>());
+  if (d.contains("initial_state")) std::printf("; initial state %s", d["initial_state"].get<std::string>().c_str());
   if (!d.contains("halo")) std::printf("\n  no halo variant: the solver exchanges between its ranks itself\n");
   else std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
               d["halo"]["tuning"].get<std::string>().c_str(), 100 * t["halo"]["share_of_step"].get<double>(),
