@@ -131,8 +131,9 @@ void make_twin(const RunSetup& s, int ranks, ReferencePlan& plan) {
 }
 
 // A decomposed, checked run's reference plan (run/reference_plan.hpp), before any solver exists: rank 0, whose
-// process runs the one-rank reference, measures its memory (after building its initial state: the whole grid's, or its slab where the ranks build their own) and decides; under
-// MPI it sends the twin's grid to every rank, which all run the twin.
+// process runs the one-rank reference, measures its memory (after building its initial state: the whole grid's, or
+// its slab where the ranks build their own) and decides; under MPI it sends the twin's grid to every rank, which all
+// run the twin.
 template <class T>
 ReferencePlan plan_reference(const RunSetup& s, const std::vector<Slab>& slabs, const HostState<T>& start,
                              Communicator* world) {

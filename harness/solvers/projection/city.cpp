@@ -52,7 +52,8 @@ std::vector<double> solid_flags(const Grid& g, const std::vector<Building>& buil
 std::vector<double> solid_flags(const Grid& g, const std::vector<Building>& buildings, int first, int last) {
   if (first < 0 || last > g.NZ() - 1 || first > last || (first == 0 && last < 1) || (last == g.NZ() - 1 && first > g.nz))
     throw std::logic_error("solid_flags: planes " + std::to_string(first) + ".." + std::to_string(last) +
-                           " are not a window of the grid's 0.." + std::to_string(g.NZ() - 1) + " that holds what its ghost planes copy");
+                           " are not a window of the grid's 0.." + std::to_string(g.NZ() - 1) +
+                           " that holds what its ghost planes copy");
   const std::size_t plane = std::size_t(g.sz());
   std::vector<double> f(plane * std::size_t(last - first + 1), 0.0);
   auto at = [&](int i, int j, int k) { return g.idx(i, j, k) - plane * std::size_t(first); };  // k: the grid's plane
