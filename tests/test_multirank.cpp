@@ -84,11 +84,11 @@ TEST(Decomposition, ScatterThenGatherRestoresTheField) {
 
 // A rank's slab of the initial state built alone (Problem::initial_slab, the MPI ranks' per-slab build) is the
 // whole state's slab, ghost planes included, bit for bit: every projection case (walls, a moving lid, periodic z,
-// buildings, the cube), both precisions, uneven slabs and slabs of one plane (whose ghost planes are the z walls'
-// planes 1 and nz, which the walls' rules write).
+// buildings, the cube) and the standing wave, both precisions, uneven slabs and slabs of one plane (whose ghost
+// planes are the z walls' planes 1 and nz, which the walls' rules write).
 template <class T>
-void expect_slabs_are_the_whole_states(const CaseOptions& o) {
-  const std::unique_ptr<Problem> p = SolverRegistry::instance().get("projection").make_problem(o);
+void expect_slabs_are_the_whole_states(const std::string& solver, const CaseOptions& o) {
+  const std::unique_ptr<Problem> p = SolverRegistry::instance().get(solver).make_problem(o);
   ASSERT_TRUE(p->builds_slabs()) << o.name;
   const HostState<T> whole = p->initial_state(Precision<T>{});
   const Grid& g = p->grid();
@@ -119,9 +119,12 @@ TEST(Decomposition, SlabsOfTheInitialStateBuiltAloneAreTheWholeStatesSlabs) {
                                     {.name = "urban", .nx = 24, .ny = 8, .nz = 20},
                                     {.name = "cube", .nx = 16, .ny = 8, .nz = 12}};
   for (const CaseOptions& o : cases) {
-    expect_slabs_are_the_whole_states<float>(o);
-    expect_slabs_are_the_whole_states<double>(o);
+    expect_slabs_are_the_whole_states<float>("projection", o);
+    expect_slabs_are_the_whole_states<double>("projection", o);
   }
+  const CaseOptions wave{.name = "standing_wave", .nx = 16, .ny = 1, .nz = 12};
+  expect_slabs_are_the_whole_states<float>("wave", wave);
+  expect_slabs_are_the_whole_states<double>("wave", wave);
 }
 
 // A case whose state is not a function of the point (a random stream over the whole array, a mesh) says so, and
