@@ -168,12 +168,12 @@ ReferencePlan plan_reference(const RunSetup& s, const std::vector<Slab>& slabs, 
 // threads driver's ranks share one whole state. NSB_INITIAL_STATE=whole_grid takes rank 0's whole build where a
 // slab build is possible (to compare the two: tests/mpi_initial_state.cmake); every rank reads it alike.
 InitialStatePath initial_state_path(const Problem& p, Communicator* world, int ranks) {
-  if (ranks == 1) return InitialStatePath::whole_grid;
-  if (!world) return InitialStatePath::whole_grid_shared;
   const char* forced = std::getenv("NSB_INITIAL_STATE");
   const std::string choice = forced ? forced : "";
   if (!choice.empty() && choice != "whole_grid" && choice != "per_slab")
     throw std::runtime_error("NSB_INITIAL_STATE=" + choice + ": expected whole_grid or per_slab");
+  if (ranks == 1) return InitialStatePath::whole_grid;
+  if (!world) return InitialStatePath::whole_grid_shared;
   if (choice == "per_slab" && !p.builds_slabs())
     throw std::runtime_error("NSB_INITIAL_STATE=per_slab: this case builds its initial state for the whole grid only");
   return p.builds_slabs() && choice != "whole_grid" ? InitialStatePath::per_slab : InitialStatePath::whole_grid_on_rank_0;
