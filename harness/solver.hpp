@@ -109,6 +109,12 @@ class ProblemOf {
   virtual ~ProblemOf() = default;
   // The initial state of the whole grid.
   virtual HostState<T> initial_state(Precision<T>) const = 0;
+  // One rank's slab of it (its planes or rows and their ghost layers, as scatter_slab cuts them), built without the
+  // rest of the grid, every value as the whole state's; only where Problem::builds_slabs() says so.
+  virtual HostState<T> initial_slab(Precision<T>, const Slab& s) const {
+    (void)s;
+    throw std::logic_error("this case builds its initial state for the whole grid only (Problem::builds_slabs)");
+  }
   // A solver of this rank's part (ctx: null for an undecomposed run).
   virtual std::unique_ptr<Solver<T>> make_solver(Precision<T>, const ResolvedRecipe& r, const SolverOptions& o,
                                                  const RankContext* ctx) const = 0;
@@ -128,6 +134,7 @@ class ProblemOf {
 class Problem : public ProblemOf<float>, public ProblemOf<double> {
  public:
   using ProblemOf<float>::initial_state, ProblemOf<double>::initial_state;
+  using ProblemOf<float>::initial_slab, ProblemOf<double>::initial_slab;
   using ProblemOf<float>::make_solver, ProblemOf<double>::make_solver;
   using ProblemOf<float>::validate, ProblemOf<double>::validate;
   using ProblemOf<float>::device_bytes, ProblemOf<double>::device_bytes;
@@ -139,6 +146,10 @@ class Problem : public ProblemOf<float>, public ProblemOf<double> {
   virtual nlohmann::json describe() const = 0;
   // Refuses options the solver cannot honour (throws std::runtime_error naming them).
   virtual void check_options(const SolverOptions& o) const { (void)o; }
+  // Whether initial_slab builds a rank's slab alone: an initial state that is a function of each point's global
+  // indices (not a random stream over the whole array, nor a mesh read whole). Then an MPI rank holds its slab
+  // from the start and no process builds the whole grid for the run (run/ranks.cpp).
+  virtual bool builds_slabs() const { return false; }
 };
 
 // Implements the precision-specific overrides by forwarding to the member templates of D:
@@ -146,13 +157,17 @@ class Problem : public ProblemOf<float>, public ProblemOf<double> {
 //   template <class T> std::unique_ptr<Solver<T>> solver(const ResolvedRecipe&, const SolverOptions&, const RankContext*) const;
 //   template <class T> nlohmann::json check(const HostState<T>&, bool steady) const;
 //   template <class T> std::size_t bytes(const Grid&, const SolverOptions&) const;
-// and, optionally, its own output (else every state field as stored, write_fields_vti):
+// and, optionally, one rank's slab of the initial state (a case that overrides Problem::builds_slabs):
+//   template <class T> HostState<T> slab_initial(const Slab&) const;
+// and its own output (else every state field as stored, write_fields_vti):
 //   template <class T> std::vector<std::string> output(const HostState<T>&, const std::string& dir, const std::string& tag) const;
 template <class D>
 class ProblemImpl : public Problem {
  public:
   HostState<float> initial_state(Precision<float>) const override { return self().template initial<float>(); }
   HostState<double> initial_state(Precision<double>) const override { return self().template initial<double>(); }
+  HostState<float> initial_slab(Precision<float>, const Slab& s) const override { return slab_of<float>(s); }
+  HostState<double> initial_slab(Precision<double>, const Slab& s) const override { return slab_of<double>(s); }
   std::unique_ptr<Solver<float>> make_solver(Precision<float>, const ResolvedRecipe& r, const SolverOptions& o,
                                              const RankContext* ctx) const override {
     return self().template solver<float>(r, o, ctx);
@@ -180,6 +195,11 @@ class ProblemImpl : public Problem {
 
  private:
   const D& self() const { return static_cast<const D&>(*this); }
+  template <class T>
+  HostState<T> slab_of(const Slab& s) const {
+    if constexpr (requires { self().template slab_initial<T>(s); }) return self().template slab_initial<T>(s);
+    else return ProblemOf<T>::initial_slab(Precision<T>{}, s);
+  }
   template <class T>
   std::vector<std::string> output_of(const HostState<T>& s, const std::string& dir, const std::string& tag) const {
     if constexpr (requires { self().template output<T>(s, dir, tag); }) return self().template output<T>(s, dir, tag);

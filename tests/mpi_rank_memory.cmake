@@ -1,8 +1,9 @@
-# Memory a rank in proportion to its slab: under the MPI driver only rank 0 builds the whole initial state and
-# sends every other rank its slab (harness/run/rank_run.hpp, scatter_from_root). Runs 4 CPU ranks on a grid whose
-# whole state is tens of MB and reads every rank's peak resident memory from the result
-# (run.decomposition.slabs[].peak_host_bytes): each other rank must stay well below rank 0, which alone held the
-# whole state. Before the change every process built the whole grid and the peaks were within a few MB.
+# Memory a rank in proportion to its slab: under the MPI driver no rank but 0 ever holds the whole grid (each builds
+# its own slab of the initial state, or for cases that cannot, rank 0 builds it and sends every other rank its slab:
+# harness/run/rank_run.hpp). Runs 4 CPU ranks on a grid whose whole state is tens of MB and reads every rank's peak
+# resident memory from the result (run.decomposition.slabs[].peak_host_bytes): each other rank must stay well below
+# rank 0, which alone holds the gathered final state. Before rank 0 sent the slabs, every process built the whole
+# grid and the peaks were within a few MB. Rank 0's own fall with per-slab builds: mpi_initial_state.cmake.
 # -DMPIEXEC=... -DNSBENCH=... -DWORKDIR=...
 set(json ${WORKDIR}/mpi_rank_memory.json)
 file(REMOVE ${json})

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 #include "comm.hpp"
@@ -79,6 +80,62 @@ TEST(Decomposition, ScatterThenGatherRestoresTheField) {
     }
     EXPECT_EQ(back, field);
   }
+}
+
+// A rank's slab of the initial state built alone (Problem::initial_slab, the MPI ranks' per-slab build) is the
+// whole state's slab, ghost planes included, bit for bit: every projection case (walls, a moving lid, periodic z,
+// buildings, the cube) and the standing wave, both precisions, uneven slabs and slabs of one plane (whose ghost
+// planes are the z walls' planes 1 and nz, which the walls' rules write).
+template <class T>
+void expect_slabs_are_the_whole_states(const std::string& solver, const CaseOptions& o) {
+  const std::unique_ptr<Problem> p = SolverRegistry::instance().get(solver).make_problem(o);
+  ASSERT_TRUE(p->builds_slabs()) << o.name;
+  const HostState<T> whole = p->initial_state(Precision<T>{});
+  const Grid& g = p->grid();
+  for (int ranks : {2, 3, 5, g.nz}) {
+    for (const Slab& sl : decompose_z(g, ranks, p->periodic_z())) {
+      const HostState<T> mine = p->initial_slab(Precision<T>{}, sl);
+      EXPECT_EQ(mine.grid.nz, sl.nz);
+      ASSERT_EQ(mine.fields.size(), whole.fields.size()) << o.name;
+      for (std::size_t f = 0; f < whole.fields.size(); ++f) {
+        const auto& [name, values] = whole.fields[f];
+        EXPECT_EQ(mine.fields[f].first, name);
+        const std::vector<T> expected = scatter_slab(values, g, sl);
+        ASSERT_EQ(mine.fields[f].second.size(), expected.size()) << o.name << " " << name;
+        for (std::size_t m = 0; m < expected.size(); ++m)  // bitwise: the run must load what the scatter sent
+          ASSERT_EQ(std::memcmp(&mine.fields[f].second[m], &expected[m], sizeof(T)), 0)
+              << o.name << " " << name << ", " << ranks << " ranks, rank " << sl.rank << ", padded index " << m << ": "
+              << mine.fields[f].second[m] << " built alone, " << expected[m] << " in the whole state";
+      }
+    }
+  }
+}
+
+TEST(Decomposition, SlabsOfTheInitialStateBuiltAloneAreTheWholeStatesSlabs) {
+  std::vector<CaseOptions> cases = {{.name = "cavity", .nx = 12, .ny = 4, .nz = 12},
+                                    {.name = "cavity", .nx = 9, .ny = 9, .nz = 9, .params = {"span=wall"}},
+                                    {.name = "channel", .nx = 8, .ny = 4, .nz = 10},
+                                    {.name = "taylor_green", .nx = 8, .ny = 4, .nz = 9},
+                                    {.name = "urban", .nx = 24, .ny = 8, .nz = 20},
+                                    {.name = "cube", .nx = 16, .ny = 8, .nz = 12}};
+  for (const CaseOptions& o : cases) {
+    expect_slabs_are_the_whole_states<float>("projection", o);
+    expect_slabs_are_the_whole_states<double>("projection", o);
+  }
+  const CaseOptions wave{.name = "standing_wave", .nx = 16, .ny = 1, .nz = 12};
+  expect_slabs_are_the_whole_states<float>("wave", wave);
+  expect_slabs_are_the_whole_states<double>("wave", wave);
+}
+
+// A case whose state is not a function of the point (a random stream over the whole array, a mesh) says so, and
+// its slab build is refused rather than made up.
+TEST(Decomposition, ACaseThatBuildsTheWholeGridOnlyRefusesASlab) {
+  CaseOptions o;
+  o.name = "poisson_random";
+  o.nx = 8, o.ny = 8, o.nz = 8;
+  const std::unique_ptr<Problem> p = SolverRegistry::instance().of_case("poisson_random").make_problem(o);
+  EXPECT_FALSE(p->builds_slabs());
+  EXPECT_THROW(p->initial_slab(Precision<double>{}, decompose_z(p->grid(), 2, false)[0]), std::logic_error);
 }
 
 // Y-slabs: the rows the tridiag family's split solves cut, every z plane, one ghost row each side; a

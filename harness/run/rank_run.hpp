@@ -20,6 +20,18 @@
 
 namespace nsb {
 
+// How the ranks come by their parts of the initial state (run.decomposition.initial_state).
+enum class InitialStatePath {
+  whole_grid,            // one rank: the whole state is its part
+  whole_grid_on_rank_0,  // MPI: rank 0 builds the whole state and sends each rank its slab (scatter_from_root)
+  whole_grid_shared,     // threads: one whole state in the process, each rank cuts its slab
+  per_slab,              // MPI: each rank builds its own slab (Problem::initial_slab); no process builds the whole grid
+};
+inline const char* initial_state_path_name(InitialStatePath p) {
+  constexpr const char* names[] = {"whole_grid", "whole_grid_on_rank_0", "whole_grid_shared", "per_slab"};
+  return names[int(p)];
+}
+
 // Everything the rank functions share about the run.
 struct RunSetup {
   const RunOptions& options;
@@ -28,6 +40,7 @@ struct RunSetup {
   const ResolvedRecipe& recipe;
   SolverOptions solver_options;  // threads resolved
   ReferencePlan reference = {};  // a decomposed run's reference check (run/ranks.cpp plan_reference)
+  InitialStatePath initial_state = InitialStatePath::whole_grid;  // run/ranks.cpp initial_state_path
 };
 
 template <class T>
@@ -73,8 +86,8 @@ HostState<T> scatter_from_root(Communicator& comm, const std::vector<Slab>& slab
   return out;
 }
 
-// This rank's part of the initial state: the whole state undecomposed; under the MPI driver, sent by rank 0
-// (scatter_from_root); under the threads driver, cut from the whole state the ranks share.
+// This rank's part of the whole initial state: under the MPI driver, sent by rank 0 (scatter_from_root); under the
+// threads driver, cut from the whole state the ranks share.
 template <class T>
 HostState<T> my_part(const RankContext& ctx, const HostState<T>& start) {
   if (ctx.comm->driver() == "mpi") return scatter_from_root(*ctx.comm, ctx.slabs, start);
@@ -332,13 +345,15 @@ RankSteps<T> step_the_solver(const RunSetup& s, RankContext& ctx, HostState<T>& 
   const std::unique_ptr<Solver<T>> solver =
       s.problem.make_solver(Precision<T>{}, s.recipe, s.solver_options, ctx.decomposed() ? &ctx : nullptr);
   phases.done("solver_setup");
-  if (ctx.decomposed())
+  if (ctx.decomposed() && s.initial_state != InitialStatePath::per_slab)
     solver->load(my_part(ctx, start));
   else
-    solver->load(start);  // not a copy: a whole state is GBs on a large grid
-  // Its arrays (GBs on a large grid) go back to the heap now, for the downloads to come to reuse.
+    solver->load(start);  // not a copy: a whole state is GBs on a large grid (a slab: a rank's share of them)
+  // Its arrays (GBs on a large grid) go back to the heap now, for the downloads to come to reuse. A rank's own
+  // slab goes on every rank; rank 0 builds the whole state again for the reference check (run_rank).
   comm.barrier();  // every rank has taken its part
-  if (comm.rank() == 0 && !reference_check_runs(s, comm.size())) start.fields.clear();
+  if (s.initial_state == InitialStatePath::per_slab || (comm.rank() == 0 && !reference_check_runs(s, comm.size())))
+    start.fields.clear();
   phases.done("load");
   out.steps_per_graph = solver->steps_per_graph();
   std::function<void(const HostState<T>&)> snapshot;
@@ -444,7 +459,8 @@ inline void record_phases_and_write(nlohmann::json& result, const RunSetup& s, c
 // One rank's run, step by step: the header, the solver's steps, the gather to rank 0, and there the timing, the
 // checks and the file.
 // start: the whole initial state, shared by the ranks of the threads driver; rank 0 empties its fields once
-// every rank has loaded its part, unless the reference check reads it again.
+// every rank has loaded its part, unless the reference check reads it again. Per slab (s.initial_state): the
+// rank's own slab, emptied on every rank once loaded; rank 0 builds the whole state for the reference check.
 // phases: the run's clock, carried on through this rank's phases (run.phase_seconds: rank 0's; with
 // several ranks also each rank's up to the gather, run.phase_seconds_per_rank).
 template <class T>
@@ -467,7 +483,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
   const std::string my_times = times_json(done.run.times).dump();
   const std::vector<std::vector<char>> all_times = comm.gather(my_times.data(), my_times.size(), 0);
   const int end_step = done.run.end_state.step;
-  const HostState<T> fin = gather_state(comm, ctx.slabs, start.grid, std::move(done.run.end_state));
+  const HostState<T> fin = gather_state(comm, ctx.slabs, s.problem.grid(), std::move(done.run.end_state));
   const std::vector<RankPlacement> placements = gather_placements(comm, ctx.device);
   phases.done("gather");
   // The whole final state is gathered to rank 0 all the same (above): the finite, bounded and physics checks and
@@ -491,10 +507,16 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
   result["run"] = run_description(s, s.solver_options.threads, done.run.timed_steps, done.run.stop_reason,
                                   done.run.final_time, done.run.wall_seconds, done.run.last_change);
   result["run"]["decomposition"] = decomposition_json(ctx, placements, done.run.halo_description);
+  result["run"]["decomposition"]["initial_state"] = initial_state_path_name(s.initial_state);
   result["timing"] = timing_json(s, ctx, per_rank, times, stages, flops_per_step, done.models, gpu, done.steps_per_graph);
   if (s.options.profile) result["profile"] = profile_report(done.run.profile, stages);
   phases.done("summaries");
 
+  if (s.initial_state == InitialStatePath::per_slab && reference_check_runs(s, ranks)) {
+    // The one-rank reference starts from the whole state: built now, after the run's solver is gone, once.
+    start = s.problem.initial_state(Precision<T>{});
+    phases.done("initial_state_for_reference");
+  }
   check_the_final_state(result, s, start, fin, twin, done.run, end_step, ranks, phases);
   comm.barrier();
   phases.done("reference_check");

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -93,14 +94,16 @@ void require_host_memory_of_ranks(const RunSetup& s, const std::vector<Slab>& sl
 
 // The bytes the one-rank reference of grid g needs in rank 0's process: the solver's fields and scratch (on its GPU,
 // or on the host for CPU ranks); on the host also the gathered final state and the reference's own (fields: the
-// state's field count).
+// state's field count), and where the ranks built their slabs, the whole initial state, which rank 0 builds for the
+// check (otherwise it is already in the memory measured).
 template <class T>
 std::uint64_t one_rank_reference_bytes(const RunSetup& s, const GridCells& c, std::size_t fields) {
   Grid g = s.problem.grid();
   g.nx = c.nx, g.ny = c.ny, g.nz = c.nz;
   const std::uint64_t solver = s.problem.device_bytes(Precision<T>{}, g, s.solver_options);
   if (s.recipe.backend == Backend::cuda) return solver;
-  return solver + 2 * std::uint64_t(fields) * g.padded_points() * sizeof(T);
+  const std::uint64_t states = s.initial_state == InitialStatePath::per_slab ? 3 : 2;
+  return solver + states * std::uint64_t(fields) * g.padded_points() * sizeof(T);
 }
 
 // The down-scaled twin of the plan (plan.twin_cells): the case made again on that grid, its slabs over the ranks.
@@ -128,8 +131,9 @@ void make_twin(const RunSetup& s, int ranks, ReferencePlan& plan) {
 }
 
 // A decomposed, checked run's reference plan (run/reference_plan.hpp), before any solver exists: rank 0, whose
-// process runs the one-rank reference, measures its memory (after building the initial state) and decides; under
-// MPI it sends the twin's grid to every rank, which all run the twin.
+// process runs the one-rank reference, measures its memory (after building its initial state: the whole grid's, or
+// its slab where the ranks build their own) and decides; under MPI it sends the twin's grid to every rank, which all
+// run the twin.
 template <class T>
 ReferencePlan plan_reference(const RunSetup& s, const std::vector<Slab>& slabs, const HostState<T>& start,
                              Communicator* world) {
@@ -159,6 +163,22 @@ ReferencePlan plan_reference(const RunSetup& s, const std::vector<Slab>& slabs, 
   return plan;
 }
 
+// How the ranks come by their initial state (run/rank_run.hpp InitialStatePath): an MPI rank builds its own slab
+// where the case can (Problem::builds_slabs), else rank 0 builds the whole state and sends each its slab; the
+// threads driver's ranks share one whole state. NSB_INITIAL_STATE=whole_grid takes rank 0's whole build where a
+// slab build is possible (to compare the two: tests/mpi_initial_state.cmake); every rank reads it alike.
+InitialStatePath initial_state_path(const Problem& p, Communicator* world, int ranks) {
+  const char* forced = std::getenv("NSB_INITIAL_STATE");
+  const std::string choice = forced ? forced : "";
+  if (!choice.empty() && choice != "whole_grid" && choice != "per_slab")
+    throw std::runtime_error("NSB_INITIAL_STATE=" + choice + ": expected whole_grid or per_slab");
+  if (ranks == 1) return InitialStatePath::whole_grid;
+  if (!world) return InitialStatePath::whole_grid_shared;
+  if (choice == "per_slab" && !p.builds_slabs())
+    throw std::runtime_error("NSB_INITIAL_STATE=per_slab: this case builds its initial state for the whole grid only");
+  return p.builds_slabs() && choice != "whole_grid" ? InitialStatePath::per_slab : InitialStatePath::whole_grid_on_rank_0;
+}
+
 // phases: the run's clock so far (its set-up); each rank carries a copy on.
 template <class T>
 json run_ranks(const RunSetup& unplanned, PhaseClock phases) {
@@ -178,10 +198,14 @@ json run_ranks(const RunSetup& unplanned, PhaseClock phases) {
     require_host_memory_of_ranks<T>(s, slabs, world);
     phases.done("host_memory_check");
   }
-  // The whole initial state, in one process: rank 0's under the MPI driver, which sends every other rank its
-  // slab (scatter_from_root); the threads driver's ranks share it. Rank 0 frees its fields once loaded (run_rank).
-  HostState<T> start = !world || world->rank() == 0 ? s.problem.initial_state(Precision<T>{})
-                                                    : HostState<T>{s.problem.grid(), {}, 0, 0};
+  // Per slab: each MPI rank's own slab, freed once loaded. Else the whole initial state, in one process: rank 0's
+  // under the MPI driver, which sends every other rank its slab (scatter_from_root); the threads driver's ranks
+  // share it. Rank 0 frees its fields once loaded (run_rank).
+  s.initial_state = initial_state_path(s.problem, world, ranks);
+  HostState<T> start = s.initial_state == InitialStatePath::per_slab
+                           ? s.problem.initial_slab(Precision<T>{}, slabs[std::size_t(world->rank())])
+                       : !world || world->rank() == 0 ? s.problem.initial_state(Precision<T>{})
+                                                      : HostState<T>{s.problem.grid(), {}, 0, 0};
   phases.done("initial_state");
   s.reference = plan_reference<T>(s, slabs, start, world);
   RankContext shared;

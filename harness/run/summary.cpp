@@ -100,6 +100,7 @@ void print_decomposition(const json& d, const json& t) {
   for (std::size_t r = 0; r < gpus.size(); ++r)
     if (!gpus[r].empty()) std::printf(" %d@%s", d["slabs"][r][owned].get<int>(), gpus[r].c_str());
     else std::printf(" %d", d["slabs"][r][owned].get<int>());
+  if (d.contains("initial_state")) std::printf("; initial state %s", d["initial_state"].get<std::string>().c_str());
   if (!d.contains("halo")) std::printf("\n  no halo variant: the solver exchanges between its ranks itself\n");
   else std::printf("\n  halo %s:%s, %.1f%% of the step (%s)\n", d["halo"]["variant"].get<std::string>().c_str(),
               d["halo"]["tuning"].get<std::string>().c_str(), 100 * t["halo"]["share_of_step"].get<double>(),

@@ -46,7 +46,17 @@ std::vector<Building> read_city(const std::string& path) {
 }
 
 std::vector<double> solid_flags(const Grid& g, const std::vector<Building>& buildings) {
-  std::vector<double> f(g.padded_points(), 0.0);
+  return solid_flags(g, buildings, 0, g.NZ() - 1);
+}
+
+std::vector<double> solid_flags(const Grid& g, const std::vector<Building>& buildings, int first, int last) {
+  if (first < 0 || last > g.NZ() - 1 || first > last || (first == 0 && last < 1) || (last == g.NZ() - 1 && first > g.nz))
+    throw std::logic_error("solid_flags: planes " + std::to_string(first) + ".." + std::to_string(last) +
+                           " are not a window of the grid's 0.." + std::to_string(g.NZ() - 1) +
+                           " that holds what its ghost planes copy");
+  const std::size_t plane = std::size_t(g.sz());
+  std::vector<double> f(plane * std::size_t(last - first + 1), 0.0);
+  auto at = [&](int i, int j, int k) { return g.idx(i, j, k) - plane * std::size_t(first); };  // k: the grid's plane
   const double dx = g.dx(), dy = g.dy(), dz = g.dz();
   // The cells whose centre may lie in [lo, hi) along an axis of spacing h and n cells (a margin of one
   // cell either side; the test below decides).
@@ -59,19 +69,19 @@ std::vector<double> solid_flags(const Grid& g, const std::vector<Building>& buil
     range(b.x0, b.x1, dx, g.nx, i0, i1);
     range(0.0, b.height, dy, g.ny, j0, j1);
     range(b.z0, b.z1, dz, g.nz, k0, k1);
-    for (int k = k0; k <= k1; ++k)
+    for (int k = std::max(k0, first); k <= std::min(k1, last); ++k)
       for (int j = j0; j <= j1; ++j)
         for (int i = i0; i <= i1; ++i) {
           const double x = (i - 0.5) * dx, y = (j - 0.5) * dy, z = (k - 0.5) * dz;
-          if (x >= b.x0 && x < b.x1 && z >= b.z0 && z < b.z1 && y < b.height) f[g.idx(i, j, k)] = 1.0;
+          if (x >= b.x0 && x < b.x1 && z >= b.z0 && z < b.z1 && y < b.height) f[at(i, j, k)] = 1.0;
         }
   }
   auto clamp = [](int a, int n) { return std::min(std::max(a, 1), n); };
-  for (int k = 0; k < g.NZ(); ++k)
+  for (int k = first; k <= last; ++k)
     for (int j = 0; j < g.NY(); ++j)
       for (int i = 0; i < g.NX(); ++i)
         if (i == 0 || j == 0 || k == 0 || i == g.NX() - 1 || j == g.NY() - 1 || k == g.NZ() - 1)
-          f[g.idx(i, j, k)] = f[g.idx(clamp(i, g.nx), clamp(j, g.ny), clamp(k, g.nz))];
+          f[at(i, j, k)] = f[at(clamp(i, g.nx), clamp(j, g.ny), clamp(k, g.nz))];
   return f;
 }
 

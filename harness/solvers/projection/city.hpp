@@ -38,5 +38,9 @@ std::vector<Building> read_city(const std::string& path);
 // building. Ghost cells copy the nearest interior cell, so a building touching a face continues
 // beyond it (and the obstacle logic sees no wall there).
 std::vector<double> solid_flags(const Grid& g, const std::vector<Building>& buildings);
+// The same field's padded z planes [first, last] of grid g only (a rank's slab, its ghost planes and a margin:
+// projection/initial_state.cpp), each value as the whole field's: planes 0 and nz + 1 copy planes 1 and nz,
+// which the window must hold where it holds them.
+std::vector<double> solid_flags(const Grid& g, const std::vector<Building>& buildings, int first, int last);
 
 }  // namespace nsb

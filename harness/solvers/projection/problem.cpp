@@ -81,6 +81,13 @@ class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
   HostState<T> initial() const {
     return nsb::initial_state<T>(case_);
   }
+  // Every case's state is a function of the point (nsb::initial_slab): the cavity, the channel, Taylor-Green, the urban
+  // cases' buildings.
+  bool builds_slabs() const override { return true; }
+  template <class T>
+  HostState<T> slab_initial(const Slab& s) const {
+    return nsb::initial_slab<T>(case_, s);
+  }
   template <class T>
   std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
     if (!ctx || !ctx->decomposed()) return std::make_unique<ProjectionSolver<T>>(case_, r, o, ctx);

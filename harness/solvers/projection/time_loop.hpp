@@ -413,5 +413,9 @@ class ProjectionSolver final : public SolverBase<T> {
 // The case's initial state with its boundary conditions applied (on the host, by the serial reference).
 template <class T>
 HostState<T> initial_state(const Case& c);
+// Rank s's slab of it (z-slab: its planes and ghost planes, as scatter_slab cuts them), built without the rest of
+// the grid, every value as the whole state's (tests/test_harness.cpp compares them).
+template <class T>
+HostState<T> initial_slab(const Case& c, const Slab& s);
 
 }  // namespace nsb

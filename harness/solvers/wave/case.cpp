@@ -70,6 +70,25 @@ HostState<T> wave_initial_state(const WaveCase& c) {
 }
 
 template <class T>
+HostState<T> wave_initial_slab(const WaveCase& c, const Slab& s) {
+  const Grid& g = c.grid;
+  const Grid l = slab_grid(g, s);
+  const double h = c.h();
+  HostState<T> out{l, {{"u_prev", std::vector<T>(l.padded_points(), T(0))}, {"u", std::vector<T>(l.padded_points(), T(0))}}};
+  std::vector<T>& u_prev = out.field("u_prev");
+  std::vector<T>& u = out.field("u");
+  for (int kl = 0; kl <= s.nz + 1; ++kl) {  // ghost rows too: a cut's ghost row is the neighbour's interior row
+    const int k = s.z_begin - 1 + kl;
+    if (k < 1 || k > g.nz) continue;  // the whole grid's boundary rows stay 0, as in wave_initial_state
+    for (int i = 1; i <= g.nx; ++i) {
+      u_prev[wave_node(l, i, kl)] = T(c.exact(i * h, k * h, -c.dt));
+      u[wave_node(l, i, kl)] = T(c.exact(i * h, k * h, 0.0));
+    }
+  }
+  return out;
+}
+
+template <class T>
 nlohmann::json wave_validation(const WaveCase& c, const HostState<T>& s) {
   const Grid& g = c.grid;
   const std::vector<T>& u = s.field("u");
@@ -112,6 +131,8 @@ double wave_energy(const WaveCase& c, const Grid& g, const std::vector<T>& u_pre
   return r * r * kinetic + c.exact.c * c.exact.c * potential;
 }
 
+template HostState<float> wave_initial_slab<float>(const WaveCase&, const Slab&);
+template HostState<double> wave_initial_slab<double>(const WaveCase&, const Slab&);
 template HostState<float> wave_initial_state<float>(const WaveCase&);
 template HostState<double> wave_initial_state<double>(const WaveCase&);
 template nlohmann::json wave_validation<float>(const WaveCase&, const HostState<float>&);

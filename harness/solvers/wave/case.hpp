@@ -37,6 +37,9 @@ void check_wave_options(const SolverOptions& o);
 // from exact values of both levels makes the first step as accurate as any other (no Taylor start).
 template <class T>
 HostState<T> wave_initial_state(const WaveCase& c);
+// Rank s's slab of it (its rows and ghost rows), built alone, every value as the whole state's.
+template <class T>
+HostState<T> wave_initial_slab(const WaveCase& c, const Slab& s);
 
 // {"kind": "exact", "max_error", "rms_error" (over the unknowns, of u at the state's time), ...}.
 template <class T>

@@ -24,6 +24,11 @@ class WaveProblem final : public ProblemImpl<WaveProblem> {
   HostState<T> initial() const {
     return wave_initial_state<T>(case_);
   }
+  bool builds_slabs() const override { return true; }  // the exact solution at each node
+  template <class T>
+  HostState<T> slab_initial(const Slab& s) const {
+    return wave_initial_slab<T>(case_, s);
+  }
   template <class T>
   std::unique_ptr<Solver<T>> solver(const ResolvedRecipe& r, const SolverOptions& o, const RankContext* ctx) const {
     const Grid local = ctx && ctx->decomposed() ? slab_grid(case_.grid, ctx->slab()) : case_.grid;
