@@ -37,6 +37,19 @@ json cpu_rows(const json& machine) {
   return rows;
 }
 
+// The CPU's FP64 rate beside its bandwidth, on one core and on every core (the machine block measured it).
+void print_cpu_fp64(const json& machine) {
+  std::printf("%-14s %8s %12s %12s %12s  %s\n", "cpu fp64", "threads", "median GF/s", "min GF/s", "max GF/s",
+              "instruction");
+  for (const json& t : machine["cpu"]["bandwidth"]["by_threads"]) {
+    const json& f = t["fp64"];
+    const double flops = f["flops_per_pass"].get<double>();
+    std::printf("%-14s %8d %12.1f %12.1f %12.1f  %s\n", "fp64", t["threads"].get<int>(),
+                f["flops_per_second"].get<double>() * 1e-9, flops / f["max_s"].get<double>() * 1e-9,
+                flops / f["min_s"].get<double>() * 1e-9, f["instruction"].get<std::string>().c_str());
+  }
+}
+
 // Every transfer kind at every size, timed and printed; what this machine cannot measure goes to `skipped`
 // (no GPU: every transfer; one GPU: the peer-to-peer ones).
 json gpu_transfer_rows(const BandwidthOptions& o, json& skipped) {
@@ -88,6 +101,7 @@ json measure_bandwidth(const BandwidthOptions& o) {
                             "direction (bidirectional: both directions); median of the samples. CPU: see "
                             "machine.cpu.bandwidth.method"}};
   result["cpu_rows"] = cpu_rows(result["machine"]);
+  print_cpu_fp64(result["machine"]);
   json skipped = json::array();
   if (device::count() >= 2) result["peer_access"] = device::peer_access_possible(0, 1);
   result["rows"] = gpu_transfer_rows(o, skipped);

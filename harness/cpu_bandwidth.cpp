@@ -18,6 +18,10 @@
 #include "placement.hpp"
 #include "stats.hpp"
 
+#if defined(__SSE2__) || defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 #include <unistd.h>
 
 namespace nsb {
@@ -155,6 +159,90 @@ nlohmann::json measure_cpu_stream(int threads, int repetitions) {
 
 namespace {
 
+// The widest FP64 multiply-add this build has: a fused multiply-add where the build enables FMA (the
+// hardware's FP64 peak, as the GPU's is counted), else a multiply and an add (SSE2, or scalar).
+struct Fp64Vector {
+#if defined(__AVX512F__)
+  using V = __m512d;
+  static constexpr int kDoubles = 8;
+  static constexpr const char* kInstruction = "avx512f fma (_mm512_fmadd_pd)";
+  static V splat(double v) { return _mm512_set1_pd(v); }
+  static V multiply_add(V a, V x, V y) { return _mm512_fmadd_pd(a, x, y); }
+  static double sum(V a) { return _mm512_reduce_add_pd(a); }
+#elif defined(__AVX__) && defined(__FMA__)
+  using V = __m256d;
+  static constexpr int kDoubles = 4;
+  static constexpr const char* kInstruction = "avx2 fma (_mm256_fmadd_pd)";
+  static V splat(double v) { return _mm256_set1_pd(v); }
+  static V multiply_add(V a, V x, V y) { return _mm256_fmadd_pd(a, x, y); }
+  static double sum(V a) {
+    double d[4];
+    _mm256_storeu_pd(d, a);
+    return d[0] + d[1] + d[2] + d[3];
+  }
+#elif defined(__SSE2__)
+  using V = __m128d;
+  static constexpr int kDoubles = 2;
+  static constexpr const char* kInstruction = "sse2 multiply then add (no FMA in this build)";
+  static V splat(double v) { return _mm_set1_pd(v); }
+  static V multiply_add(V a, V x, V y) { return _mm_add_pd(_mm_mul_pd(a, x), y); }
+  static double sum(V a) {
+    double d[2];
+    _mm_storeu_pd(d, a);
+    return d[0] + d[1];
+  }
+#else
+  using V = double;
+  static constexpr int kDoubles = 1;
+  static constexpr const char* kInstruction = "scalar multiply then add";
+  static V splat(double v) { return v; }
+  static V multiply_add(V a, V x, V y) { return a * x + y; }
+  static double sum(V a) { return a; }
+#endif
+};
+
+// Independent chains a thread keeps in flight: two FMA units of 4-5 cycles' latency need 8-10 to stay
+// busy; 12 vectors (and the two constants) fit AVX2's 16 registers without spilling.
+constexpr int kFp64Chains = 12;
+constexpr long kFp64Iterations = long(1) << 21;  // 12 x 2^21 vector operations: 4-15 ms a pass, a core
+
+// One thread's chains: a <- a*x + y converges to y/(1-x) = 1 (no overflow, no denormals); the sum keeps
+// the compiler from dropping the loop.
+double fp64_chains() {
+  using F = Fp64Vector;
+  F::V acc[kFp64Chains];
+  for (int c = 0; c < kFp64Chains; ++c) acc[c] = F::splat(1.0 + 1e-3 * c);
+  const F::V x = F::splat(1.0 - 1e-6), y = F::splat(1e-6);
+  for (long i = 0; i < kFp64Iterations; ++i)
+    for (int c = 0; c < kFp64Chains; ++c) acc[c] = F::multiply_add(acc[c], x, y);
+  double s = 0;
+  for (int c = 0; c < kFp64Chains; ++c) s += F::sum(acc[c]);
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json measure_cpu_fp64(int threads, int repetitions) {
+  std::vector<double> seconds;
+  double sink = 0;
+  for (int r = 0; r <= repetitions; ++r) {  // pass 0 warms up (clocks, the threads' start) and is not kept
+    const auto start = Clock::now();
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+    sink += fp64_chains();
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    if (r > 0) seconds.push_back(s);
+  }
+  const double flops = 2.0 * threads * double(kFp64Iterations) * kFp64Chains * Fp64Vector::kDoubles;
+  const Summary s = summarize(seconds);
+  return {{"instruction", Fp64Vector::kInstruction}, {"doubles_a_vector", Fp64Vector::kDoubles},
+          {"chains", kFp64Chains}, {"flops_per_pass", flops}, {"repetitions", s.count}, {"median_s", s.median},
+          {"q1_s", s.q1}, {"q3_s", s.q3}, {"min_s", s.min}, {"max_s", s.max},
+          {"flops_per_second", flops / s.median}, {"best_flops_per_second", flops / s.min},
+          {"checksum", sink}};
+}
+
+namespace {
+
 // A measurement stands for this machine, these threads and this binding for a day: the CPU's bandwidth
 // does not change between the runs of a study, and measuring it costs 1-3 s a process, which a study of
 // hundreds of short runs would pay hundreds of times. The file records when and by whom it was measured,
@@ -232,8 +320,9 @@ nlohmann::json cpu_bandwidth(const std::vector<int>& thread_counts) {
   for (int t : counts) {
     if (!measured.count(t)) {
       nlohmann::json row = cached_stream(t);
-      if (row.is_null()) {
+      if (row.is_null() || !row.contains("fp64")) {  // a cache from before the FP64 rate was measured too
         row = measure_cpu_stream(t, kRepetitions);
+        row["fp64"] = measure_cpu_fp64(t, kRepetitions);
         store_stream(t, row);
       }
       measured[t] = row;
@@ -244,7 +333,10 @@ nlohmann::json cpu_bandwidth(const std::vector<int>& thread_counts) {
                      "arrays at least 4x the last-level cache the threads reach (64 MiB at least), first-touched by the threads that stream them "
                      "(schedule(static)); one untimed pass, then the repetitions; bytes_per_second of the median "
                      "pass; write-allocate traffic not counted (STREAM's convention); measured once a day per host, threads and binding "
-                     "(a row with cached_from was read from that cache; NSB_CPU_BANDWIDTH_CACHE=off measures afresh)"},
+                     "(a row with cached_from was read from that cache; NSB_CPU_BANDWIDTH_CACHE=off measures afresh). fp64: "
+                     "the FP64 rate beside it, each thread 12 independent chains a = a*x + y of the widest vector the "
+                     "reference's build has (fused multiply-add where it enables FMA: the hardware's peak, as the "
+                     "GPU's FP64 peak is counted), 2 flops a lane an operation, flops_per_second of the median pass"},
           {"by_threads", rows}};
 }
 

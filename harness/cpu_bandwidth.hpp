@@ -21,9 +21,16 @@ std::size_t last_level_cache_bytes();
 // traffic), median/q1/q3/min/max seconds and bytes_per_second of the median.
 nlohmann::json measure_cpu_stream(int threads, int repetitions);
 
-// The machine block's `cpu.bandwidth`: one core and every thread count in `thread_counts`, each
-// measured once a day per host, thread count and binding (a cache file, cpu_bandwidth.cpp says why;
-// the first measurement pays 1-3 s, later processes read it) and once per process at the most.
+// The CPU's FP64 rate on `threads` OpenMP threads: each thread runs independent multiply-add chains of
+// the widest vector this build has (fused where it enables FMA), in registers, so no memory is touched:
+// {instruction, doubles_a_vector, chains, flops_per_pass, median/q1/q3/min/max seconds, flops_per_second
+// of the median}. About 5-15 ms a pass.
+nlohmann::json measure_cpu_fp64(int threads, int repetitions);
+
+// The machine block's `cpu.bandwidth`: one core and every thread count in `thread_counts`, each row
+// with its FP64 rate beside the bandwidth (`fp64`), each measured once a day per host, thread count and
+// binding (a cache file, cpu_bandwidth.cpp says why; the first measurement pays 1-3 s, later processes
+// read it) and once per process at the most.
 nlohmann::json cpu_bandwidth(const std::vector<int>& thread_counts);
 
 // Where neither OMP_PROC_BIND nor OMP_PLACES is set, restarts this process (argv as given) with

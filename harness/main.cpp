@@ -305,7 +305,7 @@ CLI::App* add_bandwidth_command(CLI::App& app, BandwidthCli& c) {
   auto* bandwidth = app.add_subcommand(
       "bandwidth", "host<->device (pageable, pinned), device<->device and peer-to-peer bandwidth over message sizes, "
                    "and small-message latency (thesis Table A.1; the scaling model's link numbers); the CPU's "
-                   "STREAM copy and triad on one core and on all cores (machine.cpu.bandwidth)");
+                   "STREAM copy and triad and its FP64 rate on one core and on all cores (machine.cpu.bandwidth)");
   bandwidth->add_option("--samples", c.bo.samples, "timed transfers per size")->capture_default_str();
   bandwidth->add_option("--max-mib", c.max_mib, "largest message, MiB (sizes go up by 4x from 8 bytes)")
       ->capture_default_str();

@@ -147,6 +147,21 @@ def print_tables(paths, table, doc):
     return 0
 
 
+# FP32 and FP64 results per clock per SM (fused multiply-add counted once), by compute capability: the CUDA C++
+# Programming Guide's arithmetic-instruction throughput table. A GPU not listed gets no compute roof.
+FMA_PER_CLOCK_PER_SM = {"6.0": (64, 32), "7.0": (64, 32), "7.5": (64, 2), "8.0": (64, 32), "8.6": (128, 2),
+                        "8.9": (128, 2), "9.0": (128, 64)}
+
+
+def peak_flops(gpu):
+    """{'float': flop/s, 'double': flop/s} from the GPU record (SMs x FMA/clock x 2 x SM clock); {} if unknown."""
+    lanes = FMA_PER_CLOCK_PER_SM.get(str(gpu.get("compute_capability")))
+    if not lanes or not gpu.get("sm_count") or not gpu.get("sm_clock_khz"):
+        return {}
+    clock = gpu["sm_clock_khz"] * 1e3
+    return {"float": gpu["sm_count"] * lanes[0] * 2 * clock, "double": gpu["sm_count"] * lanes[1] * 2 * clock}
+
+
 def cpu_stream_bandwidth(result, threads, kernel="triad"):
     """The CPU's STREAM `kernel` bandwidth (bytes/s) on `threads` threads from a result's machine block
     (machine.cpu.bandwidth, harness/cpu_bandwidth.cpp), or None where the result predates it or did not
@@ -156,6 +171,21 @@ def cpu_stream_bandwidth(result, threads, kernel="triad"):
         if row.get("threads") == threads:
             return row[kernel]["bytes_per_second"]
     return None
+
+
+def cpu_fp64_rate(result, threads):
+    """The CPU's measured FP64 rate (flop/s) on `threads` threads, beside its bandwidth (machine.cpu.bandwidth
+    by_threads[].fp64, harness/cpu_bandwidth.cpp), or None where the result predates it."""
+    bandwidth = (((result.get("machine") or {}).get("cpu") or {}).get("bandwidth") or {})
+    for row in bandwidth.get("by_threads", []):
+        if row.get("threads") == threads:
+            return (row.get("fp64") or {}).get("flops_per_second")
+    return None
+
+
+def gpu_fp64_peak(result):
+    """The GPU's FP64 peak (flop/s) from its machine block (peak_flops), None where it is not known."""
+    return peak_flops(((result.get("machine") or {}).get("gpu") or {})).get("double")
 
 
 def cpu_threads_of_run(result):
@@ -175,24 +205,31 @@ def bandwidth_expectation(gpu_result, cpu_result):
     return gpu_copy / cpu_triad
 
 
-def speedup_flag(speedup, expectation, cause=None):
+def speedup_flag(speedup, expectation, cause=None, ratio="the bandwidth ratio"):
     """'' when a speedup is within twice the hardware expectation, else why it is flagged (`cause`, from
-    flag_cause, where the results carry byte models); '-' without both."""
+    flag_cause, where the results carry byte models); '-' without both. `ratio` names the expectation (the
+    bandwidth ratio, the FP64 ratio or the roofline's: hardware_expectation)."""
     if speedup is None or expectation is None:
         return "-"
     if speedup <= 2 * expectation:
         return ""
-    return (f"{speedup / expectation:.1f}x the bandwidth ratio: "
+    return (f"{speedup / expectation:.1f}x {ratio}: "
             + (cause or "the CPU side is below its bandwidth (see its stages' share)"))
 
 
 # ---------------------------------------------------------------- issue 37's speedup rows, one helper for every section
 
 SPEEDUP_NOTE = (
-    "Times are medians with their interquartile range. Expected: the GPU's measured copy bandwidth over the CPU's "
-    "measured triad bandwidth on the CPU run's threads (machine.gpu.copy_bandwidth, machine.cpu.bandwidth), the "
-    "speedup a memory-bound step would show; '-' where a result predates the CPU's measurement. A speedup over twice "
-    "its expectation is flagged with the two sides' shares of their bandwidths by the stages' byte models.")
+    "Times are medians with their interquartile range. Expected: what the hardware leads one to expect, by the "
+    "row's byte/flop model (its stages' modelled flops over modelled bytes, I) against each side's machine balance "
+    "(the CPU's measured FP64 rate over its measured triad bandwidth on the CPU run's threads; the GPU's FP64 peak "
+    "over its measured copy bandwidth): memory-bound on both sides, the GPU's copy bandwidth over the CPU's triad "
+    "bandwidth; compute-bound on both, the GPU's FP64 peak over the CPU's measured FP64 rate; between, the ratio of "
+    "the two rooflines, max(bytes / bandwidth, flops / FP64 rate) (machine.gpu.copy_bandwidth, "
+    "machine.cpu.bandwidth and its fp64 rows). The basis column names which. A result from before nsbench measured "
+    "the CPU's FP64 rate keeps the bandwidth ratio and says 'FP64 expectation: not measured on this host'; '-' where "
+    "a result predates the CPU's bandwidth measurement. A speedup over twice its expectation is flagged with the two "
+    "sides' shares of their bandwidths by the stages' byte models.")
 
 
 def time_stats(result, stage=None):
@@ -223,51 +260,124 @@ def modelled_bytes(result, stage=None):
     return total or None
 
 
+def modelled_flops(result, stage=None):
+    """The flops the stages' models count in a step (model.flops x calls_per_step, summed), or in one call of
+    `stage`; None where the result carries no flop model."""
+    stages = ((result or {}).get("timing") or {}).get("stages") or {}
+    if stage is not None:
+        return ((stages.get(stage) or {}).get("model") or {}).get("flops")
+    total = sum((st.get("model") or {}).get("flops", 0) * st.get("calls_per_step", 0) for st in stages.values())
+    return total or None
+
+
+def arithmetic_intensity(gpu_result, cpu_result, stage=None):
+    """Modelled flops over modelled bytes of the row (the GPU run's models, else the CPU run's); None without both."""
+    for r in (gpu_result, cpu_result):
+        nbytes, flops = modelled_bytes(r, stage), modelled_flops(r, stage)
+        if nbytes and flops:
+            return flops / nbytes
+    return None
+
+
+# What each kind of bound compares (hardware_expectation), and how a flag names it.
+RATIO_OF_BOUND = {("memory", "memory"): ("copy / triad", "the bandwidth ratio"),
+                  ("compute", "compute"): ("FP64 rates", "the FP64 ratio"),
+                  ("memory", "compute"): ("roofline, mixed", "the roofline ratio"),
+                  ("compute", "memory"): ("roofline, mixed", "the roofline ratio")}
+
+
+def hardware_expectation(gpu_result, cpu_result, stage=None):
+    """(expected speedup, basis, the ratio's name for a flag) of a GPU run over a CPU run (issue 37): by the row's
+    arithmetic intensity I against each side's machine balance (FP64 rate / bandwidth), the ratio of the two
+    rooflines max(1 / bandwidth, I / FP64 rate): the copy / triad bandwidth ratio where the row is memory-bound on
+    both sides, the FP64 ratio where compute-bound on both. The bandwidth ratio alone (said so) where the row has
+    no flop model or a rate was not measured; (None, '-', ...) without the bandwidths."""
+    ratio = bandwidth_expectation(gpu_result, cpu_result)
+    if ratio is None:
+        return None, "-", "the bandwidth ratio"
+    intensity = arithmetic_intensity(gpu_result, cpu_result, stage)
+    if intensity is None:
+        return ratio, "copy / triad (no flop model)", "the bandwidth ratio"
+    threads = cpu_threads_of_run(cpu_result)
+    cpu_flops, gpu_flops = cpu_fp64_rate(cpu_result, threads), gpu_fp64_peak(gpu_result)
+    if not cpu_flops or not gpu_flops:
+        missing = "not measured on this host" if not cpu_flops else "the GPU's FP64 peak not known"
+        return ratio, f"copy / triad ({fmt(intensity)} flop/B; FP64 expectation: {missing})", "the bandwidth ratio"
+    triad, copy = cpu_stream_bandwidth(cpu_result, threads), gpu_copy_bandwidth(gpu_result)
+    cpu_balance, gpu_balance = cpu_flops / triad, gpu_flops / copy
+    bound = ("compute" if intensity >= cpu_balance else "memory", "compute" if intensity >= gpu_balance else "memory")
+    expected = max(1 / triad, intensity / cpu_flops) / max(1 / copy, intensity / gpu_flops)
+    basis, name = RATIO_OF_BOUND[bound]
+    return expected, (f"{basis} ({fmt(intensity)} flop/B: {bound[0]}-bound on the CPU, balance {fmt(cpu_balance)}; "
+                      f"{bound[1]}-bound on the GPU, balance {fmt(gpu_balance)})"), name
+
+
 def gpu_copy_bandwidth(result):
     return (((result.get("machine") or {}).get("gpu") or {}).get("copy_bandwidth") or {}).get("bytes_per_second")
 
 
 def flag_cause(gpu_result, cpu_result, stage=None):
-    """Why a speedup is far above the bandwidth ratio, from the byte models: the CPU side's share of its triad
-    bandwidth and the GPU side's of its copy bandwidth (over 100%: caches serve part of the traffic)."""
+    """Why a speedup is far above its expectation, from the byte/flop models: the CPU side's share of its triad
+    bandwidth (of its measured FP64 rate where the row is compute-bound on the CPU) and the GPU side's of its copy
+    bandwidth (over 100%: caches serve part of the traffic)."""
     data = modelled_bytes(cpu_result, stage)
     cpu_t, gpu_t = time_stats(cpu_result, stage), time_stats(gpu_result, stage)
-    triad = cpu_stream_bandwidth(cpu_result, cpu_threads_of_run(cpu_result))
+    threads = cpu_threads_of_run(cpu_result)
+    triad = cpu_stream_bandwidth(cpu_result, threads)
     copy = gpu_copy_bandwidth(gpu_result)
     if not data or not cpu_t or not gpu_t or not triad or not copy:
         return None
     cpu_share, gpu_share = data / cpu_t[0] / triad, data / gpu_t[0] / copy
-    parts = [f"the CPU side moves its modelled bytes at {fmt(100 * cpu_share)}% of its triad bandwidth"
-             + (" (its caches serve part)" if cpu_share > 1 else "")]
+    flops, cpu_flops = modelled_flops(cpu_result, stage), cpu_fp64_rate(cpu_result, threads)
+    if flops and cpu_flops and flops / data >= cpu_flops / triad:  # compute-bound on the CPU: its flops are the limit
+        parts = [f"the CPU side does its modelled flops at {fmt(100 * flops / cpu_t[0] / cpu_flops)}% of its measured "
+                 "FP64 rate"]
+    else:
+        parts = [f"the CPU side moves its modelled bytes at {fmt(100 * cpu_share)}% of its triad bandwidth"
+                 + (" (its caches serve part)" if cpu_share > 1 else "")]
     if gpu_share > 1:
         parts.append(f"the GPU side at {fmt(100 * gpu_share)}% of its copy bandwidth (its caches serve part)")
     return "; ".join(parts)
+
+
+NOT_RUN = "not run on this machine yet"
 
 
 def speedup_headers(cores, unit="ms/step"):
     """The headers of speedup_cells' cells; `cores` is the all-cores run's thread count (None: not run)."""
     n = f"{cores} cores" if cores else "all cores (not run)"
     return [f"GPU {unit} (IQR)", f"1 core {unit} (IQR)", "speedup vs 1 core", f"{n} {unit} (IQR)",
-            f"speedup vs {cores or 'all'} cores", "expected vs 1 core (copy / triad)", f"expected vs {cores or 'all'} cores",
-            "flag (over 2x expected)"]
+            f"speedup vs {cores or 'all'} cores", "expected vs 1 core", f"expected vs {cores or 'all'} cores",
+            "expectation's basis (byte/flop model)", "flag (over 2x expected)"]
 
 
 def speedup_cells(gpu_result, cpu_one, cpu_all, stage=None, scale=1e3):
-    """Issue 37's cells of one GPU result against the CPU runs on one core and on all cores (either may be None):
-    both times with their IQR, the speedups over each, the hardware's expectation for each (bandwidth_expectation)
-    and a flag with its cause where a speedup is over twice its expectation. `stage`: compare one stage's time
-    per call instead of the step. '-' wherever a run or a measured bandwidth is missing."""
+    """Issue 37's cells of one GPU result against the CPU runs on one core and on all cores (either may be None:
+    its time says it was not run on this machine yet): both times with their IQR, the speedups over each, the
+    hardware's expectation for each (hardware_expectation) and its basis, and a flag with its cause where a speedup
+    is over twice its expectation. `stage`: compare one stage's time per call instead of the step. '-' wherever a
+    time or a measured bandwidth is missing."""
     gpu_t = time_stats(gpu_result, stage)
-    cells, flags = [fmt_time(gpu_t, scale)], []
-    expectations = []
+    cells, flags, expectations, bases = [fmt_time(gpu_t, scale)], [], [], []
     for label, cpu in (("1 core", cpu_one), (f"{cpu_threads_of_run(cpu_all or {})} cores", cpu_all)):
         cpu_t = time_stats(cpu, stage) if cpu else None
         s = cpu_t[0] / gpu_t[0] if cpu_t and gpu_t and gpu_t[0] else None
-        e = bandwidth_expectation(gpu_result, cpu) if cpu and gpu_result else None
-        cells += [fmt_time(cpu_t, scale), fmt(s)]
+        e, basis, ratio = hardware_expectation(gpu_result, cpu, stage) if cpu and gpu_result else (None, "-", "")
+        cells += [fmt_time(cpu_t, scale) if cpu else NOT_RUN, fmt(s)]
         expectations.append(e)
-        flag = speedup_flag(s, e, flag_cause(gpu_result, cpu, stage) if s and e and s > 2 * e else None)
+        if basis != "-":
+            bases.append((label, basis))
+        flag = speedup_flag(s, e, flag_cause(gpu_result, cpu, stage) if s and e and s > 2 * e else None, ratio)
         if flag not in ("", "-"):
             flags.append(f"vs {label}: {flag}")
     judged = any(e is not None for e in expectations)  # "no": within twice its expectation; "-": nothing to judge by
-    return cells + [fmt(e) for e in expectations] + ["; ".join(flags) or ("no" if judged else "-")]
+    return cells + [fmt(e) for e in expectations] + [basis_cell(bases), "; ".join(flags) or ("no" if judged else "-")]
+
+
+def basis_cell(bases):
+    """One basis where both columns share it, else each with its column's label; '-' where neither has one."""
+    if not bases:
+        return "-"
+    if len({b for _, b in bases}) == 1:
+        return bases[0][1]
+    return "; ".join(f"vs {label}: {b}" for label, b in bases)

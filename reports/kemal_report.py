@@ -169,7 +169,9 @@ def kemal_techniques(s, study, results, paper, out, all_results):
 
 def kemal_routines(s, study, results, paper, out, all_results):
     cpu = {_grid(r): r for r in _group(results, "cpu")}
+    cpu_all = {_grid(r): r for r in _group(results, "cpu_all")}
     gpu = {_grid(r): r for r in _group(results, "gpu")}
+    cores = next((r["run"]["threads"] for r in cpu_all.values()), None)
     grids = sorted(set(cpu) | set(gpu), key=_block_nodes)
     paper_by = {p["routine"]: p for p in paper}
     table, series = [], {}
@@ -180,12 +182,12 @@ def kemal_routines(s, study, results, paper, out, all_results):
             c = _per_call(cpu[g], routine) if g in cpu else None
             x = _per_call(gpu[g], routine) if g in gpu else None
             series.setdefault(routine, []).append((_block_nodes(g), _ratio(c, x)))
-            cells = common.speedup_cells(gpu[g], cpu.get(g), None, stage=routine, scale=1e6) if g in gpu else \
-                ["-"] * 8
+            cells = common.speedup_cells(gpu[g], cpu.get(g), cpu_all.get(g), stage=routine, scale=1e6) \
+                if g in gpu else ["-"] * len(common.speedup_headers(cores))
             table.append([f"{routine} (Fig. {FIGURE[routine]})", g, *cells, claim])
-    s.p("Each routine, one GPU (recipe kemal) against one CPU core, per call in the loop, by grid. This study runs no "
-        "all-cores CPU reference (the paper's baseline is one core).")
-    s.table(["routine", "grid", *common.speedup_headers(None, "us/call"),
+    s.p("Each routine, one GPU (recipe kemal) against one CPU core (the paper's baseline) and against all cores "
+        "(cpu_omp, the group cpu_all), per call in the loop, by grid.")
+    s.table(["routine", "grid", *common.speedup_headers(cores, "us/call"),
              "paper at 1033^2: 1 GPU over 1 core, as the paper measured"], table)
     s.p(common.SPEEDUP_NOTE)
     if _speedup_plot(out, "kemal_fig16_24.png", series, "speedup over one CPU core",

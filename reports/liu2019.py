@@ -108,8 +108,7 @@ def liu_cpu_threads(s, study, results, paper, out, all_results):
 
 
 def fp64_peak(gpu):
-    from study_report import peak_flops  # the report's table of FMA units per SM (imported late: no cycle)
-    return peak_flops(gpu).get("double")
+    return common.peak_flops(gpu).get("double")
 
 
 # The solver runs of Fig. 7's GPU columns: (ranks, halo variant).
@@ -272,8 +271,8 @@ def liu_solver_speedup(s, study, results, paper, out, all_results):
             table.append([grid, recipe, *common.speedup_cells(found[(grid, "cuda", recipe, 1, "")], cpu_one.get(grid),
                                                               cpu_all.get(grid)),
                           claim_1, fmt(100 * share) if share else "-"])
-    s.p("One GPU against the CPU reference; this study runs the CPU on all threads only (the paper's baseline: its 12 "
-        "OpenMP threads), so the one-core columns are empty (Fig. 6's section has one thread against all, by stage).")
+    s.p("One GPU against the CPU reference on one core (cpu_serial, the group cpu_one) and on all threads (cpu_omp, "
+        "the paper's baseline: its 12 OpenMP threads); Fig. 6's section has one thread against all, by stage.")
     s.table(["grid (cells)", "GPU recipe", *common.speedup_headers(cores),
              "paper: 1 GPU over 12 CPU threads, as the paper measured", "MLS + CG % of GPU step"], table)
     s.p(common.SPEEDUP_NOTE)

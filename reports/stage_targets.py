@@ -145,8 +145,7 @@ def copy_percent(result, row, t):
 
 def fp64_peak_percent(result, row, t):
     """% of FP64 peak = 100 x model flops / seconds / (SMs x FP64 FMA lanes an SM x 2 x SM clock)."""
-    import study_report  # here, not at the top: study_report imports this module for its BUILDERS
-    peak = study_report.peak_flops((result.get("machine") or {}).get("gpu") or {}).get("double")
+    peak = common.peak_flops((result.get("machine") or {}).get("gpu") or {}).get("double")
     if not peak or not row.get("model_flops"):
         return None
     return dict(measurement(lambda s: 100 * row["model_flops"] / s / peak, call_quartiles(row), row.get("samples"),

@@ -573,21 +573,6 @@ def bandwidth(s, study, results, paper, out, all_results):
     s.fig("tableA1.png", "Bandwidth by message size (bidirectional counts both directions)")
 
 
-# FP32 and FP64 results per clock per SM (fused multiply-add counted once), by compute capability: the CUDA C++
-# Programming Guide's arithmetic-instruction throughput table. A GPU not listed gets no compute roof.
-FMA_PER_CLOCK_PER_SM = {"6.0": (64, 32), "7.0": (64, 32), "7.5": (64, 2), "8.0": (64, 32), "8.6": (128, 2),
-                        "8.9": (128, 2), "9.0": (128, 64)}
-
-
-def peak_flops(gpu):
-    """{'float': flop/s, 'double': flop/s} from the GPU record (SMs x FMA/clock x 2 x SM clock); {} if unknown."""
-    lanes = FMA_PER_CLOCK_PER_SM.get(str(gpu.get("compute_capability")))
-    if not lanes or not gpu.get("sm_count") or not gpu.get("sm_clock_khz"):
-        return {}
-    clock = gpu["sm_clock_khz"] * 1e3
-    return {"float": gpu["sm_count"] * lanes[0] * 2 * clock, "double": gpu["sm_count"] * lanes[1] * 2 * clock}
-
-
 def roofline(s, study, results, paper, out, all_results):
     gpu = gpu_record(results)
     copy = (gpu.get("copy_bandwidth") or {}).get("bytes_per_second")
@@ -602,7 +587,7 @@ def roofline(s, study, results, paper, out, all_results):
     order = stage_order_of_rows(results)
     pts = [{"stage": v["stage"], "variant": k[0], "precision": k[1], "intensity": v["model_flops"] / v["model_bytes"],
             "gflops": v["flops_per_second"] * 1e-9} for k, v in best.items() if v["model_flops"] > 0]
-    peaks = peak_flops(gpu)
+    peaks = common.peak_flops(gpu)
     plots.roofline(out, "roofline.png", pts, copy, peaks, order)
     zero = sorted({v["stage"] for v in best.values() if v["model_flops"] == 0})
     roofs = (f"the float and double peaks ({', '.join(f'{p} {fmt(f * 1e-12)} TFLOP/s' for p, f in peaks.items())}: "

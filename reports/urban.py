@@ -152,13 +152,13 @@ def urban_speedup(s, study, results, paper, out, all_results):
         best1 = one.get(g, {}).get("urban")
         t1 = _step(best1) if best1 else None
         for label, r in (("1 GPU (urban)", best1), ("2 GPUs", two.get(g))):
-            rows.append([g, label, *(common.speedup_cells(r, serial, omp) if r else ["-"] * 8),
+            rows.append([g, label, *(common.speedup_cells(r, serial, omp) if r else ["-"] * len(common.speedup_headers(cores))),
                          fmt(t1 / _step(r) if t1 and r else None), "-"])
         t4 = _four_gpu_model(two[g], slab[QUARTER_SLAB[g]]) if g in two and QUARTER_SLAB.get(g) in slab else None
         rows.append([g, "4 GPUs (model)", fmt(t4 * 1e3 if t4 else None),
                      common.fmt_time(common.time_stats(serial)), fmt(_step(serial) / t4 if serial and t4 else None),
                      common.fmt_time(common.time_stats(omp)), fmt(_step(omp) / t4 if omp and t4 else None),
-                     "-", "-", "-", fmt(t1 / t4 if t1 and t4 else None),
+                     "-", "-", "-", "-", fmt(t1 / t4 if t1 and t4 else None),
                      paper_4_over_1.get(f"speedup_4gpu_over_1gpu_{THESIS_GRID.get(g)}", "-")])
         thesis1 = one.get(g, {}).get("urban-thesis")
         if thesis1:
