@@ -16,6 +16,6 @@ for png in validation_ghia_re100.png validation_cavity_slice_re100.png validatio
 done
 grep -q '| channel | 10 | cpu_serial, 4x1x32 | .* | poiseuille | 0.000977 | 0.000977 |' "$dir/report/report.md" ||
   { echo "the channel row does not show the predicted error 0.000977:"; grep '| channel' "$dir/report/report.md"; exit 1; }
-grep -q '| cavity | 100 | cpu_omp, 64x4x64 | .* | ghia | 0.0' "$dir/report/report.md" ||
+grep -q '| cavity | 100 | cpu_[a-z]*, 64x4x64 | .* | ghia | 0.0' "$dir/report/report.md" ||
   { echo "no cavity row with a Ghia error below 0.1"; exit 1; }
 echo "flow_validation report: 4 pictures, channel error as predicted"
