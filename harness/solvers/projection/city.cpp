@@ -60,9 +60,9 @@ std::vector<double> solid_flags(const Grid& g, const std::vector<Building>& buil
   const double dx = g.dx(), dy = g.dy(), dz = g.dz();
   // The cells whose centre may lie in [lo, hi) along an axis of spacing h and n cells (a margin of one
   // cell either side; the test below decides).
-  auto range = [](double lo, double hi, double h, int n, int& first, int& last) {
-    first = std::max(1, int(std::floor(lo / h)));
-    last = std::min(n, int(std::ceil(hi / h)) + 1);
+  auto range = [](double lo, double hi, double h, int n, int& from, int& to) {
+    from = std::max(1, int(std::floor(lo / h)));
+    to = std::min(n, int(std::ceil(hi / h)) + 1);
   };
   for (const Building& b : buildings) {
     int i0, i1, j0, j1, k0, k1;
