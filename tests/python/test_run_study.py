@@ -32,7 +32,7 @@ def test_runner_runs_resumes_repeats_and_skips(tmp_path):
 
     gpu = run_study(tmp_path, "fig4_5_global_vs_optimal", "--quick", "--gpus", "0")
     skipped = glob.glob(str(folder(tmp_path, "fig4_5_global_vs_optimal") / "*.skipped.json"))
-    assert len(skipped) == 4 and "SKIPPED" in gpu.stdout
+    assert len(skipped) == 5 and "SKIPPED" in gpu.stdout  # four named recipes and the tuned one
     assert "needs 1 GPU" in json.load(open(skipped[0]))["reason"]
 
 
@@ -114,7 +114,7 @@ def test_runner_records_a_failure_and_resumes_after_it(tmp_path):
 def test_the_old_nsbench_schemas_still_run(tmp_path):
     r = run_study(tmp_path, "fig4_5_global_vs_optimal", "--quick", "--gpus", "1", env={"FAKE_NSBENCH_SCHEMA": "1"})
     assert r.returncode == 0, r.stdout + r.stderr
-    assert len(glob.glob(str(folder(tmp_path, "fig4_5_global_vs_optimal") / "*.json"))) == 4
+    assert len(glob.glob(str(folder(tmp_path, "fig4_5_global_vs_optimal") / "*.json"))) == 5
 
 
 def test_unknown_study_lists_the_known_ones(tmp_path):
@@ -206,7 +206,7 @@ def test_runner_says_what_it_expects_and_what_it_took(tmp_path):
     assert "expect about 0m00s of runs: 0 timed by their committed results, 0 with none; 0 to skip and 4 kept" \
         in again.stdout  # resumed runs count zero
     gpu = run_study(tmp_path, "fig4_5_global_vs_optimal", "--quick", "--gpus", "0", "--reference", str(ref))
-    assert "expect about 0m00s of runs: 0 timed by their committed results, 0 with none; 4 to skip" in gpu.stdout
+    assert "expect about 0m00s of runs: 0 timed by their committed results, 0 with none; 5 to skip" in gpu.stdout
 
 
 def test_dry_run_says_the_expectation_and_the_time_by_study_beside_it(tmp_path):
@@ -243,4 +243,4 @@ def test_the_runner_leaves_a_log_of_every_run_with_its_time_and_expectation(tmp_
     gpu = run_study(tmp_path, "fig4_5_global_vs_optimal", "--quick", "--gpus", "0", "--reference", str(ref))
     logs = glob.glob(str(tmp_path / "results" / "run-study" / "testbox" / "*-quick.json"))
     skipped = [json.load(open(p)) for p in logs if p != path]
-    assert gpu.returncode == 0 and len(skipped) == 1 and skipped[0]["counts"]["skipped"] == 4
+    assert gpu.returncode == 0 and len(skipped) == 1 and skipped[0]["counts"]["skipped"] == 5

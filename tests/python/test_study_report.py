@@ -106,7 +106,7 @@ def test_a_truncated_result_is_named_and_the_report_finishes(tmp_path, capsys):
     study_report.build_report(str(tmp_path / "results"), STUDIES, "testbox", str(out))
     md = (out / "report.md").read_text()
     assert f"| UNREADABLE | - | - | {victim}: not valid JSON, truncated or damaged" in md
-    assert md_rows(md, ["[fig4_5_global_vs_optimal](#fig4_5_global_vs_optimal)"])[2:7] == ["4", "3", "0", "0", "1"]
+    assert md_rows(md, ["[fig4_5_global_vs_optimal](#fig4_5_global_vs_optimal)"])[2:7] == ["5", "4", "0", "0", "1"]
     assert "REPORT ERROR" not in md and (out / "fig4_5.png").exists()  # the other three runs are reported
     assert victim in capsys.readouterr().err
     assert "UNREADABLE" in (out / "index.html").read_text()
