@@ -250,24 +250,22 @@ def fmt_time(stats, scale=1e3):
     return fmt(median * scale) + (f" (IQR {fmt(iqr * scale)})" if iqr is not None else "")
 
 
-def modelled_bytes(result, stage=None):
-    """The bytes the stages' byte models move in a step (model.bytes x calls_per_step, summed), or in one call of
-    `stage`; None where the result carries no byte model."""
+def modelled(result, quantity, stage=None):
+    """What the stages' models count (quantity: "bytes" or "flops") in a step (model[quantity] x calls_per_step,
+    summed), or in one call of `stage`; None where the result carries no such model."""
     stages = ((result or {}).get("timing") or {}).get("stages") or {}
     if stage is not None:
-        return ((stages.get(stage) or {}).get("model") or {}).get("bytes")
-    total = sum((st.get("model") or {}).get("bytes", 0) * st.get("calls_per_step", 0) for st in stages.values())
+        return ((stages.get(stage) or {}).get("model") or {}).get(quantity)
+    total = sum((st.get("model") or {}).get(quantity, 0) * st.get("calls_per_step", 0) for st in stages.values())
     return total or None
+
+
+def modelled_bytes(result, stage=None):
+    return modelled(result, "bytes", stage)
 
 
 def modelled_flops(result, stage=None):
-    """The flops the stages' models count in a step (model.flops x calls_per_step, summed), or in one call of
-    `stage`; None where the result carries no flop model."""
-    stages = ((result or {}).get("timing") or {}).get("stages") or {}
-    if stage is not None:
-        return ((stages.get(stage) or {}).get("model") or {}).get("flops")
-    total = sum((st.get("model") or {}).get("flops", 0) * st.get("calls_per_step", 0) for st in stages.values())
-    return total or None
+    return modelled(result, "flops", stage)
 
 
 def arithmetic_intensity(gpu_result, cpu_result, stage=None):
