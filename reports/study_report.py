@@ -22,7 +22,8 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 import cpu_shares  # noqa: E402
-import ha  # noqa: E402
+import ha2018  # noqa: E402
+import ha2018_scaling  # noqa: E402
 import liu2019  # noqa: E402
 import report_page  # noqa: E402
 import report_plots as plots  # noqa: E402
@@ -33,8 +34,8 @@ from common import fmt, variant_id, variant_name  # noqa: E402
 from report_page import Section, verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
 import validation_report  # noqa: E402
-import kemal_report  # noqa: E402
-import gohari_report  # noqa: E402
+import kemal2015  # noqa: E402
+import gohari2012  # noqa: E402
 import history  # noqa: E402
 import poisson_report  # noqa: E402
 import stage_targets  # noqa: E402
@@ -620,10 +621,11 @@ BUILDERS = {"cpu_gflops": cpu_gflops, "stage_compare": stage_compare, "recipe_co
             "speedup": speedup, "scaling": scaling, "block_shapes": block_shapes, "registers": registers,
             "bandwidth": bandwidth, "roofline": roofline, "regression": regression, "wave_speedup": wave_speedup}
 BUILDERS.update(validation_report.BUILDERS)  # each paper's or topic's module adds its own builders
-BUILDERS.update(ha.BUILDERS)  # Ha, Park & You (studies/ha/)
+BUILDERS.update(ha2018.BUILDERS)  # Ha, Park & You (studies/ha2018/)
+BUILDERS.update(ha2018_scaling.BUILDERS)  # its p > 1 sections: emulated T(p) with the communication model
 BUILDERS.update(liu2019.BUILDERS)  # noqa: E305 (Liu, Wu, Kao & Sheu 2019: the IMLE solver's figures)
-BUILDERS.update(kemal_report.BUILDERS)
-BUILDERS.update(gohari_report.BUILDERS)
+BUILDERS.update(kemal2015.BUILDERS)
+BUILDERS.update(gohari2012.BUILDERS)
 BUILDERS.update(urban.BUILDERS)
 BUILDERS.update(poisson_report.BUILDERS)
 BUILDERS.update(stage_targets.BUILDERS)  # issue 43's table (studies/targets/)

@@ -52,12 +52,12 @@ OPTIONS = {
 }
 REPORTS = {"cpu_gflops", "stage_compare", "recipe_compare", "speedup", "scaling", "block_shapes", "registers",
            "bandwidth", "roofline", "regression", "wave_speedup", "validation"}
-REPORTS |= {"tridiag_bandwidth", "fracstep_step_time"}  # reports/ha.py
+REPORTS |= {"tridiag_bandwidth", "fracstep_step_time"}  # reports/ha2018.py
 REPORTS |= {"table1_p4_emulated", "fig5_components_emulated", "fig3_v1_transpose_model",
-            "fracstep_e2_measured"}  # reports/ha_scaling.py
+            "fracstep_e2_measured"}  # reports/ha2018_scaling.py
 REPORTS |= {"liu_cpu_threads", "liu_stage_speedup", "liu_solver_speedup"}  # reports/liu2019.py
-REPORTS |= {"kemal_techniques", "kemal_routines", "kemal_ranks"}  # reports/kemal_report.py
-REPORTS |= {"gohari_grid", "gohari_flow", "gohari_checks", "gohari_profile", "gohari_sor_omega"}  # reports/gohari_report.py
+REPORTS |= {"kemal_techniques", "kemal_routines", "kemal_ranks"}  # reports/kemal2015.py
+REPORTS |= {"gohari_grid", "gohari_flow", "gohari_checks", "gohari_profile", "gohari_sor_omega"}  # reports/gohari2012.py
 REPORTS |= {"urban_block_shapes", "urban_speedup", "cube_refinement", "urban_per_gpu"}  # reports/urban.py
 REPORTS |= {"poisson_time_to_tolerance"}  # reports/poisson_report.py
 REPORTS |= {"stage_targets"}  # reports/stage_targets.py

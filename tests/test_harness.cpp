@@ -667,7 +667,7 @@ TEST(Profile, MetricNamesAreNsightComputeNames) {
   const auto& m = profile::counter_metrics();
   EXPECT_NE(std::find(m.begin(), m.end(), "dram__bytes_read.sum"), m.end());
   EXPECT_NE(std::find(m.begin(), m.end(), "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), m.end());
-  // the profiler-figure study of Gohari et al. reads these (reports/gohari_profile.py)
+  // the profiler-figure study of Gohari et al. reads these (reports/gohari2012_profile.py)
   EXPECT_NE(std::find(m.begin(), m.end(), "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), m.end());
   EXPECT_NE(std::find(m.begin(), m.end(), "dram__throughput.avg.pct_of_peak_sustained_elapsed"), m.end());
 }

@@ -448,7 +448,7 @@ TEST(ImleSolver, CavitySerialAgreesWithOpenMp) {
 // Issue 22: what a change of summation order alone does to CG and to the state. The CPU reference's
 // sums are compensated per thread, so cpu_serial and cpu_omp on 2 and 3 threads differ only in how the
 // partial sums meet: a few units of double per dot product, as a GPU's other order does. The histories
-// and states printed here are the measurement docs/solvers/liu.md quotes; the bounds are the ones the GPU
+// and states printed here are the measurement docs/solvers/imle.md quotes; the bounds are the ones the GPU
 // check below uses, so the CPU shows they are what round-off alone reaches.
 struct OrderRun {
   HostState<double> state;

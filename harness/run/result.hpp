@@ -81,7 +81,7 @@ double solver_tolerance() {
 // A Krylov pressure solve (cg, pcg) amplifies that rounding: its iterates depend on every earlier dot
 // product, so a change of summation order alone (the CPU's own thread count) moves its residual history
 // by percents mid-solve and the state after a few steps by up to ~1e-9 of a field's largest value (the
-// IMLE solver, issue 22: docs/solvers/liu.md has the measurements). Its runs get this tolerance instead.
+// IMLE solver, issue 22: docs/solvers/imle.md has the measurements). Its runs get this tolerance instead.
 inline bool krylov_method(const std::string& poisson_method) { return poisson_method == "cg" || poisson_method == "pcg"; }
 template <class T>
 double reference_tolerance(const std::string& pressure_method) {

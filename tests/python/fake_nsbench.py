@@ -462,7 +462,7 @@ def listing():
                 "with_cuda": True, "with_mpi": True, "halo": halo,
                 "variants": [{"stage": s, "name": n, "tunings": TUNINGS} for s, n in VARIANTS]
                 + [{"stage": s, "name": n, "tunings": t} for s, n, t in URBAN_VARIANTS]
-                # the family named with its solver, so every study (studies/ha/ too) loads under both schemas
+                # the family named with its solver, so every study (studies/ha2018/ too) loads under both schemas
                 + [{"solver": FAMILY, "stage": k, "name": n, "tunings": ["b64"]}
                    for k, names in FAMILY_VARIANTS.items() for n in names]
                 + [{"solver": "fracstep", "stage": k, "name": n, "tunings": ["b256"]}

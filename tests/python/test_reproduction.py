@@ -94,7 +94,7 @@ def test_every_paper_page_has_one_row_per_listed_item(name, path):
 
 
 def test_every_paper_has_a_plan():
-    assert {n for n, _ in reproduction.find_plans(STUDIES)} == {"thibault2009", "liu2019", "ha", "kemal2015",
+    assert {n for n, _ in reproduction.find_plans(STUDIES)} == {"thibault2009", "liu2019", "ha2018", "kemal2015",
                                                                  "gohari2012"}
 
 

@@ -7,7 +7,7 @@ measured (50 GFLOP/s on one core, 200 on four) and a GPU of 30 TFLOP/s FP64 peak
 from study_helpers import REPORTS  # noqa: F401  (puts reports/ on the path)
 import common
 import cpu_shares
-import kemal_report
+import kemal2015
 import liu2019
 import study_report
 import urban
@@ -95,7 +95,7 @@ def test_kemal_routine_rows_per_call_against_one_core(tmp_path):
     for r in results.values():
         r["run"]["grid"] = {"nx": 129, "ny": 129, "nz": 13}
     s = Section("fig14_24_routines", "t")
-    kemal_report.kemal_routines(s, {}, results, [{"routine": "lamvis", "speedup_1gpu_vs_1cpu": "10",
+    kemal2015.kemal_routines(s, {}, results, [{"routine": "lamvis", "speedup_1gpu_vs_1cpu": "10",
                                                   "qualifier": "at least: text"}], str(tmp_path), {})
     header, rows = tables(s)["routine|grid"]
     assert header[3] == "1 core us/call (IQR)" and header[5] == "all cores (not run) us/call (IQR)"
@@ -127,7 +127,7 @@ def test_kemal_routine_rows_over_all_cores_name_the_core_count(tmp_path):
     for r in results.values():
         r["run"]["grid"] = {"nx": 129, "ny": 129, "nz": 13}
     s = Section("fig14_24_routines", "t")
-    kemal_report.kemal_routines(s, {}, results, [], str(tmp_path), {})
+    kemal2015.kemal_routines(s, {}, results, [], str(tmp_path), {})
     header, rows = tables(s)["routine|grid"]
     assert header[5:7] == ["4 cores us/call (IQR)", "speedup vs 4 cores"]
     assert rows[("lamvis (Fig. 16)", "129x129x13")][2:9] == ["1 (IQR 0.1)", "1000 (IQR 100)", "1000", "200 (IQR 20)",

@@ -10,7 +10,7 @@
 // the way back up. Threads-driver GPU ranks with --case-param exchange=neighbours (the neighbour lists), one
 // GPU a rank (NCCL refuses two ranks on one GPU); one rank: as boundary_band. It moves what the P2P variant
 // moves (whole bands GPU to GPU, then down): with the routines on the CPU it cannot beat the host messages
-// (docs/solvers/kemal.md, Ranks); it is the exchange a GPU ifsum and bc would keep.
+// (docs/solvers/multiblock.md, Ranks); it is the exchange a GPU ifsum and bc would keep.
 #pragma once
 
 #include <memory>

@@ -7,7 +7,7 @@
 //                  add (no other block writes it); the tile's edge nodes, shared with the neighbouring
 //                  blocks, are added with global atomics.
 //
-// Why (docs/solvers/kemal.md, "Streaming at G4"): atomic_fp64 makes 4 global read-modify-writes of every res
+// Why (docs/solvers/multiblock.md, "Streaming at G4"): atomic_fp64 makes 4 global read-modify-writes of every res
 // word (one from each cell around a node) where the byte model counts one; here a 32 x 4 block makes 72
 // global atomics a value for its 128 cells instead of 512. The sum's order varies with the shared-memory
 // atomics' order: order-dependent, as atomic_fp64.

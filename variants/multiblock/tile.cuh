@@ -6,7 +6,7 @@
 // (Stencil::value: stressp's u, v, h, four divisions a node where the global variant makes sixteen;
 // smthp's rho..E and the pressure, once a node where the global variant computes it six times). After one
 // barrier each thread runs the routine's formula on the tile (the `_with` forms of formulas.hpp take an
-// accessor, so the numbers are the global variant's). Why (docs/solvers/kemal.md, "Streaming at G4"): the
+// accessor, so the numbers are the global variant's). Why (docs/solvers/multiblock.md, "Streaming at G4"): the
 // global variants move no more DRAM bytes than their byte model, but stall on dependent L1 loads of the
 // neighbours at low occupancy (stressp: 74 registers, 37.5%); here all of a block's loads are independent
 // and issued together, and the stencil then reads shared memory.

@@ -1,7 +1,7 @@
 // V1's global transposes as stage kinds (transpose.hpp): fracstep/transpose_zx (z-slabs -> x-slabs: M1, P1)
 // and fracstep/transpose_xz (back: M2, P4), with the fixture on which `nsbench verify`, `nsbench stages` and
 // nsbench-micro run their variants. No time loop calls them (V1 is not a solver here): they are measured on
-// their own for Fig. 3 (studies/ha/fig3_v1_transpose_model.yaml).
+// their own for Fig. 3 (studies/ha2018/fig3_v1_transpose_model.yaml).
 //
 // A generic tool's grid nx x ny x nz is the whole field; the workload names the ranks and the point's words:
 // p2, p4 (a real field: u, v, w), p2_complex, p4_complex (the Poisson solve's spectral field).

@@ -3,7 +3,7 @@
 // the same numbers), reorganised for a GPU thread that owns a line. phi is loaded kCcdChunk cells at a
 // time, independent loads, where ccd_solve_line stores d1, d2 between two loads of phi (which may alias
 // them), so that each of its steps waits a full memory latency (Nsight Compute, 201^3 double: 96% of the
-// cycles between two instructions stalled on L1TEX; docs/solvers/liu.md). And the forward sweep's y does
+// cycles between two instructions stalled on L1TEX; docs/solvers/imle.md). And the forward sweep's y does
 // not go through d1, d2 in global memory (7 words a cell of traffic against the work model's 3):
 //   ccd_solve_line_shared_y    keeps y, 2 words a row, in a store the caller gives (shared memory): 3 words
 //   ccd_solve_line_recompute   keeps only y entering each chunk (2 words a chunk); the backward sweep

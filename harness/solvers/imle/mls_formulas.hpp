@@ -19,7 +19,7 @@
 // f_p = (u*, v*, w*) of point p (R is 10x3).
 //
 // Weight (open in the paper, which defers to its ref. [8]; chosen here and documented in
-// docs/solvers/liu.md): Wendland's C2 function w(q) = (1 - q)^4 (4 q + 1) for q = |s| / R_s < 1, else 0,
+// docs/solvers/imle.md): Wendland's C2 function w(q) = (1 - q)^4 (4 q + 1) for q = |s| / R_s < 1, else 0,
 // with support radius R_s = kMlsSupport = 2 cells: the 27 points of a still grid all weigh (the corner
 // ones, at sqrt(3), least), and a particle that moved more than about a quarter cell away still counts.
 //

@@ -25,7 +25,7 @@
 // them (never dereferenced outside its own). The host routines exchange the bands between ranks
 // (host_side.hpp); the two reductions are combined over ranks.
 //
-// Not done (docs/solvers/kemal.md): Ni's own multigrid equations (the stand-in has its data movement).
+// Not done (docs/solvers/multiblock.md): Ni's own multigrid equations (the stand-in has its data movement).
 #pragma once
 
 #include <algorithm>

@@ -13,7 +13,7 @@
 //
 // The numbers are those of split_line_solve (the one-thread form) bit for bit: the same formulas in the
 // same order. The exchange's time is a device copy's, not a link's: a study puts the communication
-// model (reports/ha_comm_model.py) in its place.
+// model (reports/ha2018_comm_model.py) in its place.
 #pragma once
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 //   int32 indices, so a batch must stay under the call's cap (the paper: 2^31 bytes, floor(levels x
 //          plane bytes / cap) + 1 batches), or int64 indices and every level in one batch.
 // Entries 0..54 are the packed upper triangle of M, 55..84 the three right-hand sides (the paper
-// stores the full 10 x 10, 45 words a cell more; docs/solvers/liu.md).
+// stores the full 10 x 10, 45 words a cell more; docs/solvers/imle.md).
 #pragma once
 
 #include <algorithm>

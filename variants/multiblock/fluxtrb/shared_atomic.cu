@@ -5,7 +5,7 @@
 namespace nsb {
 namespace {
 
-const Registrar reg{mb_scatter_tile_variant<MbTurbulence>("multiblock/fluxtrb", "not in the paper: a block's corners summed in shared memory, global atomics on its edge nodes only (docs/solvers/kemal.md, Streaming at G4)")};
+const Registrar reg{mb_scatter_tile_variant<MbTurbulence>("multiblock/fluxtrb", "not in the paper: a block's corners summed in shared memory, global atomics on its edge nodes only (docs/solvers/multiblock.md, Streaming at G4)")};
 
 }  // namespace
 }  // namespace nsb

@@ -18,7 +18,7 @@ struct SmthpTile {
   }
 };
 
-const Registrar reg{mb_tile_variant<SmthpTile>("multiblock/smthp", "not in the paper: the stencil's values and pressures of a block in shared memory, once a node (docs/solvers/kemal.md, Streaming at G4)")};
+const Registrar reg{mb_tile_variant<SmthpTile>("multiblock/smthp", "not in the paper: the stencil's values and pressures of a block in shared memory, once a node (docs/solvers/multiblock.md, Streaming at G4)")};
 
 }  // namespace
 }  // namespace nsb

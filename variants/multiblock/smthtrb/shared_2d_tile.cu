@@ -17,7 +17,7 @@ struct SmthtrbTile {
   }
 };
 
-const Registrar reg{mb_tile_variant<SmthtrbTile>("multiblock/smthtrb", "not in the paper: the stencil's values of a block in shared memory (docs/solvers/kemal.md, Streaming at G4)")};
+const Registrar reg{mb_tile_variant<SmthtrbTile>("multiblock/smthtrb", "not in the paper: the stencil's values of a block in shared memory (docs/solvers/multiblock.md, Streaming at G4)")};
 
 }  // namespace
 }  // namespace nsb

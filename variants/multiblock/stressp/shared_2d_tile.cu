@@ -18,7 +18,7 @@ struct StresspTile {
   }
 };
 
-const Registrar reg{mb_tile_variant<StresspTile>("multiblock/stressp", "not in the paper: u, v, h of a block in shared memory, once a node (docs/solvers/kemal.md, Streaming at G4)")};
+const Registrar reg{mb_tile_variant<StresspTile>("multiblock/stressp", "not in the paper: u, v, h of a block in shared memory, once a node (docs/solvers/multiblock.md, Streaming at G4)")};
 
 }  // namespace
 }  // namespace nsb

@@ -19,7 +19,7 @@ struct StresstrbTile {
   }
 };
 
-const Registrar reg{mb_tile_variant<StresstrbTile>("multiblock/stresstrb", "not in the paper: u, v, k, omega of a block in shared memory, once a node (docs/solvers/kemal.md, Streaming at G4)")};
+const Registrar reg{mb_tile_variant<StresstrbTile>("multiblock/stresstrb", "not in the paper: u, v, k, omega of a block in shared memory, once a node (docs/solvers/multiblock.md, Streaming at G4)")};
 
 }  // namespace
 }  // namespace nsb

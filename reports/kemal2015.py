@@ -386,7 +386,7 @@ def _ranks_options(s, results):
     if not table:
         return
     s.p("The multigrid STAND-IN (--case-param multigrid=L; Ni's data movement on the CPU, not his coarse-grid "
-        "equations; docs/solvers/kemal.md): the loop without and with it, ms per iteration, and the stand-in's "
+        "equations; docs/solvers/multiblock.md): the loop without and with it, ms per iteration, and the stand-in's "
         "own section (its copies and the host work) per call.")
     s.table(["grid", "ranks", "P", "levels", "single grid ms", "with stand-in ms", "stand-in ms", "with / without"],
             table)

@@ -1,5 +1,5 @@
 """The communication model of Ha, Park & You's multi-GPU solver (notes seed_002 Sec. 6.4-6.5), written once for the
-report sections (reports/ha.py) and their tests.
+report sections (reports/ha2018.py) and their tests.
 
 Message sizes per rank per sub-step (notes Sec. 6.4), from the grid (Nx x Ny x Nz cells), p and the word size e:
 

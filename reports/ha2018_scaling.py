@@ -3,7 +3,7 @@
   T(p) = sum over the local components of a rank's measured time (a V0 run on the rank's slab, Nx x Ny/p x Nz)
        + the slowest virtual rank's ADI-Y and TDMA-C phases without their exchanges (a V2 run on the whole grid,
          rank by rank: sections adi_y/r<r>/<phase>, tdma_c/r<r>/<phase>)
-       + the modelled messages: PDD, PPT's all-gather, the y halo (reports/ha_comm_model.py), 3 sub-steps a step
+       + the modelled messages: PDD, PPT's all-gather, the y halo (reports/ha2018_comm_model.py), 3 sub-steps a step
 
 Every T(p > 1) here is EMULATED: one GPU ran it; the messages are a model, for this machine's measured peer link
 and for the paper's P100 NVLink 1 (assumed). Sections:
@@ -15,10 +15,10 @@ and for the paper's P100 NVLink 1 (assumed). Sections:
 """
 import os
 
-import ha_comm_model as cm
+import ha2018_comm_model as cm
 import report_plots as plots
 from common import fmt
-from ha import _section_per_step, run_form
+from ha2018 import _section_per_step, run_form
 
 REPO_RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results")
 SUBSTEPS = 3
@@ -143,7 +143,7 @@ def table1_p4_emulated(s, study, results, paper, out, all_results):
     s.p("EMULATED: one GPU ran every rank. A rank's local work is a V0 run on its slab (Nx x Ny/4 x Nz); ADI-Y and "
         "TDMA-C are the slowest virtual rank's phases of a V2 run on the whole grid, rank by rank; the messages (PDD, "
         "PPT's all-gather of 8 words a (kx, kz) system over Nx (Nz/2 + 1) systems, the y halo of 7 fields) are the "
-        "model (reports/ha_comm_model.py), not measured. GPU-ns/cell/sub-step = 4 GPUs x seconds / cells / 3: the "
+        "model (reports/ha2018_comm_model.py), not measured. GPU-ns/cell/sub-step = 4 GPUs x seconds / cells / 3: the "
         "number to compare across hardware (the P100 has about 0.73 TB/s, notes Sec. 6.5).")
     if any(curves.values()):
         fig, ax = plots.figure(7.5, 4.0)
@@ -157,7 +157,7 @@ def table1_p4_emulated(s, study, results, paper, out, all_results):
 
 
 def paper_values(paper):
-    """item -> value of a paper CSV of quoted numbers (studies/ha/paper/fig3.csv, fig5.csv)."""
+    """item -> value of a paper CSV of quoted numbers (studies/ha2018/paper/fig3.csv, fig5.csv)."""
     return {r["item"]: float(r["value"]) for r in paper or []}
 
 
@@ -301,7 +301,7 @@ def fig3_v1_transpose_model(s, study, results, paper, out, all_results):
         "transpose_xz, variant pack_copy_unpack: the pack of M1, P1 and the unpack of M2, P4, each rank's own block "
         "included, on a field of the z-slab's size split over 4 virtual ranks of one GPU, whose passes together move "
         "what one rank's pass over its slab moves). MODEL: the all-to-all's messages over the link, (p - 1) of N e / p^2 "
-        "a rank a field (reports/ha_comm_model.py). A sub-step transposes u, v, w there and back (M1, M2) and the "
+        "a rank a field (reports/ha2018_comm_model.py). A sub-step transposes u, v, w there and back (M1, M2) and the "
         "complex spectral field there and back (P1, P4), 3 sub-steps a step. The paper's 46% is 4 P100s on 675M points "
         "(notes Sec. 4.3; 2048x256x1280 cells is one grid of that size).")
     transpose_p2_measured(s, trows, lk)

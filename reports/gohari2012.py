@@ -16,7 +16,7 @@ import common  # noqa: E402
 from common import fmt  # noqa: E402
 from report_page import verdict  # noqa: E402
 from stage_table import best_rows  # noqa: E402
-from gohari_profile import gohari_profile  # noqa: E402
+from gohari2012_profile import gohari_profile  # noqa: E402
 
 
 def _group(results, group):

@@ -1,11 +1,11 @@
-"""The communication model of Ha et al. (reports/ha_comm_model.py): the notes' message sizes (Sec. 6.4, numbers worked
+"""The communication model of Ha et al. (reports/ha2018_comm_model.py): the notes' message sizes (Sec. 6.4, numbers worked
 there by hand), alpha + bytes / B, and the link read from a tableA1_bandwidth result."""
 import json
 import math
 import os
 
 import study_helpers  # noqa: F401  (puts reports/ on the path)
-import ha_comm_model as m  # noqa: E402
+import ha2018_comm_model as m  # noqa: E402
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 LINK = {"name": "test", "alpha_s": 2e-6, "bandwidth_Bps": 100e9}

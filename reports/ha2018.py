@@ -1,4 +1,4 @@
-"""Report sections of Ha, Park & You (studies/ha/): the batched tridiagonal family against the copy bandwidth,
+"""Report sections of Ha, Park & You (studies/ha2018/): the batched tridiagonal family against the copy bandwidth,
 and the fractional-step solver's seconds per step against grid size (Table 1 / Fig. 6).
 
 tridiag_bandwidth: every variant's best tuning per (grid, precision, stage, workload), its modelled GB/s
@@ -203,10 +203,3 @@ def fracstep_step_time(s, study, results, paper, out, all_results):
 
 
 BUILDERS["fracstep_step_time"] = fracstep_step_time
-
-
-# p > 1 on one GPU: emulated T(p) with the communication model (reports/ha_scaling.py; imported last: it uses
-# _section_per_step above).
-import ha_scaling  # noqa: E402
-
-BUILDERS.update(ha_scaling.BUILDERS)

@@ -1,11 +1,11 @@
-"""The Ha, Park & You report sections (reports/ha.py) from the fake nsbench's tridiag rows, whose shares of
+"""The Ha, Park & You report sections (reports/ha2018.py) from the fake nsbench's tridiag rows, whose shares of
 the copy bandwidth are known (fake_nsbench.FAMILY_FRACTIONS: the first variant of a kind 85%, the second 50%)."""
 import os
 
 from fake_nsbench import COPY_BANDWIDTH, FAMILY_FRACTIONS, PEER_LINK
 from study_helpers import ROOT, STUDIES, md_rows, run_study
 import study_report  # noqa: E402
-import ha_comm_model as cm  # noqa: E402
+import ha2018_comm_model as cm  # noqa: E402
 from common import fmt  # noqa: E402
 
 
@@ -95,7 +95,7 @@ def test_fracstep_step_time_measured_on_two_gpus(tmp_path):
 
 
 def _emulated_step(link, grid, p):
-    """T(p) by the formula of reports/ha_scaling.py on the fake's numbers: the fake GPU takes 1 ns a cell a step;
+    """T(p) by the formula of reports/ha2018_scaling.py on the fake's numbers: the fake GPU takes 1 ns a cell a step;
     a V0 run's rhs, adi_x, adi_z, divergence, correct take 1/8 of its step each and fft 1/16; a V2 run's virtual rank
     phases t / 100 / p each (four of them without the exchange)."""
     nx, ny, nz = grid
