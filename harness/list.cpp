@@ -89,9 +89,27 @@ nlohmann::json list_json() {
                          {"tags", v.tags}, {"tunings", tuning_names(v.tunings)}});
   for (const Recipe& r : builtin_recipes())
     j["recipes"].push_back({{"name", r.name}, {"solver", r.solver}, {"backend", backend_name(r.backend)},
-                            {"gpu_model", r.gpu_model}, {"description", r.description}});
+                            {"gpu_model", r.gpu_model}, {"description", r.description}, {"poisson", r.poisson},
+                            {"halo", r.halo}, {"launch", r.launch}, {"family_kernels", r.family_kernels}});
   return j;
 }
+
+namespace {
+
+// " (poisson mg_graph:w130, launch graph)": what a recipe sets besides its stages, for the listing.
+std::string solver_level_choices(const Recipe& r) {
+  std::string out;
+  const auto add = [&](const char* what, const std::string& value) {
+    if (!value.empty()) out += (out.empty() ? " (" : ", ") + std::string(what) + " " + value;
+  };
+  add("poisson", r.poisson);
+  add("halo", r.halo);
+  add("launch", r.launch);
+  for (const auto& [stage, choice] : r.family_kernels) add(stage.c_str(), choice);
+  return out.empty() ? out : out + ")";
+}
+
+}  // namespace
 
 void print_list(const std::string& stage, const std::string& tag) {
   std::string tk, tv;
@@ -116,8 +134,8 @@ void print_list(const std::string& stage, const std::string& tag) {
     std::printf("\n  recipes:\n");
     for (const Recipe& r : builtin_recipes())
       if (r.solver == s.name)
-        std::printf("    %-18s %s%s\n", r.name.c_str(), r.gpu_model.empty() ? "" : ("[on " + r.gpu_model + "] ").c_str(),
-                    r.description.c_str());
+        std::printf("    %-18s %s%s%s\n", r.name.c_str(), r.gpu_model.empty() ? "" : ("[on " + r.gpu_model + "] ").c_str(),
+                    r.description.c_str(), solver_level_choices(r).c_str());
     std::printf("\n");
   }
   // Stage families shared by solvers (e.g. tridiag/*): stage kinds whose solver name is no SolverDef.

@@ -200,6 +200,7 @@ int run_command(RunCli& c, int argc, char** argv) {
   ro.command_line = join_args(argc, argv);
   ro.overwrite = c.force;
   if (ro.recipe == "tuned") nsb::use_tuned_recipe(ro, c.tune_cache, c.explicit_options);
+  else nsb::use_named_recipe_options(ro, c.explicit_options);  // a recipe is the whole configuration
   nsb::check_result_path(ro.json_path, c.force);  // before the run: a bad path must not cost its output
   if (!ro.output_dir.empty()) {
     std::error_code ec;

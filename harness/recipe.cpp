@@ -65,7 +65,10 @@ std::vector<Recipe> parse_recipes(const std::string& text, const std::string& so
       rec.halo = r.value("halo", "");
       rec.launch = r.value("launch", "");
       if (r.contains("stages"))
-        for (auto& [stage, choice] : r["stages"].items()) rec.stage[stage] = parse_choice(choice.get<std::string>());
+        for (auto& [stage, choice] : r["stages"].items()) {
+          if (stage.find('/') != std::string::npos) rec.family_kernels[stage] = choice.get<std::string>();
+          else rec.stage[stage] = parse_choice(choice.get<std::string>());
+        }
       out.push_back(std::move(rec));
     }
   } catch (const std::exception& e) {

@@ -1,8 +1,10 @@
-// Recipes: a named choice of one variant and tuning per stage of one solver. They are data: each
-// solver's harness/solvers/<solver>/recipes.json, embedded in the binary at build time. A recipe may
-// leave a stage out: a CPU recipe then runs the CPU reference of its backend (variants named
-// cpu_serial / cpu_omp), a GPU recipe the stage kind's declared default. A recipe may be modified on
-// the command line stage by stage ("pressure=jacobi_shared_zloop:bx16_by8_sz2").
+// Recipes: a run's whole configuration under one name: one variant and tuning per stage of one solver, and
+// the solver-level choices (the Poisson method with its options and its own stages' kernels, the halo, the
+// launch mode). They are data: each solver's harness/solvers/<solver>/recipes.json, embedded in the binary
+// at build time, or a tuned recipe of `nsbench tune`'s cache. A recipe may leave a stage out: a CPU recipe
+// then runs the CPU reference of its backend (variants named cpu_serial / cpu_omp), a GPU recipe the stage
+// kind's declared default. The command line overrides: --stage stage by stage
+// ("pressure=jacobi_shared_zloop:bx16_by8_sz2", "poisson/mg_rbgs=..."), --poisson, --halo and --launch.
 #pragma once
 
 #include <map>
@@ -26,10 +28,14 @@ struct Recipe {
   std::map<std::string, StageChoice> stage;  // by stage name; stages left out take their default
   std::string gpu_model;                     // "" or the GPU this one is for (a name may exist once per model)
   std::string source;                        // the recipes file it came from
-  // Solver-level choices a recipe may carry too (a tuned one does, `nsbench tune`): the Poisson method
-  // (--poisson's form, "mg_graph:pre2_post1_w115"), the halo variant NAME[:TUNING] and the launch mode
-  // ("stream" | "graph"); "" leaves the run's own option.
+  // Solver-level choices: the Poisson method (--poisson's form, "mg_graph:pre2_post1_w115"), the halo
+  // variant NAME[:TUNING] and the launch mode ("stream" | "graph"); "" leaves the run's own option.
   std::string poisson, halo, launch;
+  // Kernels of a family the solver calls, by the family's stage id ("poisson/mg_rbgs" -> "VARIANT[:TUNING]"):
+  // a file's "stages" entries whose name holds a '/', as --stage poisson/<stage>=... gives them. They belong
+  // to the family's method (today the Poisson family's), not to the solver's own stages: resolve() never
+  // sees them, the run hands them to the method.
+  std::map<std::string, std::string> family_kernels;
 };
 
 struct ResolvedStage {

@@ -79,6 +79,17 @@ std::string default_tune_cache() {
   return "nsbench-tune-cache";  // no home: beside the working folder
 }
 
+namespace {
+
+// A recipe's solver-level choices, each where the recipe sets it and the command line did not.
+void apply_recipe_options(RunOptions& o, const Recipe& r, const ExplicitRunOptions& explicit_options) {
+  if (!r.poisson.empty() && !explicit_options.poisson) o.solver.poisson_method = r.poisson;
+  if (!r.halo.empty() && !explicit_options.halo) o.halo = r.halo;
+  if (!r.launch.empty() && !explicit_options.launch) o.launch = r.launch;
+}
+
+}  // namespace
+
 std::string tuned_recipe_path(const std::string& dir, const TuneKey& k) {
   return dir + "/" + tune_key_folder(k) + "/recipe.json";
 }
@@ -101,11 +112,15 @@ void use_tuned_recipe(RunOptions& o, const std::string& cache, const ExplicitRun
     throw std::runtime_error("--recipe tuned: " + path + " should hold one recipe of the " + solver.name +
                              " solver; run `" + tune_command(o, solver.name, cache) + "` again");
   const Recipe& r = recipes.front();
-  if (!r.poisson.empty() && !explicit_options.poisson) o.solver.poisson_method = r.poisson;
-  if (!r.halo.empty() && !explicit_options.halo) o.halo = r.halo;
-  if (!r.launch.empty() && !explicit_options.launch) o.launch = r.launch;
+  apply_recipe_options(o, r, explicit_options);
   o.tuned_recipe = r;
   o.recipe_file = path;
+}
+
+void use_named_recipe_options(RunOptions& o, const ExplicitRunOptions& explicit_options) {
+  if (o.recipe.empty() || o.recipe == "tuned") return;
+  const SolverDef& solver = SolverRegistry::instance().of_run(o.solver_name, o.case_options.name);
+  apply_recipe_options(o, find_recipe(solver.name, o.recipe), explicit_options);
 }
 
 }  // namespace nsb

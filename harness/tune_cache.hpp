@@ -51,5 +51,9 @@ struct ExplicitRunOptions {
   bool poisson = false, halo = false, launch = false;
 };
 void use_tuned_recipe(RunOptions& o, const std::string& cache, const ExplicitRunOptions& explicit_options);
+// --recipe NAME of the solver's recipes.json: the run's Poisson method, halo and launch mode from the recipe
+// where it sets them and the command line did not, as for a tuned one (nothing for an empty name or "tuned").
+// Throws std::runtime_error for an unknown recipe, listing the solver's.
+void use_named_recipe_options(RunOptions& o, const ExplicitRunOptions& explicit_options);
 
 }  // namespace nsb

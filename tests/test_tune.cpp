@@ -129,3 +129,32 @@ TEST(TuneRecipeFile, UseTunedRecipeSetsItsOptionsUnlessTheCommandLineDid) {
   EXPECT_EQ(o.solver.poisson_method, "cg");
   std::filesystem::remove_all(cache);
 }
+
+// A named recipe of recipes.json is the whole configuration too (issue 40): its Poisson method applies where the
+// command line gave none, and its stages of a family ("poisson/...") stay apart from the solver's own stages.
+TEST(NamedRecipe, SetsItsPoissonMethodUnlessTheCommandLineDid) {
+  nsb::RunOptions o;
+  o.solver_name = "poisson";
+  o.case_options.name = "poisson_random";
+  o.recipe = "cpu-serial-mg";
+  nsb::use_named_recipe_options(o, {});
+  EXPECT_EQ(o.solver.poisson_method, "mg:pre2_post1_w115");
+  o.solver.poisson_method = "cg";
+  nsb::use_named_recipe_options(o, {.poisson = true});  // --poisson cg on the command line wins
+  EXPECT_EQ(o.solver.poisson_method, "cg");
+  o.recipe = "nosuch";
+  EXPECT_THROW(nsb::use_named_recipe_options(o, {}), std::runtime_error);
+}
+
+TEST(NamedRecipe, KeepsAFamilysKernelsApartFromTheSolversStages) {
+  const nlohmann::json file = {
+      {"solver", "projection"},
+      {"recipes", {{{"name", "mg"}, {"backend", "cpu_serial"}, {"poisson", "mg"}, {"launch", "stream"},
+                    {"stages", {{"pressure", "cpu_serial"}, {"poisson/mg_rbgs", "cpu_serial:default"}}}}}}};
+  const std::vector<nsb::Recipe> r = nsb::parse_recipes(file.dump(), "test");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].stage.size(), 1u);
+  EXPECT_EQ(r[0].stage.at("pressure").variant, "cpu_serial");
+  EXPECT_EQ(r[0].family_kernels.at("poisson/mg_rbgs"), "cpu_serial:default");
+  EXPECT_NO_THROW(nsb::resolve(r[0], {}));  // the family's entry is not taken for a stage of the solver
+}

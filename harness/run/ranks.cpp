@@ -366,6 +366,12 @@ json run(const RunOptions& o) {
     if (s.rfind("poisson/", 0) == 0 && eq != std::string::npos) so.poisson_kernels[s.substr(0, eq)] = s.substr(eq + 1);
     else recipe_overrides.push_back(s);
   }
+  for (const auto& [stage, choice] : base.family_kernels) {  // the recipe's; a --stage above wins
+    if (stage.rfind("poisson/", 0) != 0)
+      throw std::runtime_error("recipe '" + base.name + "': stage '" + stage + "' is neither a stage of the " +
+                               solver.name + " solver nor a kernel of its Poisson method (poisson/<stage>)");
+    so.poisson_kernels.emplace(stage, choice);
+  }
   ResolvedRecipe rr = resolve(base, recipe_overrides);
   const bool cpu_pair = rr.backend != Backend::cuda && b != Backend::cuda;
   if (rr.backend != b && !cpu_pair)
