@@ -274,7 +274,8 @@ def test_a_second_call_keeps_the_base_build_and_resumes_the_repetitions(tmp_path
     assert len(committed["build"]) == 2 and "base-build" not in committed  # its time went with the first --out's file
 
 
-# scripts/compare's stand-in: exits with the next of FAKE_COMPARE_EXITS (one a call; the last repeated), notes each call.
+# scripts/compare's stand-in: exits with the next of FAKE_COMPARE_EXITS (one a call; the last repeated), notes each
+# call.
 FAKE_COMPARE = """#!/usr/bin/env python3
 import os, sys
 log = os.environ["FAKE_COMPARE_LOG"]
@@ -314,7 +315,8 @@ def repetitions_of(folder):
     return counts.pop()
 
 
-# first verdict -> repetitions each side makes, calls of compare: slower or ambiguous earn one more pair, then the verdict
+# first verdict -> repetitions each side makes, calls of compare: slower or ambiguous earn one more pair, then the
+# verdict
 @pytest.mark.parametrize("exits, reps, compares", [("0", 2, 1), ("1 1", 3, 2), ("2 0", 3, 2)])
 def test_back_to_back_the_sides_take_turns_and_slower_or_ambiguous_earns_one_more_pair(tmp_path, exits, reps,
                                                                                         compares):
