@@ -5,7 +5,8 @@
 
 `append` reads the regression study's result files under RESULTS (.json or .json.gz, any nesting; read
 by scripts/compare's own loader, compare.load_files) and adds one line per benchmark to
-ROOT/<gpu-model>.tsv (e.g. baselines/history/nvidia-h200.tsv). scripts/gpu-ci calls it after every run
+ROOT/<gpu-model>.tsv.gz (e.g. baselines/history/nvidia-h200.tsv.gz). A legacy ROOT/<gpu-model>.tsv is read
+where no .tsv.gz exists, and replaced by the .tsv.gz at the next append. scripts/gpu-ci calls it after every run
 of the regression study: role `current` for the code under test, `base` for the base branch built and
 run back to back (--base-ref, --base-src), `baseline` for a --record-baseline recording.
 
@@ -22,13 +23,15 @@ found there is pooled, as scripts/compare pools them. Its line holds
     samples      the pooled samples; repetitions: the result files (or rows) they came from
 
 Appending is idempotent: a run already in the file (same date, commit and machine) is replaced, not
-added again, and the file is kept sorted by date, commit and benchmark, so appending the same results
-twice leaves it byte for byte the same.
+added again, and the file is kept sorted by date, commit and benchmark and gzipped with no time or name
+in its header, so appending the same results twice leaves it byte for byte the same.
 
-Why TSV: one line per benchmark and run, fixed columns, so a new run is a block of added lines in a
-diff, `grep`/`cut`/`sort` answer most questions, and the csv module reads it; JSON lines would repeat
-every key on every line (about twice the size) and CSV would need quoting. Benchmark names hold spaces,
-never tabs.
+Why TSV: one line per benchmark and run, fixed columns, so `zcat | grep`/`cut`/`sort` answer most
+questions and the csv module reads it; JSON lines would repeat every key on every line (about twice the
+size) and CSV would need quoting. Benchmark names hold spaces, never tabs. Why gzipped: a back-to-back
+gpu-ci adds 1,281 lines (about 220 KB) a side, the same commit, date and names over and over, and the
+tracked tree has a budget of 20 MB (tests/python/test_tree_budget.py); gzip stores the 652 KB of the
+nvidia-h200 history of 2026-11-29 in 40 KB. The price: a diff shows a binary change, not the added lines.
 
 `plot` draws every benchmark's median across commits in date order, relative to its first run, with the
 IQR as error bars: asv's "when did this get slower" view, one panel per stage kind and one for the
@@ -36,6 +39,8 @@ whole-solver runs (also a section of the study report, in the regression study's
 """
 import argparse
 import csv
+import gzip
+import io
 import os
 import sys
 
@@ -101,32 +106,54 @@ def run_lines(results, role, aliases):
 
 
 def history_path(root, model):
+    """ROOT/<model>.tsv.gz, the file `append` writes."""
+    return os.path.join(root, f"{model}.tsv.gz")
+
+
+def legacy_path(root, model):
+    """ROOT/<model>.tsv: the history before it was gzipped, read where no .tsv.gz exists yet."""
     return os.path.join(root, f"{model}.tsv")
 
 
+def existing_history(root, model):
+    """The history file of MODEL to read: the .tsv.gz, else a legacy .tsv, else the .tsv.gz (not there yet)."""
+    path, legacy = history_path(root, model), legacy_path(root, model)
+    return legacy if not os.path.isfile(path) and os.path.isfile(legacy) else path
+
+
 def read_history(path):
-    """The lines of a history file as dicts (all values strings); [] when there is no file yet."""
+    """The lines of a history file (.tsv.gz, or a legacy .tsv) as dicts (all values strings); [] when there is no
+    file yet."""
     if not os.path.isfile(path):
         return []
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f, delimiter="\t")
-        if reader.fieldnames != COLUMNS:
-            raise compare.InputError(f"{path}: columns {reader.fieldnames}, expected {COLUMNS}")
-        return list(reader)
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt", newline="") as f:
+            reader = csv.DictReader(f, delimiter="\t")
+            if reader.fieldnames != COLUMNS:
+                raise compare.InputError(f"{path}: columns {reader.fieldnames}, expected {COLUMNS}")
+            return list(reader)
+    except (OSError, EOFError) as e:  # a truncated or not gzipped .gz
+        raise compare.InputError(f"{path}: unreadable ({e})") from e
 
 
 def write_history(path, lines):
-    """LINES sorted by date, commit and benchmark: the same lines always make the same file."""
+    """LINES sorted by date, commit and benchmark, gzipped with mtime 0 and no file name in the header: the same
+    lines always make the same bytes. Written beside PATH and moved over it, so a broken-off write leaves the old."""
     lines = sorted(lines, key=lambda x: (x["date"], x["commit"], x["role"], x["benchmark"]))
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS, delimiter="\t", lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(lines)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=COLUMNS, delimiter="\t", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(lines)
+    with open(path + ".tmp", "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as f:
+        f.write(text.getvalue().encode())
+    os.replace(path + ".tmp", path)
 
 
 def append(results_path, role, root=DEFAULT_ROOT, aliases=None):
-    """Adds the runs under RESULTS_PATH to ROOT/<gpu-model>.tsv, replacing a run already there.
+    """Adds the runs under RESULTS_PATH to ROOT/<gpu-model>.tsv.gz, replacing a run already there; a legacy
+    ROOT/<gpu-model>.tsv is read and removed once its lines are in the .tsv.gz.
     Returns [(history file, run's date, commit, benchmarks, 'added' or 'replaced')]."""
     if role not in ROLES:
         raise compare.UsageError(f"--role {role}: one of {', '.join(ROLES)}")
@@ -139,9 +166,11 @@ def append(results_path, role, root=DEFAULT_ROOT, aliases=None):
         if not new:
             raise compare.InputError(f"{results_path}: no benchmark with raw samples in the run of commit {run[1][:10]}")
         key = tuple(new[0][k] for k in RUN_KEY)
-        old = read_history(path)
+        old = read_history(existing_history(root, run[0]))
         kept = [x for x in old if tuple(x[k] for k in RUN_KEY) != key]
         write_history(path, kept + new)
+        if os.path.isfile(legacy_path(root, run[0])):
+            os.remove(legacy_path(root, run[0]))
         done.append((path, key[0], key[1], len(new), "added" if len(kept) == len(old) else "replaced"))
     return done
 
@@ -276,10 +305,10 @@ def add_to_section(sec, machine, out, root=DEFAULT_ROOT):
     """The history of the machine's GPU model as a report section: a paragraph and the plot (no table: the
     history lives in baselines/history/, not in the results the report is made from). False when there is none."""
     model = gpu_model_of_machine(machine)
-    lines = read_history(history_path(root, model)) if model else []
+    path = existing_history(root, model) if model else None
+    lines = read_history(path) if model else []
     if not lines:
         return False
-    path = history_path(root, model)
     rel = os.path.relpath(path, ROOT)
     picture = "regression_history.png"
     plot(lines, os.path.join(out, picture), f"Regression benchmarks on the {model} across commits ({rel})")
@@ -314,9 +343,10 @@ def main(argv=None):
             for path, date, commit, n, how in append(a.results, a.role, a.root):
                 print(f"history: {how} {n} lines of {a.role} run {commit[:10]} ({date}) in {path}")
         else:
-            lines = read_history(history_path(a.root, a.gpu))
+            path = existing_history(a.root, a.gpu)
+            lines = read_history(path)
             if not lines:
-                raise compare.InputError(f"no history at {history_path(a.root, a.gpu)}")
+                raise compare.InputError(f"no history at {path}")
             out = a.out or f"regression-history-{a.gpu}.png"
             plot(lines, out, f"Regression benchmarks on the {a.gpu} across commits")
             print(f"history: {out}")

@@ -115,6 +115,10 @@ def test_a_side_mixing_two_commits_is_not_comparable():
 
 def test_gpu_ci_moves_an_earlier_run_of_another_build_aside_before_a_study():
     text = open(os.path.join(ROOT, "scripts", "gpu-ci")).read()
-    body = text[text.index("\nstudy() {"):text.index("\n}\n", text.index("\nstudy() {"))]
+    body = text[text.index("\ntake_over() {"):text.index("\n}\n", text.index("\ntake_over() {"))]
     # another build's folder is not resumed into (its results must not be pooled); this build's is (test_gpu_ci.py)
     assert 'if [ "$foreign" = 1 ]; then\n    mv "$dir" "$dir.earlier-' in body
+    # and every folder the study fills is taken over before its first repetition, in either mode
+    for call, times in (('take_over "$NSB" "$OUT/baseline-run"', 1), ('take_over "$BASE_NSB" "$OUT/base"', 1),
+                        ('take_over "$NSB" "$OUT/current"', 2)):
+        assert text.count(call) == times, call

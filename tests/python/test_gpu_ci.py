@@ -1,6 +1,7 @@
-"""scripts/gpu-ci's --base-src verdict in one device call, or two: both sides run this tree's regression study, a
-second call with the same --out keeps the base build and the repetitions of the same build (reports/gpu_ci.py),
-the line that says up front how long it should take, and --time-limit's check (issues 36, 40, 42, 43)."""
+"""scripts/gpu-ci's --base-src verdict in one device call, or two: both sides run this tree's regression study, in
+turns and as many times each, a second call with the same --out keeps the base build and the repetitions of the same
+build (reports/gpu_ci.py), the line that says up front how long it should take, --time-limit's check, and which
+verdicts earn a re-run (issues 36, 40, 42, 43)."""
 import json
 import os
 import shutil
@@ -41,16 +42,24 @@ def fake_base_build(out, commit):
     (build / "gpu-ci-base-commit").write_text(commit + "\n")
 
 
-def test_the_base_runs_this_trees_regression_study(tmp_path):
+def test_the_base_runs_this_trees_regression_study_in_turns_with_the_current(tmp_path):
     out = dry_run(tmp_path / "out", "--base-src", str(base_src(tmp_path)), "--repetitions", "2")
     studies = [line for line in out.splitlines() if "scripts/run-study regression" in line]
-    assert len(studies) == 2
-    base, current = studies
-    assert base.startswith(f"NSBENCH={tmp_path}/out/base-build/nsbench ")
-    assert current.startswith(f"NSBENCH={ROOT}/build-gpu-ci/nsbench ")
+    sides = [("base" if line.startswith(f"NSBENCH={tmp_path}/out/base-build/nsbench ") else
+              "current" if line.startswith(f"NSBENCH={ROOT}/build-gpu-ci/nsbench ") else line) for line in studies]
+    assert sides == ["base", "current", "base", "current"]  # base 1, current 1, base 2, current 2
+    assert [line.endswith(" --again") for line in studies] == [False, False, True, True]
     for line in studies:  # the base's nsbench, never the base tree's study file
         assert f"--studies {ROOT}/studies " in line
     assert f"base build: {tmp_path}/base-src into {tmp_path}/out/base-build" in out
+    assert "[base and current in turns: base 2 of 2 repetitions to make, current 2 of 2; one more pair" in out
+
+
+def test_against_a_recorded_baseline_the_current_runs_once(tmp_path):
+    out = dry_run(tmp_path / "out", "--repetitions", "3")
+    studies = [line for line in out.splitlines() if "scripts/run-study regression" in line]
+    assert len(studies) == 1 and studies[0].startswith(f"NSBENCH={ROOT}/build-gpu-ci/nsbench ")
+    assert "[current: 1 of 1 repetition to make; one more if ambiguous]" in out
 
 
 def test_a_base_build_of_the_same_commit_is_kept_and_another_is_rebuilt(tmp_path):
@@ -263,3 +272,77 @@ def test_a_second_call_keeps_the_base_build_and_resumes_the_repetitions(tmp_path
     assert committed["study"] == mine["phases"]["study"][-gpu_ci.KEEP_TIMES:] and len(mine["phases"]["study"]) >= 3
     assert mine["kept"]["study"] == len(mine["phases"]["study"])
     assert len(committed["build"]) == 2 and "base-build" not in committed  # its time went with the first --out's file
+
+
+# scripts/compare's stand-in: exits with the next of FAKE_COMPARE_EXITS (one a call; the last repeated), notes each
+# call.
+FAKE_COMPARE = """#!/usr/bin/env python3
+import os, sys
+log = os.environ["FAKE_COMPARE_LOG"]
+calls = open(log).read().splitlines() if os.path.exists(log) else []
+with open(log, "a") as f:
+    f.write(" ".join(sys.argv[1:]) + "\\n")
+codes = os.environ["FAKE_COMPARE_EXITS"].split()
+code = int(codes[min(len(calls), len(codes) - 1)])
+markdown = sys.argv[sys.argv.index("--markdown") + 1]
+with open(markdown, "w") as f:
+    f.write(f"**Performance gate: fake verdict {code}**\\n")
+sys.exit(code)
+"""
+
+
+def with_fake_compare(tree, env, tmp_path, exits):
+    os.remove(tree / "scripts" / "compare")
+    (tree / "scripts" / "compare").write_text(FAKE_COMPARE)
+    (tree / "scripts" / "compare").chmod(0o755)
+    return dict(env, FAKE_COMPARE_LOG=str(tmp_path / "compare.calls"), FAKE_COMPARE_EXITS=exits)
+
+
+def sides_in_order(out):
+    """The side of every result file of both sides in the order they were written, each run of sides shown once:
+    ['base', 'current', 'base', 'current'] for two repetitions in turns."""
+    written = []
+    for side in ("base", "current"):
+        for paths in studylib.result_files(str(out / side / "regression" / "runner")).values():
+            written += [(os.stat(p).st_mtime_ns, side) for p in paths]
+    order = [side for _, side in sorted(written)]
+    return [side for k, side in enumerate(order) if k == 0 or order[k - 1] != side]
+
+
+def repetitions_of(folder):
+    counts = {len(paths) for paths in studylib.result_files(str(folder / "regression" / "runner")).values()}
+    assert len(counts) == 1, counts  # every run of the study as often
+    return counts.pop()
+
+
+# first verdict -> repetitions each side makes, calls of compare: slower or ambiguous earn one more pair, then the
+# verdict
+@pytest.mark.parametrize("exits, reps, compares", [("0", 2, 1), ("1 1", 3, 2), ("2 0", 3, 2)])
+def test_back_to_back_the_sides_take_turns_and_slower_or_ambiguous_earns_one_more_pair(tmp_path, exits, reps,
+                                                                                        compares):
+    tree, env = scratch_tree(tmp_path)
+    env = with_fake_compare(tree, env, tmp_path, exits)
+    out = tmp_path / "out"
+    r = gpu_ci_call(tree, env, out, "--base-src", str(base_src(tmp_path)))
+    assert r.returncode == int(exits.split()[-1]), r.stdout + r.stderr
+    assert repetitions_of(out / "base") == reps and repetitions_of(out / "current") == reps
+    assert sides_in_order(out) == ["base", "current"] * reps
+    calls = (tmp_path / "compare.calls").read_text().splitlines()
+    assert len(calls) == compares
+    assert all(c.startswith(f"{out}/base/regression/runner {out}/current/regression/runner ") for c in calls)
+    if compares == 2:
+        assert f"(first comparison: exit {exits.split()[0]}, **Performance gate: fake verdict" in \
+            (out / "summary.md").read_text()
+
+
+# against a recorded baseline: one current repetition; ambiguous earns a second, slower none
+@pytest.mark.parametrize("exits, reps, compares", [("1", 1, 1), ("2 0", 2, 2)])
+def test_against_a_baseline_only_ambiguous_earns_a_rerun(tmp_path, exits, reps, compares):
+    tree, env = scratch_tree(tmp_path)
+    env = with_fake_compare(tree, env, tmp_path, exits)
+    (tree / "baselines" / "nvidia-h200").mkdir()
+    out = tmp_path / "out"
+    r = gpu_ci_call(tree, env, out)
+    assert r.returncode == int(exits.split()[-1]), r.stdout + r.stderr
+    assert repetitions_of(out / "current") == reps and not (out / "base").exists()
+    assert len((tmp_path / "compare.calls").read_text().splitlines()) == compares

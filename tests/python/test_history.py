@@ -1,5 +1,6 @@
 """The regression benchmarks' history (reports/history.py, scripts/history): appending from a results folder,
-idempotence, .json.gz, the plot, and the committed history file against the result files it was built from."""
+idempotence (byte for byte, gzipped), a legacy .tsv read and converted, .json.gz, the plot, and the committed history
+file against the result files it was built from."""
 import gzip
 import json
 import os
@@ -44,7 +45,7 @@ def test_append_writes_one_line_per_benchmark_with_the_runs_commit_date_and_pool
     write(results, "quick-stages.20261201T100010Z", stages_result("2026-12-01T10:00:10Z", [1e-4, 2e-5], seed=2))
     done = history.append(str(results), "current", str(tmp_path / "h"), aliases={})
     assert [(d[1], d[2], d[3], d[4]) for d in done] == [("2026-12-01T10:00:05Z", COMMIT, 2, "added")]
-    lines = history.read_history(str(tmp_path / "h" / "nvidia-h200.tsv"))
+    lines = history.read_history(str(tmp_path / "h" / "nvidia-h200.tsv.gz"))
     assert [x["benchmark"] for x in lines] == ["stage projection/pressure/v0:t:euler 64x64x64 float",
                                               "stage projection/pressure/v1:t:euler 64x64x64 float"]
     pooled = compare.benchmarks(compare.load_files(str(results)))
@@ -63,12 +64,36 @@ def test_appending_the_same_run_twice_leaves_the_file_unchanged(tmp_path):
     root = str(tmp_path / "h")
     history.append(str(tmp_path / "base"), "base", root, aliases={})
     history.append(str(tmp_path / "current"), "current", root, aliases={})
-    path = tmp_path / "h" / "nvidia-h200.tsv"
-    before = path.read_text()
+    path = tmp_path / "h" / "nvidia-h200.tsv.gz"
+    before = path.read_bytes()
     again = history.append(str(tmp_path / "current"), "current", root, aliases={})
     history.append(str(tmp_path / "base"), "base", root, aliases={})
-    assert again[0][4] == "replaced" and path.read_text() == before
-    assert len(before.splitlines()) == 3  # the header and one benchmark of each run
+    assert again[0][4] == "replaced" and path.read_bytes() == before
+    assert before[4:8] == b"\0\0\0\0"  # the gzip header's mtime: 0, else the bytes would change by the second
+    assert len(gzip.decompress(before).decode().splitlines()) == 3  # the header and one benchmark of each run
+    assert os.listdir(tmp_path / "h") == ["nvidia-h200.tsv.gz"]  # no .tmp left behind
+
+
+def test_a_legacy_tsv_is_read_and_replaced_by_the_gzipped_file_at_the_next_append(tmp_path):
+    write(tmp_path / "base", "quick-stages", stages_result("2026-12-01T09:00:00Z", [1e-4], commit="b" * 40))
+    write(tmp_path / "current", "quick-stages", stages_result("2026-12-01T10:00:00Z", [1.1e-4]))
+    root = tmp_path / "h"
+    history.append(str(tmp_path / "base"), "base", str(root), aliases={})
+    legacy = root / "nvidia-h200.tsv"  # the history as it was committed before it was gzipped
+    legacy.write_bytes(gzip.decompress((root / "nvidia-h200.tsv.gz").read_bytes()))
+    os.remove(root / "nvidia-h200.tsv.gz")
+    assert history.existing_history(str(root), "nvidia-h200") == str(legacy)
+    assert [x["role"] for x in history.read_history(str(legacy))] == ["base"]
+    history.append(str(tmp_path / "current"), "current", str(root), aliases={})
+    assert os.listdir(root) == ["nvidia-h200.tsv.gz"]
+    lines = history.read_history(history.existing_history(str(root), "nvidia-h200"))
+    assert [(x["role"], x["commit"]) for x in lines] == [("base", "b" * 40), ("current", COMMIT)]
+
+
+def test_a_broken_gzipped_history_is_an_input_error(tmp_path):
+    (tmp_path / "nvidia-h200.tsv.gz").write_bytes(b"date\tcommit\n")  # not gzipped
+    with pytest.raises(compare.InputError, match="nvidia-h200.tsv.gz: unreadable"):
+        history.read_history(str(tmp_path / "nvidia-h200.tsv.gz"))
 
 
 def test_a_run_grown_by_a_rerun_replaces_its_lines(tmp_path):
@@ -78,14 +103,14 @@ def test_a_run_grown_by_a_rerun_replaces_its_lines(tmp_path):
     history.append(str(results), "current", root, aliases={})
     write(results, "quick-stages.20261201T100100Z", stages_result("2026-12-01T10:01:00Z", [1e-4], seed=2))
     history.append(str(results), "current", root, aliases={})
-    lines = history.read_history(os.path.join(root, "nvidia-h200.tsv"))
+    lines = history.read_history(os.path.join(root, "nvidia-h200.tsv.gz"))
     assert [x["repetitions"] for x in lines] == ["2"]
 
 
 def test_json_gz_results_are_read(tmp_path):
     write(tmp_path / "r", "quick-stages", stages_result("2026-12-01T10:00:00Z", [3e-5]), gz=True)
     history.append(str(tmp_path / "r"), "baseline", str(tmp_path / "h"), aliases={})
-    lines = history.read_history(str(tmp_path / "h" / "nvidia-h200.tsv"))
+    lines = history.read_history(str(tmp_path / "h" / "nvidia-h200.tsv.gz"))
     assert len(lines) == 1 and lines[0]["role"] == "baseline" and 29 < float(lines[0]["median_us"]) < 31
 
 
@@ -140,12 +165,12 @@ def test_the_report_section_has_the_plot_and_names_every_run(tmp_path):
 def committed_lines():
     folder = os.path.join(ROOT, "baselines", "history")
     return {name: history.read_history(os.path.join(folder, name)) for name in sorted(os.listdir(folder))
-            if name.endswith(".tsv")}
+            if name.endswith((".tsv", ".tsv.gz"))}
 
 
 def test_the_committed_history_is_well_formed():
     files = committed_lines()
-    assert "nvidia-h200.tsv" in files
+    assert "nvidia-h200.tsv.gz" in files and "nvidia-h200.tsv" not in files  # gzipped, no legacy copy beside it
     for name, lines in files.items():
         assert lines, name
         for x in lines:
@@ -162,7 +187,7 @@ def test_the_seeded_runs_are_what_scripts_history_makes_of_the_result_files_in_t
     """The runs seeded from result folders in the repository (SOURCES) are, line for line, what
     `scripts/history append` makes of those files: commit, date and numbers, none typed by hand. Runs that
     scripts/gpu-ci appends later come from results that need not be committed; they are checked above."""
-    lines = committed_lines()["nvidia-h200.tsv"]
+    lines = committed_lines()["nvidia-h200.tsv.gz"]
     aliases = compare.load_aliases(compare.default_aliases_path())
     for folder in SOURCES:
         for run in history.runs(history.regression_results(folder)).values():
