@@ -195,3 +195,11 @@ def test_the_seeded_runs_are_what_scripts_history_makes_of_the_result_files_in_t
             date, commit = made[0]["date"], made[0]["commit"]
             kept = [x for x in lines if (x["date"], x["commit"]) == (date, commit)]
             assert [dict(x, role="?") for x in kept] == made, f"{folder}: run {commit[:10]} {date} differs"
+
+
+def test_a_panel_is_a_solver_so_the_picture_stays_small():
+    assert history.family("stage multiblock/lamvis/global_2d:bx128_by1:euler 256x256x256 float") == "multiblock"
+    assert history.family("stage tridiag/lines_y/partition:bx8_sz16:default 512x512x512 float") == "tridiag"
+    assert history.family("run cavity 256x32x256 float best stream x1") == "whole-solver runs (step time)"
+    lines = history.read_history(os.path.join(ROOT, "baselines", "history", "nvidia-h200.tsv.gz"))
+    assert len(history.series(lines)) <= 12  # a panel per solver or family, not per stage kind (about 70)
