@@ -53,7 +53,7 @@ def test_an_earlier_subsample_is_counted_from_what_was_measured(tmp_path):
     (tmp_path / "r.json").write_text(json.dumps(r))
     assert pack(tmp_path).returncode == 0
     steps = json.load(gzip.open(tmp_path / "r.json.gz"))["timing"]["raw_samples"]["steps"]
-    assert steps == {"kept": 100, "of": 24000, "stride": 240}
+    assert steps == {"kept": 50, "of": 24000, "stride": 480}  # the default, 50 a list
 
 
 def test_repeats_are_kept_unless_asked_and_the_newest_is_read(tmp_path):
