@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -65,13 +66,19 @@ class Buffer {
   std::vector<T> host_;
 };
 
-// Random values in +-[0.5, 1.5] from a seed: never zero, mixed signs (what verify feeds every variant).
+// n random values in +-[0.5, 1.5] from a seed, written to out: never zero, mixed signs (what verify feeds every
+// variant).
 template <class T>
-std::vector<T> random_values(std::size_t n, unsigned seed) {
+void fill_random(T* out, std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> mag(0.5, 1.5);
+  for (std::size_t i = 0; i < n; ++i) out[i] = T((rng() & 1 ? 1 : -1) * mag(rng));
+}
+
+template <class T>
+std::vector<T> random_values(std::size_t n, unsigned seed) {
   std::vector<T> v(n);
-  for (T& x : v) x = T((rng() & 1 ? 1 : -1) * mag(rng));
+  fill_random(v.data(), n, seed);
   return v;
 }
 
@@ -130,8 +137,17 @@ class FieldSet {
   bool on_device() const { return on_device_; }
   // verify's inputs: field i gets random_values(seed + i) whatever the backend, so a CPU and a GPU set
   // of one seed hold the same values.
+  // Host fields are filled in place and in parallel, each from its own seed (the values do not depend on the
+  // threads; the pages were first touched when allocated): filling them one by one was most of a CPU stage
+  // benchmark's time (studies/targets/cpu_stage_shares.yaml says how much).
   void fill_random_host(unsigned seed) {
-    for (std::size_t i = 0; i < fields_.size(); ++i) fields_[i].second.upload(random_values<T>(points_, seed + unsigned(i)));
+    if (on_device_) {
+      for (std::size_t i = 0; i < fields_.size(); ++i) fields_[i].second.upload(random_values<T>(points_, seed + unsigned(i)));
+      return;
+    }
+    const auto count = static_cast<std::ptrdiff_t>(fields_.size());
+#pragma omp parallel for schedule(dynamic)
+    for (std::ptrdiff_t i = 0; i < count; ++i) fill_random(fields_[std::size_t(i)].second.get(), points_, seed + unsigned(i));
   }
   // The benchmarks' inputs: filled on the device (fast for 512^3 grids), field i from seed + i.
   void fill_random_device(unsigned long long seed, void* stream) {

@@ -268,8 +268,8 @@ CLI::App* add_stages_command(CLI::App& app, StagesCli& c) {
   stages->add_option("--grid", c.grid, "interior cells NXxNYxNZ")->capture_default_str();
   stages->add_option("--precision", so.precision, "float | double")->capture_default_str();
   stages->add_option("--solver", so.solver, "only this solver's stages");
-  stages->add_option("--stage", so.stage, "only this stage (NAME or SOLVER/NAME)");
-  stages->add_option("--variant", so.variant, "only this variant name");
+  stages->add_option("--stage", so.stages, "only this stage (NAME or SOLVER/NAME); repeat it for several stages");
+  stages->add_option("--variant", so.variants, "only this variant name; repeat it for several variants");
   stages->add_option("--tuning", so.tuning, "only this tuning (e.g. for a profiler run of one kernel)");
   stages->add_option("--samples", so.samples, "timed calls per variant x tuning")->capture_default_str();
   stages->add_option("--warmup", so.warmup, "untimed calls first")->capture_default_str();

@@ -22,7 +22,7 @@ namespace {
 
 bool selected(const StageBenchOptions& o, const Variant& v) {
   return v.backend == parse_backend(o.backend) && (o.solver.empty() || o.solver == v.solver()) &&
-         (o.stage.empty() || o.stage == v.stage_name() || o.stage == v.stage) && (o.variant.empty() || v.answers_to(o.variant));
+         any_stage_matches(o.stages, v) && any_variant_matches(o.variants, v);
 }
 
 // A row whose first warm-up call took longer than this gets no further warm-up calls: that call already
@@ -202,7 +202,7 @@ nlohmann::json bench_stages(const StageBenchOptions& o) {
   if (o.grid.nx < 1 || o.grid.ny < 1 || o.grid.nz < 1)
     throw std::runtime_error("impossible grid " + std::to_string(o.grid.nx) + "x" + std::to_string(o.grid.ny) + "x" +
                              std::to_string(o.grid.nz) + ": every axis needs at least 1 interior cell");
-  check_variant_filters(o.solver, o.stage, o.variant, o.tuning);
+  check_variant_filters(o.solver, o.stages, o.variants, o.tuning);
   bool any = false;
   for (const Variant& v : Registry::instance().all()) any = any || selected(o, v);
   if (!any)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,9 @@ namespace nsb {
 struct StageBenchOptions {
   Grid grid{256, 256, 256, 1, 1, 1};
   std::string precision = "float";
-  std::string solver, stage, variant, tuning;  // filters ("" = all); stage: "pressure" or "projection/pressure"
+  std::string solver, tuning;  // filters ("" = all)
+  // Rows of any of these stages ("pressure" or "projection/pressure") and variants ({} = all).
+  std::vector<std::string> stages, variants;
   int samples = 30, warmup = 3;
   // Which variants: "cuda" (the GPU ones, event-timed) or a CPU backend, "cpu_serial" or "cpu_omp"
   // (steady_clock; cpu_omp on `threads` threads, 0 = OpenMP's default), for CPU-thread studies.

@@ -1,5 +1,6 @@
 #include "verify.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -99,27 +100,51 @@ std::string joined(const std::set<std::string>& names) {
 
 }  // namespace
 
+bool stage_filter_matches(const std::string& stage, const Variant& v) { return stage == v.stage_name() || stage == v.stage; }
+
+bool any_stage_matches(const std::vector<std::string>& stages, const Variant& v) {
+  return stages.empty() ||
+         std::any_of(stages.begin(), stages.end(), [&](const std::string& s) { return stage_filter_matches(s, v); });
+}
+
+bool any_variant_matches(const std::vector<std::string>& variants, const Variant& v) {
+  return variants.empty() ||
+         std::any_of(variants.begin(), variants.end(), [&](const std::string& n) { return v.answers_to(n); });
+}
+
 void check_variant_filters(const std::string& solver, const std::string& stage, const std::string& variant,
                            const std::string& tuning) {
-  std::set<std::string> solvers, stages, variants, tunings;
+  const auto listed = [](const std::string& filter) {
+    return filter.empty() ? std::vector<std::string>{} : std::vector<std::string>{filter};
+  };
+  check_variant_filters(solver, listed(stage), listed(variant), tuning);
+}
+
+void check_variant_filters(const std::string& solver, const std::vector<std::string>& stages,
+                           const std::vector<std::string>& variants, const std::string& tuning) {
+  std::set<std::string> solvers, known_stages, known_variants, tunings;
   for (const StageKind& k : StageKindRegistry::instance().all()) solvers.insert(k.solver);
   if (!solver.empty() && !solvers.count(solver))
     throw std::runtime_error("unknown solver '" + solver + "'; solvers with stages:" + joined(solvers));
-  bool stage_found = false, variant_found = false;
+  std::set<std::string> stages_found, variants_found;  // the filters that named something
   for (const Variant& v : Registry::instance().all()) {
     if (!solver.empty() && v.solver() != solver) continue;
-    stages.insert(v.stage);
-    if (!stage.empty() && stage != v.stage_name() && stage != v.stage) continue;
-    stage_found = true;
-    variants.insert(v.name);
-    if (!variant.empty() && !v.answers_to(variant)) continue;
-    variant_found = true;
+    known_stages.insert(v.stage);
+    for (const std::string& s : stages)
+      if (stage_filter_matches(s, v)) stages_found.insert(s);
+    if (!any_stage_matches(stages, v)) continue;
+    known_variants.insert(v.name);
+    for (const std::string& n : variants)
+      if (v.answers_to(n)) variants_found.insert(n);
+    if (!any_variant_matches(variants, v)) continue;
     for (const Tuning& t : v.tunings) tunings.insert(t.name);
   }
-  if (!stage.empty() && !stage_found)
-    throw std::runtime_error("unknown stage '" + stage + "'" + (solver.empty() ? "" : " of solver " + solver) +
-                             "; known:" + joined(stages));
-  if (!variant.empty() && !variant_found) throw std::runtime_error("unknown variant '" + variant + "'; known:" + joined(variants));
+  for (const std::string& s : stages)
+    if (!stages_found.count(s))
+      throw std::runtime_error("unknown stage '" + s + "'" + (solver.empty() ? "" : " of solver " + solver) +
+                               "; known:" + joined(known_stages));
+  for (const std::string& n : variants)
+    if (!variants_found.count(n)) throw std::runtime_error("unknown variant '" + n + "'; known:" + joined(known_variants));
   if (!tuning.empty() && !tunings.count(tuning))
     throw std::runtime_error("unknown tuning '" + tuning + "' of the selected variants; known:" + joined(tunings));
 }
@@ -132,7 +157,7 @@ std::vector<VerifyResult> verify_variants(const VerifyOptions& o) {
     if (v.backend == Backend::cpu_omp && !o.include_cpu) continue;
     if (v.backend == Backend::cuda && !o.gpu) continue;
     if (!o.solver.empty() && o.solver != v.solver()) continue;
-    if (!o.stage.empty() && o.stage != v.stage_name() && o.stage != v.stage) continue;
+    if (!o.stage.empty() && !stage_filter_matches(o.stage, v)) continue;
     if (!o.variant.empty() && !v.answers_to(o.variant)) continue;
     const StageKind& k = StageKindRegistry::instance().get(v.stage);
     for (const Tuning& t : v.tunings)

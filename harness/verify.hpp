@@ -47,5 +47,15 @@ VerifyResult verify_candidate(const StageKind& k, const Variant& v, const Tuning
 // the known ones (a variant or tuning: those of the stages the other filters select).
 void check_variant_filters(const std::string& solver, const std::string& stage, const std::string& variant,
                            const std::string& tuning);
+// The same for filters that name several stages or variants (`stages --stage A --stage B`): each must name
+// something; a variant, something of the selected stages ({} = all).
+void check_variant_filters(const std::string& solver, const std::vector<std::string>& stages,
+                           const std::vector<std::string>& variants, const std::string& tuning);
+
+// Whether variant v is of a stage the filter names ("pressure" or "projection/pressure"), of one of the
+// stages listed (none: every stage), answers to one of the variant names listed (none: every variant).
+bool stage_filter_matches(const std::string& stage, const Variant& v);
+bool any_stage_matches(const std::vector<std::string>& stages, const Variant& v);
+bool any_variant_matches(const std::vector<std::string>& variants, const Variant& v);
 
 }  // namespace nsb

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <omp.h>
 
 #include "device.hpp"
 #include "fields.hpp"
@@ -599,6 +600,22 @@ TEST(Fields, ZeroSetsOneFieldOnly) {
   for (double x : f.buffer("a").download()) EXPECT_EQ(x, 0.0);
   for (double x : f.buffer("b").download()) EXPECT_NE(x, 0.0);
   EXPECT_THROW(f.zero("c"), std::logic_error);
+}
+
+// A host field set's random fill runs its fields in parallel: field i still holds random_values(seed + i),
+// whatever the threads (a CPU fixture's inputs, the same as verify's and as before the fill went parallel).
+TEST(Fields, RandomFillDoesNotDependOnTheThreads) {
+  const int threads_before = omp_get_max_threads();
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    FieldSet<float> f(1001, false);
+    for (const char* name : {"a", "b", "c", "d", "e"}) f.add(name);
+    f.fill_random_host(40);
+    const std::vector<std::string> names = f.names();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      EXPECT_EQ(f.buffer(names[i]).download(), random_values<float>(1001, 40 + unsigned(i))) << names[i] << ", " << threads << " threads";
+  }
+  omp_set_num_threads(threads_before);
 }
 
 TEST(Result, PhaseClockAddsAPhaseMarkedTwice) {
