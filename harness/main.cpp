@@ -401,6 +401,27 @@ int tune_command(TuneCli& c, int argc, char** argv) {
   return 0;
 }
 
+// nsbench --help's header: what the tool is, examples, and the exit codes of every command.
+const char* const kAbout =
+    "nsbench: benchmark and study harness for GPU incompressible Navier-Stokes solvers.\n"
+    "Each solver (projection: Thibault's cavity solver; wave: his 2D wave equation; nsbench list shows\n"
+    "them all) is a time loop over stages; every stage has several implementations ('variants'), named\n"
+    "solver/stage/variant:tuning; a recipe picks one per stage, and --case picks the solver.\n\n"
+    "Examples:\n"
+    "  nsbench run --case cavity --grid 64x4x64 --re 100 --until-steady --steps 40000\n"
+    "  nsbench run --backend cuda --recipe thibault-optimal --grid 256x32x256 --steps 200\n"
+    "  nsbench run --backend cuda --recipe thibault-global --stage pressure=jacobi_shared_zloop:bx16_by8_sz2\n"
+    "  nsbench run --backend cuda --grid 512x512x512 --ranks 2 --halo p2p_async_overlap   (2 GPUs, threads)\n"
+    "  mpirun -np 2 nsbench run --backend cuda --grid 512x512x512 --halo nccl              (2 GPUs, MPI)\n"
+    "  nsbench list --stage pressure        nsbench verify\n"
+    "  nsbench tune --case cavity --grid 256x256x256 --precision float --budget 170   (then --recipe tuned)\n\n"
+    "Exit codes: 0 done (and checked); 1 bad input or an error, named on stderr (nothing run, or the\n"
+    "run could not finish); 2 `run`: the check against the reference FAILED (the result is written);\n"
+    "3 `run`: the run FAILED, it blew up: its state is not finite (NaN/Inf), or its speed grew past 100x the\n"
+    "case's velocity scale (the result is written, marked failed); 4 `run --recipe tuned`: this machine has no\n"
+    "tuned recipe for the run's grid class (nothing run; the message names the `nsbench tune` command that makes\n"
+    "it); `verify`: 1 when a variant fails or none matched.";
+
 }  // namespace
 
 int run_main(int argc, char** argv);
@@ -413,25 +434,7 @@ int main(int argc, char** argv) {
 }
 
 int run_main(int argc, char** argv) {
-  CLI::App app{
-      "nsbench: benchmark and study harness for GPU incompressible Navier-Stokes solvers.\n"
-      "Each solver (projection: Thibault's cavity solver; wave: his 2D wave equation; nsbench list shows\n"
-      "them all) is a time loop over stages; every stage has several implementations ('variants'), named\n"
-      "solver/stage/variant:tuning; a recipe picks one per stage, and --case picks the solver.\n\n"
-      "Examples:\n"
-      "  nsbench run --case cavity --grid 64x4x64 --re 100 --until-steady --steps 40000\n"
-      "  nsbench run --backend cuda --recipe thibault-optimal --grid 256x32x256 --steps 200\n"
-      "  nsbench run --backend cuda --recipe thibault-global --stage pressure=jacobi_shared_zloop:bx16_by8_sz2\n"
-      "  nsbench run --backend cuda --grid 512x512x512 --ranks 2 --halo p2p_async_overlap   (2 GPUs, threads)\n"
-      "  mpirun -np 2 nsbench run --backend cuda --grid 512x512x512 --halo nccl              (2 GPUs, MPI)\n"
-      "  nsbench list --stage pressure        nsbench verify\n"
-      "  nsbench tune --case cavity --grid 256x256x256 --precision float --budget 170   (then --recipe tuned)\n\n"
-      "Exit codes: 0 done (and checked); 1 bad input or an error, named on stderr (nothing run, or the\n"
-      "run could not finish); 2 `run`: the check against the reference FAILED (the result is written);\n"
-      "3 `run`: the run FAILED, it blew up: its state is not finite (NaN/Inf), or its speed grew past 100x the\n"
-      "case's velocity scale (the result is written, marked failed); 4 `run --recipe tuned`: this machine has no\n"
-      "tuned recipe for the run's grid class (nothing run; the message names the `nsbench tune` command that makes\n"
-      "it); `verify`: 1 when a variant fails or none matched."};
+  CLI::App app{kAbout};
   app.require_subcommand(1);
 
   RunCli run_cli;

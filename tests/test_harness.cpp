@@ -499,7 +499,7 @@ TEST(Result, PhasesCoverTheRunInOrder) {
   EXPECT_FALSE(d.contains("phase_seconds_per_rank"));  // one rank
 }
 
-// The step's flop count is every call's (Table 4.1's GFLOPS): the pressure sweep runs --jacobi-iterations
+// The step's flop count is every call's (Table 4.1's GFLOPS): the pressure sweep runs --iterations
 // times a step, so 20 more sweeps add 20 sweeps' flops, and the total is the sum of each stage's model times
 // its calls.
 TEST(Result, FlopsPerStepCountEveryCallOfAStep) {

@@ -431,10 +431,7 @@ TEST(PoissonFft, TrafficModelInSweepEquivalents) {
 // The GPU variants against the CPU reference (verify's fixtures: odd grids, every workload, both
 // precisions). Skips without a GPU.
 TEST(PoissonFft, GpuMatchesCpuReference) {
-  if (device::count() == 0) {
-    std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());
-    GTEST_SKIP() << device::unavailable_reason();
-  }
+  NSB_NEEDS_GPU();
   int checked = 0;
   for (const char* stage : {"poisson/fft", "poisson/fft2_tridiag"}) {
     VerifyOptions vo;

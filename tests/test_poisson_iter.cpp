@@ -331,7 +331,7 @@ TEST(PoissonIter, ProjectionGivesTheSameCavityWithEveryMethod) {
 // variants of each stage (the cuBLAS ones included), both precisions: the same solution to the tolerance asked (double 1e-10:
 // within 1e-7 of the solution's scale; float 1e-4: within 1e-3).
 TEST(PoissonIterGpu, EveryMethodMatchesTheCpuReference) {
-  if (device::count() == 0) GTEST_SKIP() << "SKIPPED: no usable GPU (" << device::unavailable_reason() << ")";
+  NSB_NEEDS_GPU();
   const std::vector<std::map<std::string, std::string>> kernel_sets = {
       {},
       {{"poisson/rbsor", "shared_tile"}, {"poisson/apply_dot", "separate_cub"}, {"poisson/cg_update", "separate_cub"},

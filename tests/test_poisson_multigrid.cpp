@@ -422,10 +422,7 @@ TEST(MultigridGraph, OnTheCpuTheGraphMethodsEqualThePlainOnes) {
 // On a GPU: the same cycles as the CPU reference, and the same solution within rounding.
 template <class T>
 void gpu_matches_cpu(double tol) {
-  if (device::count() == 0) {
-    std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());
-    GTEST_SKIP() << device::unavailable_reason();
-  }
+  NSB_NEEDS_GPU();
   for (const char* method : {"mg", "mg_f_wj", "mg:pre1_post2_w130"})  // the last: options, over-relaxed colours
     for (const PoissonFaces& faces : {all_faces(PoissonFace::neumann), mixed_faces()}) {
       const Grid g{32, 16, 48, 1.0, 0.5, 1.5};
@@ -458,10 +455,7 @@ TEST(MultigridGpu, FloatMatchesTheCpuReference) { gpu_matches_cpu<float>(2e-4); 
 // in the same order), over several solves (replays) and with weighted Jacobi (whose arrays swap);
 // inside an enclosing capture (--launch graph) the method launches plainly into that graph.
 TEST(MultigridGpu, GraphCyclesEqualPlainLaunchesAndNestInAnEnclosingCapture) {
-  if (device::count() == 0) {
-    std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());
-    GTEST_SKIP() << device::unavailable_reason();
-  }
+  NSB_NEEDS_GPU();
   const Grid g{32, 16, 48, 1.0, 0.5, 1.5};
   const std::vector<double> rhs = random_rhs<double>(g, 11);
   for (const char* method : {"mg", "mg_f_wj"}) {

@@ -5,7 +5,6 @@
 // on a GPU (skipped without one) the urban recipes against the CPU reference after N steps.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <fstream>
 #include <initializer_list>
 #include <memory>
@@ -432,10 +431,7 @@ TEST(Urban, RefusesAPressureVariantThatIgnoresObstacles) {
 
 // GPU = CPU after N steps, both urban recipes, float (the thesis's precision) and double.
 TEST(UrbanGpu, RecipesMatchTheCpuReference) {
-  if (device::count() == 0) {
-    std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());
-    GTEST_SKIP() << device::unavailable_reason();
-  }
+  NSB_NEEDS_GPU();
   const Case c = make_case(urban_options(64, 16, 48));
   SolverOptions o;
   o.scheme = TimeScheme::adams_bashforth2;
@@ -453,10 +449,7 @@ TEST(UrbanGpu, RecipesMatchTheCpuReference) {
 // A Smagorinsky run: urban-thesis's momentum (global_2d_zloop) takes nu_t and matches the CPU; the
 // urban recipe's register walk does not, and is refused by name.
 TEST(UrbanGpu, TurbulentRunMatchesTheCpuReference) {
-  if (device::count() == 0) {
-    std::printf("SKIPPED: no usable GPU: %s\n", device::unavailable_reason().c_str());
-    GTEST_SKIP() << device::unavailable_reason();
-  }
+  NSB_NEEDS_GPU();
   CaseOptions opt = urban_options(64, 16, 48);
   opt.params = {"turbulence=smagorinsky"};
   const Case c = make_case(opt);

@@ -161,7 +161,7 @@ TEST(Wave, RefusesWhatItCannotRun) {
   expect_refused<std::runtime_error>([&] { p->check_options(ab2); }, "--scheme");
   SolverOptions jacobi;
   jacobi.jacobi_iterations = 50;
-  expect_refused<std::runtime_error>([&] { p->check_options(jacobi); }, "--jacobi-iterations");
+  expect_refused<std::runtime_error>([&] { p->check_options(jacobi); }, "--iterations");
   SolverOptions poisson;
   poisson.poisson_method = "multigrid";
   expect_refused<std::runtime_error>([&] { p->check_options(poisson); }, "--poisson");

@@ -456,6 +456,55 @@ inline void record_phases_and_write(nlohmann::json& result, const RunSetup& s, c
   }
 }
 
+// What the gather gives: rank 0 every rank's phases and timings (JSON text) and the whole final state (the other
+// ranks none of them); every rank every rank's placement.
+template <class T>
+struct Gathered {
+  std::vector<std::vector<char>> phases, times;
+  int end_step = 0;  // every rank's own
+  HostState<T> fin;
+  std::vector<RankPlacement> placements;
+};
+
+// The gather to rank 0 after the timed steps (collectives: every rank calls it); the final state is moved out of
+// `run`, not copied (a large grid's fields are GBs).
+template <class T>
+Gathered<T> gather_to_rank_0(const RunSetup& s, const RankContext& ctx, TimedOutcome<T>& run, PhaseClock& phases) {
+  Communicator& comm = *ctx.comm;
+  Gathered<T> g;
+  const std::string my_phases = phases.seconds_json().dump();
+  g.phases = comm.gather(my_phases.data(), my_phases.size(), 0);
+  const std::string my_times = times_json(run.times).dump();
+  g.times = comm.gather(my_times.data(), my_times.size(), 0);
+  g.end_step = run.end_state.step;
+  g.fin = gather_state(comm, ctx.slabs, s.problem.grid(), std::move(run.end_state));
+  g.placements = gather_placements(comm, ctx.device);
+  phases.done("gather");
+  return g;
+}
+
+// Rank 0's summaries of the gathered run: the "run" block with its decomposition, the "timing" block (the slowest
+// rank's stages against the copy bandwidth measured in the header), and with --profile the "profile" block.
+template <class T>
+void summarize_the_run(nlohmann::json& result, const RunSetup& s, const RankContext& ctx, const RankSteps<T>& done,
+                       const Gathered<T>& g, const device::CopyBandwidth& copy, PhaseClock& phases) {
+  const bool gpu = s.recipe.backend == Backend::cuda;
+  std::vector<RankTimes> per_rank;
+  for (const std::vector<char>& b : g.times)
+    per_rank.push_back(times_from_json(nlohmann::json::parse(std::string(b.begin(), b.end()))));
+  const RankTimes times = slowest_rank(per_rank);
+  double flops_per_step = 0;
+  const nlohmann::json stages = stage_timing(s, times, done.models, gpu ? copy.bytes_per_second : 0,
+                                             s.options.launch == "graph", flops_per_step);
+  result["run"] = run_description(s, s.solver_options.threads, done.run.timed_steps, done.run.stop_reason,
+                                  done.run.final_time, done.run.wall_seconds, done.run.last_change);
+  result["run"]["decomposition"] = decomposition_json(ctx, g.placements, done.run.halo_description);
+  result["run"]["decomposition"]["initial_state"] = initial_state_path_name(s.initial_state);
+  result["timing"] = timing_json(s, ctx, per_rank, times, stages, flops_per_step, done.models, gpu, done.steps_per_graph);
+  if (s.options.profile) result["profile"] = profile_report(done.run.profile, stages);
+  phases.done("summaries");
+}
+
 // One rank's run, step by step: the header, the solver's steps, the gather to rank 0, and there the timing, the
 // checks and the file.
 // start: the whole initial state, shared by the ranks of the threads driver; rank 0 empties its fields once
@@ -478,50 +527,30 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
   comm.barrier();  // every rank's GPU memory is free again (the check below may need it)
   phases.done("release");
 
-  const std::string my_phases = phases.seconds_json().dump();
-  const std::vector<std::vector<char>> all_phases = comm.gather(my_phases.data(), my_phases.size(), 0);
-  const std::string my_times = times_json(done.run.times).dump();
-  const std::vector<std::vector<char>> all_times = comm.gather(my_times.data(), my_times.size(), 0);
-  const int end_step = done.run.end_state.step;
-  const HostState<T> fin = gather_state(comm, ctx.slabs, s.problem.grid(), std::move(done.run.end_state));
-  const std::vector<RankPlacement> placements = gather_placements(comm, ctx.device);
-  phases.done("gather");
+  const Gathered<T> g = gather_to_rank_0(s, ctx, done.run, phases);
   // The whole final state is gathered to rank 0 all the same (above): the finite, bounded and physics checks and
   // --output read the whole grid; only the reference run moves to the twin when the whole grid is too large for it.
   TwinRun<T> twin;
   if (s.reference.twin) {
-    twin = run_down_scaled_twin<T>(s, ctx, end_step);
+    twin = run_down_scaled_twin<T>(s, ctx, g.end_step);
     phases.done("down_scaled_twin");
   }
   if (!root) {
     comm.barrier();  // wait for rank 0's check
     return nlohmann::json();
   }
-  std::vector<RankTimes> per_rank;
-  for (const std::vector<char>& b : all_times)
-    per_rank.push_back(times_from_json(nlohmann::json::parse(std::string(b.begin(), b.end()))));
-  const RankTimes times = slowest_rank(per_rank);
-  double flops_per_step = 0;
-  const nlohmann::json stages = stage_timing(s, times, done.models, gpu ? copy.bytes_per_second : 0,
-                                             s.options.launch == "graph", flops_per_step);
-  result["run"] = run_description(s, s.solver_options.threads, done.run.timed_steps, done.run.stop_reason,
-                                  done.run.final_time, done.run.wall_seconds, done.run.last_change);
-  result["run"]["decomposition"] = decomposition_json(ctx, placements, done.run.halo_description);
-  result["run"]["decomposition"]["initial_state"] = initial_state_path_name(s.initial_state);
-  result["timing"] = timing_json(s, ctx, per_rank, times, stages, flops_per_step, done.models, gpu, done.steps_per_graph);
-  if (s.options.profile) result["profile"] = profile_report(done.run.profile, stages);
-  phases.done("summaries");
+  summarize_the_run(result, s, ctx, done, g, copy, phases);
 
   if (s.initial_state == InitialStatePath::per_slab && reference_check_runs(s, ranks)) {
     // The one-rank reference starts from the whole state: built now, after the run's solver is gone, once.
     start = s.problem.initial_state(Precision<T>{});
     phases.done("initial_state_for_reference");
   }
-  check_the_final_state(result, s, start, fin, twin, done.run, end_step, ranks, phases);
+  check_the_final_state(result, s, start, g.fin, twin, done.run, g.end_step, ranks, phases);
   comm.barrier();
   phases.done("reference_check");
   if (!s.options.output_dir.empty()) {
-    for (const std::string& f : s.problem.write_output(fin, s.options.output_dir, "final")) done.outputs.push_back(f);
+    for (const std::string& f : s.problem.write_output(g.fin, s.options.output_dir, "final")) done.outputs.push_back(f);
     result["output"] = done.outputs;
     phases.done("output");
   }
@@ -529,7 +558,7 @@ nlohmann::json run_rank(const RunSetup& s, RankContext ctx, HostState<T>& start,
     result["kernels"] = kernel_report(s.recipe, int(sizeof(T)));
     phases.done("kernel_report");
   }
-  record_phases_and_write(result, s, phases, all_phases);  // the phases up to here: writing the file is the last step
+  record_phases_and_write(result, s, phases, g.phases);  // the phases up to here: writing the file is the last step
   return result;
 }
 

@@ -73,7 +73,7 @@ class ProjectionProblem final : public ProblemImpl<ProjectionProblem> {
     return d;
   }
   void check_options(const SolverOptions& o) const override {
-    if (o.jacobi_iterations < 1) throw std::runtime_error("--jacobi-iterations must be at least 1");
+    if (o.jacobi_iterations < 1) throw std::runtime_error("--iterations must be at least 1");
     if (o.check_every < 0) throw std::runtime_error("--check-every must be 0 (the method's default) or more");
   }
 

@@ -93,8 +93,8 @@ void check_flow_options(const FlowCase& c, const SolverOptions& o) {
                              "neighbours across the cut and would share a colour)");
   if (o.jacobi_tol != defaults.jacobi_tol)
     throw std::runtime_error("--jacobi-tol: the stream function takes a fixed number of sweeps a step "
-                             "(--jacobi-iterations), equal on every backend as in the paper");
-  if (o.jacobi_iterations < 1) throw std::runtime_error("--jacobi-iterations must be at least 1");
+                             "(--iterations), equal on every backend as in the paper");
+  if (o.jacobi_iterations < 1) throw std::runtime_error("--iterations must be at least 1");
 }
 
 template <class T>

@@ -50,7 +50,7 @@ void check_wave_options(const SolverOptions& o) {
     throw std::runtime_error("--scheme: the wave's time scheme is fixed (centred second differences, Eq. 2.8)");
   if (o.poisson_method != defaults.poisson_method || o.jacobi_iterations != defaults.jacobi_iterations ||
       o.jacobi_tol != defaults.jacobi_tol || o.check_every != defaults.check_every)
-    throw std::runtime_error("--poisson, --jacobi-iterations, --jacobi-tol and --check-every set a pressure solve; "
+    throw std::runtime_error("--poisson, --iterations, --jacobi-tol and --check-every set a pressure solve; "
                              "the wave equation has none");
 }
 
