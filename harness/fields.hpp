@@ -75,6 +75,11 @@ void fill_random(T* out, std::size_t n, unsigned seed) {
   for (std::size_t i = 0; i < n; ++i) out[i] = T((rng() & 1 ? 1 : -1) * mag(rng));
 }
 
+// Each host array out[i] (n values) filled as fill_random(out[i], n, seed + i), the arrays in parallel. In
+// fields.cpp, which is built with OpenMP: the CUDA translation units that include this header are not.
+void fill_random_arrays(const std::vector<float*>& out, std::size_t n, unsigned seed);
+void fill_random_arrays(const std::vector<double*>& out, std::size_t n, unsigned seed);
+
 template <class T>
 std::vector<T> random_values(std::size_t n, unsigned seed) {
   std::vector<T> v(n);
@@ -145,9 +150,7 @@ class FieldSet {
       for (std::size_t i = 0; i < fields_.size(); ++i) fields_[i].second.upload(random_values<T>(points_, seed + unsigned(i)));
       return;
     }
-    const auto count = static_cast<std::ptrdiff_t>(fields_.size());
-#pragma omp parallel for schedule(dynamic)
-    for (std::ptrdiff_t i = 0; i < count; ++i) fill_random(fields_[std::size_t(i)].second.get(), points_, seed + unsigned(i));
+    fill_random_arrays(pointers(), points_, seed);
   }
   // The benchmarks' inputs: filled on the device (fast for 512^3 grids), field i from seed + i.
   void fill_random_device(unsigned long long seed, void* stream) {
