@@ -34,7 +34,7 @@ tracked tree has a budget of 20 MB (tests/python/test_tree_budget.py); gzip stor
 nvidia-h200 history of 2026-11-29 in 40 KB. The price: a diff shows a binary change, not the added lines.
 
 `plot` draws every benchmark's median across commits in date order, relative to its first run, with the
-IQR as error bars: asv's "when did this get slower" view, one panel per stage kind and one for the
+IQR as error bars: asv's "when did this get slower" view, one panel per solver or family and one for the
 whole-solver runs (also a section of the study report, in the regression study's section).
 """
 import argparse
