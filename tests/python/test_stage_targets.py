@@ -1,5 +1,6 @@
 """Issue 43's targets (studies/targets/stage_targets.yaml, reports/stage_targets.py): the study parses and expands,
 every row is measured with >= 20 calls at its size, and the report's verdicts and derived figures on synthetic results."""
+import gzip
 import os
 import re
 
@@ -219,3 +220,20 @@ def test_a_result_at_another_size_does_not_count():
     rows = [stage_row("imle/ccd/transposed", [4e-5] * 30, 1e8, scheme="y_dirichlet")]
     m, missing = stage_targets.measure({"a": stage_result("imle_ccd", rows, grid=(200, 200, 200))}, t)
     assert m is None and missing.startswith("no result of group 'imle_ccd' at 201x201x201")
+
+
+def test_every_number_of_a_limiter_is_one_its_profile_states():
+    """The limiter lines are read off ncu's text by a person: each percentage, register count, cycle count and
+    eligible-warp count they quote must be a value the cited profile prints (at the line's precision)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for t in stage_targets.load_targets(study()):
+        if "limiter" not in t:
+            continue
+        cited = re.findall(r"\(ncu: (\S+)\)$", t["limiter"])[0]
+        with gzip.open(os.path.join(root, cited), "rt") as f:
+            stated = [float(v.replace(",", "")) for v in re.findall(r"\d[\d,]*(?:\.\d+)?", f.read())]
+        quoted = t["limiter"][:t["limiter"].rindex("(ncu:")]
+        for m in re.finditer(r"(\d+(?:\.\d+)?)(?=%| registers| cycles| eligible)", quoted):
+            digits = len(m.group(1).partition(".")[2])
+            assert any(round(v, digits) == float(m.group(1)) for v in stated), \
+                f"{t['row']}: {m.group(0)} is not in {cited}"
